@@ -1,0 +1,55 @@
+/**
+ * Layering (DESIGN.md §2, STYLE.md habit 6): hooks are pure functions; they never reach
+ * drivers, the Kubernetes client, BMC transports, clocks or randomness.
+ */
+const IO_MODULES = '^(@kubernetes/client-node|undici|node:child_process|child_process|node:net|net|node:dgram|dgram|node:tls|tls|node:http2)$';
+module.exports = {
+  forbidden: [
+    {
+      name: 'hooks-not-to-drivers',
+      severity: 'error',
+      comment: 'Hooks are pure: side effects go through request objects to the driver pool.',
+      from: { path: '^hooks/' },
+      to: { path: '^drivers/' },
+    },
+    {
+      name: 'hooks-no-io-clients',
+      severity: 'error',
+      comment: 'Hooks never talk to Kubernetes or BMCs.',
+      from: { path: '^hooks/' },
+      to: { dependencyTypes: ['npm', 'core'], path: IO_MODULES },
+    },
+    {
+      name: 'hook-logic-is-pure',
+      severity: 'error',
+      comment: 'Only hooks/server may use HTTP, logging and metrics; hook logic is request in, response out.',
+      from: { path: '^hooks/', pathNot: '^hooks/(server/|main\\.ts)' },
+      to: { dependencyTypes: ['npm', 'core'], path: '^(express|pino|prom-client|node:fs|fs|node:http|http|node:https|https|node:crypto|crypto)$' },
+    },
+    {
+      name: 'domain-is-shared-and-pure',
+      severity: 'error',
+      comment: 'domain/ is imported by hooks and drivers alike; it imports neither and does no I/O.',
+      from: { path: '^domain/' },
+      to: { path: ['^hooks/', '^drivers/', '^(express|pino|prom-client|@kubernetes/client-node|undici)$'] },
+    },
+    {
+      name: 'drivers-not-to-hooks',
+      severity: 'error',
+      from: { path: '^drivers/' },
+      to: { path: '^hooks/' },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Builds the real control-plane binaries the integration/e2e tests run (etcd, kube-apiserver,
+# kubectl, helm, metacontroller) from the Go tools modules pinned under tools/, into
+#   ${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin
+# Nothing prebuilt is downloaded: only Go modules, through the go command.
+#
+# Usage: scripts/setup-test-binaries.sh [--force] [NAME...]
+#   NAME is one of: etcd kube-apiserver kubectl helm metacontroller (default: all of them).
+#   --force rebuilds even when the stamp matches.
+#
+# Idempotent: each binary has a stamp (sha256 of its tools module's go.mod + go.sum and of the
+# build recipe below); a binary whose file exists and whose stamp matches is reused.
+# Builds run one after another with -p 2 (the machines have 2 cores). The Go build and module
+# caches stay in their default locations, so a rebuild after a pin change is incremental.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}"
+BIN="$CACHE/bin"
+ALL=(etcd kube-apiserver kubectl helm metacontroller)
+
+log() { printf '[setup-test-binaries] %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 2; }
+
+fmt_duration() {
+  local s=$1
+  if ((s >= 60)); then printf '%dm%02ds' $((s / 60)) $((s % 60)); else printf '%ds' "$s"; fi
+}
+
+# Version of a module as resolved in a tools module (reads only go.mod files).
+mod_version() { (cd "$1" && go list -m -f '{{.Version}}' "$2"); }
+
+# Sets DIR PKG LDFLAGS for binary $1.
+recipe() {
+  case "$1" in
+    etcd)
+      DIR="$ROOT/tools/etcd"
+      PKG="go.etcd.io/etcd/server/v3"
+      LDFLAGS="-s -w"
+      ;;
+    kube-apiserver | kubectl)
+      DIR="$ROOT/tools/kube"
+      PKG="k8s.io/kubernetes/cmd/$1"
+      # The version variables hack/lib/version.sh sets; without them the binaries report
+      # v0.0.0-master (/version, kubectl version, helm .Capabilities.KubeVersion).
+      local v major minor rest
+      v="$(mod_version "$DIR" k8s.io/kubernetes)"
+      IFS=. read -r major minor rest <<<"${v#v}"
+      LDFLAGS="-s -w"
+      local p
+      for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+        LDFLAGS+=" -X $p.gitVersion=$v -X $p.gitMajor=$major -X $p.gitMinor=$minor"
+        LDFLAGS+=" -X $p.gitTreeState=archive"
+      done
+      ;;
+    helm)
+      DIR="$ROOT/tools/helm"
+      PKG="helm.sh/helm/v3/cmd/helm"
+      # As helm's Makefile: its version, and the Kubernetes version `helm template`/`helm lint`
+      # assume offline, derived from the k8s.io/client-go it is built with (v0.X.Y -> 1.X).
+      local hv cv cminor
+      hv="$(mod_version "$DIR" helm.sh/helm/v3)"
+      cv="$(mod_version "$DIR" k8s.io/client-go)"
+      cminor="$(cut -d. -f2 <<<"$cv")"
+      LDFLAGS="-s -w -X helm.sh/helm/v3/internal/version.version=$hv"
+      LDFLAGS+=" -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+      LDFLAGS+=" -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1"
+      LDFLAGS+=" -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$cminor"
+      LDFLAGS+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1"
+      LDFLAGS+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$cminor"
+      ;;
+    metacontroller)
+      DIR="$ROOT/tools/metacontroller"
+      PKG="metacontroller/pkg/cmd/metacontroller"
+      LDFLAGS="-s -w"
+      ;;
+    *) die "unknown binary '$1' (known: ${ALL[*]})" ;;
+  esac
+}
+
+stamp_of() {
+  {
+    cat "$DIR/go.mod"
+    cat "$DIR/go.sum" 2>/dev/null || true
+    printf 'pkg=%s\nldflags=%s\ncgo=0 trimpath\n' "$PKG" "$LDFLAGS"
+  } | sha256sum | cut -d' ' -f1
+}
+
+build_one() {
+  local name=$1 out="$BIN/$1" stampfile="$BIN/.$1.stamp" stamp start
+  recipe "$name"
+  stamp="$(stamp_of)"
+  if [[ $FORCE == 0 && -x $out && -f $stampfile && "$(<"$stampfile")" == "$stamp" ]]; then
+    log "reused $name ($out, stamp ${stamp:0:12})"
+    return 0
+  fi
+  log "building $name from $PKG (tools/${DIR##*/}) ..."
+  start=$SECONDS
+  rm -f "$stampfile"
+  if ! (cd "$DIR" && CGO_ENABLED=0 go build -p 2 -trimpath -ldflags "$LDFLAGS" -o "$out.tmp" "$PKG"); then
+    rm -f "$out.tmp"
+    log "FAILED $name after $(fmt_duration $((SECONDS - start))): (cd ${DIR#"$ROOT"/} && CGO_ENABLED=0 go build -p 2 -trimpath -ldflags '$LDFLAGS' -o $out $PKG)"
+    return 1
+  fi
+  mv -f "$out.tmp" "$out"
+  printf '%s\n' "$stamp" >"$stampfile"
+  log "built $name in $(fmt_duration $((SECONDS - start))) -> $out"
+}
+
+FORCE=0
+names=()
+for a in "$@"; do
+  case "$a" in
+    --force) FORCE=1 ;;
+    -h | --help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) die "unknown option $a" ;;
+    *) names+=("$a") ;;
+  esac
+done
+((${#names[@]})) || names=("${ALL[@]}")
+for n in "${names[@]}"; do
+  [[ " ${ALL[*]} " == *" $n "* ]] || die "unknown binary '$n' (known: ${ALL[*]})"
+done
+
+command -v go >/dev/null || die "go is not on PATH"
+mkdir -p "$BIN"
+log "go $(go env GOVERSION), output $BIN"
+
+total=$SECONDS
+failed=()
+for n in "${names[@]}"; do
+  build_one "$n" || failed+=("$n")
+done
+log "done in $(fmt_duration $((SECONDS - total)))"
+if ((${#failed[@]})); then
+  log "failed: ${failed[*]}"
+  exit 1
+fi

@@ -1,0 +1,10 @@
+//go:build tools
+
+// Package tools records the main packages this tools module builds; it is never compiled
+// into anything (build tag "tools").
+package tools
+
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver"
+	_ "k8s.io/kubernetes/cmd/kubectl"
+)
