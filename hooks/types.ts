@@ -1,0 +1,43 @@
+// The contract between the hook server (hooks/server) and the pure hook functions.
+
+export type HookKind = 'sync' | 'finalize' | 'customize';
+
+/** Settings the server reads once at start-up and injects; hook logic reads nothing else. */
+export interface HookConfig {
+  /** Upstream `--max-provisioning-retries`: failed provisioning attempts per image; 0 = unlimited. */
+  maxProvisioningRetries: number;
+  /** How often the driver pool re-reads power state (upstream's steady-state poll). */
+  monitorIntervalSeconds: number;
+}
+
+export const DEFAULT_HOOK_CONFIG: HookConfig = {
+  maxProvisioningRetries: 5,
+  monitorIntervalSeconds: 60,
+};
+
+export interface HookContext {
+  config: HookConfig;
+}
+
+/**
+ * A pure hook: the parsed JSON request in, the JSON response out. It must not read clocks,
+ * randomness, files or the network, and must return byte-identical output for identical input.
+ * It throws HookInputError when the request is malformed; any other throw is a bug (HTTP 500).
+ */
+export type HookFunction = (request: unknown, context: HookContext) => unknown;
+
+export type ControllerHooks = Partial<Record<HookKind, HookFunction>>;
+
+/** Route `{controller}` (lower-case parent kind, or the decorator's name) → its hooks. */
+export type HookRegistry = Readonly<Record<string, ControllerHooks>>;
+
+/** The request does not have the shape Metacontroller sends; answered with HTTP 400, never a 200. */
+export class HookInputError extends Error {
+  constructor(
+    message: string,
+    readonly details: readonly string[] = [],
+  ) {
+    super(message);
+    this.name = 'HookInputError';
+  }
+}
