@@ -60,13 +60,20 @@ export interface ProvisionParameters {
   architecture?: string;
 }
 
+/** The status keys the hook committed together with a request (used to recover a lost status write). */
+export interface HostStatusSnapshot {
+  state: ProvisioningState;
+  errorCount: number;
+  provisioningFailCount: number;
+}
+
 export interface HostOperationSpec {
   host: HostRef;
   action: Action;
   sequence: number;
   notBefore?: string;
-  hostState: ProvisioningState;
-  hostErrorCount: number;
+  hostGeneration: number;
+  hostStatus: HostStatusSnapshot;
   bmc: BMCDetails;
   bootMACAddress?: string;
   bootMode?: BootMode;
@@ -124,6 +131,7 @@ export interface BMCMonitorSpec {
 
 export interface BMCMonitorStatus {
   observedTime?: string;
+  changedTime?: string;
   poweredOn?: boolean;
   reachable?: boolean;
   credentials?: CredentialsReport;
