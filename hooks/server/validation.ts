@@ -1,0 +1,157 @@
+// Shape checks on Metacontroller v2 hook requests (before a hook runs) and on hook responses
+// (before anything is sent): a malformed request is a 400, a malformed response is a 500,
+// never a 200 that Metacontroller would read as "delete every child" (metacontroller.md F1, §4).
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { HookKind } from '../types.js';
+
+/** Which Metacontroller request a body is: decided from the body, not from configuration. */
+export type RequestFlavour = 'composite' | 'decorator' | 'customize';
+
+export type ShapeCheck = { ok: true; flavour: RequestFlavour } | { ok: false; flavour: RequestFlavour; details: string[] };
+
+const namedObject = {
+  type: 'object',
+  required: ['metadata'],
+  properties: {
+    metadata: {
+      type: 'object',
+      required: ['name'],
+      properties: { name: { type: 'string', minLength: 1 }, namespace: { type: 'string' } },
+    },
+  },
+} as const;
+
+const objectMap = {
+  type: 'object',
+  additionalProperties: { type: 'object', additionalProperties: { type: 'object' } },
+} as const;
+
+const requestSchemas: Record<RequestFlavour, object> = {
+  composite: {
+    type: 'object',
+    required: ['parent', 'children', 'finalizing'],
+    properties: {
+      controller: { type: 'object' },
+      parent: namedObject,
+      children: objectMap,
+      related: objectMap,
+      finalizing: { type: 'boolean' },
+    },
+  },
+  decorator: {
+    type: 'object',
+    required: ['object', 'attachments', 'finalizing'],
+    properties: {
+      controller: { type: 'object' },
+      object: namedObject,
+      attachments: objectMap,
+      related: objectMap,
+      finalizing: { type: 'boolean' },
+    },
+  },
+  customize: {
+    type: 'object',
+    required: ['parent'],
+    properties: { controller: { type: 'object' }, parent: namedObject },
+  },
+};
+
+const childList = {
+  type: 'array',
+  items: { type: 'object', required: ['kind'], properties: { kind: { type: 'string' } } },
+} as const;
+const stringOrNullMap = { type: 'object', additionalProperties: { type: ['string', 'null'] } } as const;
+
+// Exactly the documented response keys: v2 hooks are decoded strictly (metacontroller.md §4, §12.4).
+const responseSchemas: Record<RequestFlavour, object> = {
+  composite: {
+    type: 'object',
+    required: ['status', 'children'],
+    additionalProperties: false,
+    properties: {
+      status: { type: 'object' },
+      children: childList,
+      resyncAfterSeconds: { type: 'number' },
+      finalized: { type: 'boolean' },
+    },
+  },
+  decorator: {
+    type: 'object',
+    required: ['attachments'],
+    additionalProperties: false,
+    properties: {
+      labels: stringOrNullMap,
+      annotations: stringOrNullMap,
+      status: { type: ['object', 'null'] },
+      attachments: childList,
+      resyncAfterSeconds: { type: 'number' },
+      finalized: { type: 'boolean' },
+    },
+  },
+  customize: {
+    type: 'object',
+    required: ['relatedResources'],
+    additionalProperties: false,
+    properties: {
+      relatedResources: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['apiVersion', 'resource'],
+          properties: { apiVersion: { type: 'string' }, resource: { type: 'string' } },
+        },
+      },
+    },
+  },
+};
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+
+function compileAll(schemas: Record<RequestFlavour, object>): Record<RequestFlavour, ValidateFunction> {
+  return {
+    composite: ajv.compile(schemas.composite),
+    decorator: ajv.compile(schemas.decorator),
+    customize: ajv.compile(schemas.customize),
+  };
+}
+
+const requestValidators = compileAll(requestSchemas);
+const responseValidators = compileAll(responseSchemas);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Decorator requests carry `object`, composite ones `parent`; customize is chosen by the route. */
+export function flavourOf(hook: HookKind, body: unknown): RequestFlavour {
+  if (hook === 'customize') return 'customize';
+  return isRecord(body) && 'object' in body && !('parent' in body) ? 'decorator' : 'composite';
+}
+
+/** Ajv's messages name paths and expectations only, never the offending values. */
+function describe(errors: ErrorObject[] | null | undefined): string[] {
+  return (errors ?? []).slice(0, 20).map((e) => `${e.instancePath === '' ? '/' : e.instancePath} ${e.message ?? 'is invalid'}`);
+}
+
+export function checkRequest(hook: HookKind, body: unknown): ShapeCheck {
+  const flavour = flavourOf(hook, body);
+  const validate = requestValidators[flavour];
+  return validate(body) ? { ok: true, flavour } : { ok: false, flavour, details: describe(validate.errors) };
+}
+
+export function checkResponse(flavour: RequestFlavour, response: unknown): ShapeCheck {
+  const validate = responseValidators[flavour];
+  return validate(response) ? { ok: true, flavour } : { ok: false, flavour, details: describe(validate.errors) };
+}
+
+/** Namespace and name of the object a request is about, for log lines; absent when unreadable. */
+export function targetOf(body: unknown): { namespace?: string; name?: string } {
+  if (!isRecord(body)) return {};
+  const target = isRecord(body.parent) ? body.parent : body.object;
+  const metadata = isRecord(target) ? target.metadata : undefined;
+  if (!isRecord(metadata)) return {};
+  const out: { namespace?: string; name?: string } = {};
+  if (typeof metadata.namespace === 'string') out.namespace = metadata.namespace;
+  if (typeof metadata.name === 'string') out.name = metadata.name;
+  return out;
+}
