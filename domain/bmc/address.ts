@@ -1,0 +1,196 @@
+// BMC address parsing (reference/baremetalhost.md §4.1): upstream's GetParsedURL fallbacks,
+// the host-name check and the scheme lookup, then the IPMI and Redfish specifics.
+// Pure: no I/O, never throws for user input.
+
+import { goParseURL, goUnescape, splitHostPortProblem, splitURLHost } from './gourl.js';
+import type { GoURL, HostPort } from './gourl.js';
+import { isDNSName, isIPLiteral, isIPv4Literal, isIPv6Literal } from './ip.js';
+import { defaultSchemeRegistry } from './schemes.js';
+import type { BMCAddressKind, BMCDriverFamily, BMCSchemeCapabilities, BMCSchemeMatch, BMCSchemeRegistry, RedfishProtocol } from './schemes.js';
+
+export const IPMI_DEFAULT_PORT = 623;
+export const IPMI_DEFAULT_PRIVILEGE_LEVEL = 'ADMINISTRATOR';
+const MAX_PORT = 65535;
+const PARSE_PREFIX = 'failed to parse BMC address information: ';
+
+/** The transport used to reach the BMC. */
+export type BMCTransport = 'ipmi' | RedfishProtocol;
+
+export interface ParsedBMCAddress {
+  /** The address as written in spec.bmc.address. */
+  readonly address: string;
+  /** The scheme as looked up (URL schemes are case-insensitive, so lower-cased), e.g. "redfish+http". */
+  readonly scheme: string;
+  /** The registered scheme name without the "+http"/"+https" suffix. */
+  readonly baseScheme: string;
+  readonly driver: BMCDriverFamily;
+  readonly addressKind: BMCAddressKind;
+  /** "ipmi" for IPMI-style schemes; the Redfish protocol (default https) otherwise. */
+  readonly protocol: BMCTransport;
+  /** Host name or IP literal, without brackets. */
+  readonly host: string;
+  /** The port; IPMI-style schemes default to 623, Redfish leaves it unset when absent. */
+  readonly port: number | undefined;
+  /** The percent-decoded URL path ("" when none). */
+  readonly path: string;
+  /** The Redfish System ID (the path), or undefined when the backend should pick the only system. */
+  readonly systemId: string | undefined;
+  /** IPMI privilege level from `?privilegelevel=`; undefined for Redfish-family schemes. */
+  readonly privilegeLevel: string | undefined;
+  readonly capabilities: BMCSchemeCapabilities;
+}
+
+export type BMCAddressErrorReason = 'parse' | 'hostname' | 'unknown-scheme' | 'port';
+
+export interface BMCAddressError {
+  readonly reason: BMCAddressErrorReason;
+  /** Upstream-like text, e.g. "Unknown BMC type 'foo' for address foo://h". */
+  readonly message: string;
+}
+
+export type BMCAddressParse =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'parsed'; readonly bmc: ParsedBMCAddress }
+  | { readonly kind: 'invalid'; readonly error: BMCAddressError };
+
+type Located = { readonly ok: true; readonly url: GoURL } | { readonly ok: false; readonly error: string };
+
+function reparse(text: string): Located {
+  const parsed = goParseURL(text);
+  return parsed.ok ? parsed : { ok: false, error: PARSE_PREFIX + parsed.error };
+}
+
+/** When the URL parser fails, a plain "host:port" (or a string without ":") is an IPMI host. */
+function hostPortFallback(address: string, parseError: string): Located {
+  if (address.includes(':') && splitHostPortProblem(address) !== undefined) {
+    return { ok: false, error: PARSE_PREFIX + parseError };
+  }
+  return { ok: true, url: { scheme: 'ipmi', opaque: '', host: address, path: '', rawQuery: '' } };
+}
+
+/** Upstream's GetParsedURL steps 2–4: URL parse, opaque and scheme-less fallbacks. */
+function locate(address: string): Located {
+  const first = goParseURL(address);
+  if (!first.ok) {
+    return hostPortFallback(address, first.error);
+  }
+  if (first.url.opaque !== '') {
+    return reparse(address.replace(':', '://'));
+  }
+  if (first.url.scheme === '' && splitURLHost(first.url.host).hostname === '') {
+    return reparse(`ipmi://${address}`);
+  }
+  return first;
+}
+
+function invalid(reason: BMCAddressErrorReason, message: string): BMCAddressParse {
+  return { kind: 'invalid', error: { reason, message } };
+}
+
+function hostnameError(hostname: string): BMCAddressParse {
+  return invalid('hostname', `${PARSE_PREFIX}BMC address hostname/IP : [${hostname}] is invalid`);
+}
+
+/** Upstream's check: empty, an IP literal, or an RFC-1123 name. */
+function upstreamHostnameValid(hostname: string): boolean {
+  return hostname === '' || isIPLiteral(hostname) || isDNSName(hostname);
+}
+
+/** Ironhook's stricter check: a host is required, and IPv6 literals (only they) are bracketed. */
+function strictHostnameValid({ hostname, bracketed }: HostPort): boolean {
+  if (bracketed) {
+    return isIPv6Literal(hostname);
+  }
+  return isIPv4Literal(hostname) || isDNSName(hostname);
+}
+
+/** Go's url.ParseQuery + upstream's lookup: the first privilegelevel value; the default on any error. */
+export function privilegeLevelFromQuery(rawQuery: string): string {
+  let level: string | undefined;
+  for (const pair of rawQuery.split('&')) {
+    if (pair.includes(';')) {
+      return IPMI_DEFAULT_PRIVILEGE_LEVEL;
+    }
+    const equals = pair.indexOf('=');
+    const key = goUnescape(equals < 0 ? pair : pair.slice(0, equals), 'query');
+    const value = goUnescape(equals < 0 ? '' : pair.slice(equals + 1), 'query');
+    if (!key.ok || !value.ok) {
+      return IPMI_DEFAULT_PRIVILEGE_LEVEL;
+    }
+    if (key.value === 'privilegelevel' && level === undefined) {
+      level = value.value;
+    }
+  }
+  return level ?? IPMI_DEFAULT_PRIVILEGE_LEVEL;
+}
+
+/** The Redfish System ID rule: an empty path or just "redfish/v1" means "no system id". */
+export function systemIdFromPath(path: string, alwaysPassPath: boolean): string | undefined {
+  if (path === '') {
+    return undefined;
+  }
+  if (alwaysPassPath) {
+    return path;
+  }
+  const trimmed = path.replace(/^\/+/, '').replace(/\/+$/, '');
+  return trimmed === '' || trimmed === 'redfish/v1' ? undefined : path;
+}
+
+interface Parts {
+  readonly address: string;
+  readonly url: GoURL;
+  readonly hostPort: HostPort;
+  readonly port: number | undefined;
+  readonly match: BMCSchemeMatch;
+}
+
+function build({ address, url, hostPort, port, match }: Parts): ParsedBMCAddress {
+  const { definition } = match;
+  const ipmiStyle = definition.addressKind === 'ipmi';
+  return {
+    address,
+    scheme: url.scheme,
+    baseScheme: definition.name,
+    driver: definition.capabilities.driver,
+    addressKind: definition.addressKind,
+    protocol: ipmiStyle ? 'ipmi' : (match.protocol ?? 'https'),
+    host: hostPort.hostname,
+    port: ipmiStyle ? (port ?? IPMI_DEFAULT_PORT) : port,
+    path: url.path,
+    systemId: ipmiStyle ? undefined : systemIdFromPath(url.path, definition.capabilities.bootMethod === 'uefi-http'),
+    privilegeLevel: ipmiStyle ? privilegeLevelFromQuery(url.rawQuery) : undefined,
+    capabilities: definition.capabilities,
+  };
+}
+
+/**
+ * Parses spec.bmc.address. An empty address means "no BMC" (kind "none"). Checks run in
+ * upstream's order (URL, host name, scheme), then Ironhook's stricter ones (host present, IPv6
+ * bracketed, port ≤ 65535), so every address upstream rejects gets upstream's message.
+ */
+export function parseBMCAddress(address: string, registry: BMCSchemeRegistry = defaultSchemeRegistry): BMCAddressParse {
+  if (address === '') {
+    return { kind: 'none' };
+  }
+  const located = locate(address);
+  if (!located.ok) {
+    return invalid('parse', located.error);
+  }
+  const { url } = located;
+  const hostPort = splitURLHost(url.host);
+  if (!upstreamHostnameValid(hostPort.hostname)) {
+    return hostnameError(hostPort.hostname);
+  }
+  const match = registry.lookup(url.scheme);
+  if (match === undefined) {
+    return invalid('unknown-scheme', `Unknown BMC type '${url.scheme}' for address ${address}`);
+  }
+  if (!strictHostnameValid(hostPort)) {
+    return hostnameError(hostPort.hostname);
+  }
+  const port = hostPort.port === '' ? undefined : Number(hostPort.port);
+  if (port !== undefined && port > MAX_PORT) {
+    return invalid('port', `${PARSE_PREFIX}invalid port ":${hostPort.port}" after host`);
+  }
+  return { kind: 'parsed', bmc: build({ address, url, hostPort, port, match }) };
+}

@@ -1,0 +1,139 @@
+// BMC-dependent host validation with upstream-like messages (reference/baremetalhost.md §5.2
+// rules 1, 8, 9, 10, 11 and the driver part of 17; §6 for the credentials/address messages;
+// §4.2 for PROVISIONING_NETWORK_DISABLED).
+
+import { parseBMCAddress } from './address.js';
+import type { ParsedBMCAddress } from './address.js';
+import { parseMAC } from './mac.js';
+import { defaultSchemeRegistry } from './schemes.js';
+import type { BMCSchemeRegistry } from './schemes.js';
+
+/** The privilege levels ipmitool (and Ironic) accept. */
+export const IPMI_PRIVILEGE_LEVELS: readonly string[] = ['ADMINISTRATOR', 'CALLBACK', 'OPERATOR', 'USER'];
+
+export interface HostBMCInput {
+  /** spec.bmc.address ("" when absent). */
+  readonly address: string;
+  /** spec.bmc.credentialsName ("" when absent). */
+  readonly credentialsName: string;
+  /** spec.bootMACAddress ("" or undefined when absent). */
+  readonly bootMACAddress?: string | undefined;
+  readonly bootMode?: string | undefined;
+  readonly inspectionMode?: string | undefined;
+  /** The inspect.metal3.io annotation says "disabled". */
+  readonly inspectDisabledByAnnotation?: boolean | undefined;
+  /** spec.raid.hardwareRAIDVolumes is non-empty. */
+  readonly hasHardwareRAID?: boolean | undefined;
+  /** PROVISIONING_NETWORK_DISABLED=true in the operator configuration. */
+  readonly provisioningNetworkDisabled?: boolean | undefined;
+}
+
+export type BMCIssueCode =
+  | 'credentials-name-empty'
+  | 'address-empty'
+  | 'address-invalid'
+  | 'raid-unsupported'
+  | 'boot-mac-required'
+  | 'boot-mac-invalid'
+  | 'secure-boot-unsupported'
+  | 'fast-inspection-unsupported'
+  | 'provisioning-network-required'
+  | 'privilege-level-invalid';
+
+export interface BMCIssue {
+  readonly code: BMCIssueCode;
+  readonly message: string;
+}
+
+type Check = (bmc: ParsedBMCAddress, input: HostBMCInput) => BMCIssue | undefined;
+
+function issue(code: BMCIssueCode, message: string): BMCIssue {
+  return { code, message };
+}
+
+export function inspectionDisabled(input: Pick<HostBMCInput, 'inspectionMode' | 'inspectDisabledByAnnotation'>): boolean {
+  return input.inspectDisabledByAnnotation === true || input.inspectionMode === 'disabled';
+}
+
+const checkRAID: Check = (bmc, input) =>
+  input.hasHardwareRAID === true && !bmc.capabilities.supportsRAID
+    ? issue('raid-unsupported', `BMC driver ${bmc.scheme} does not support configuring RAID`)
+    : undefined;
+
+// A MAC is required when the driver cannot discover it, or when inspection that would discover it is off.
+const checkMACRequired: Check = (bmc, input) =>
+  (bmc.capabilities.needsBootMAC || inspectionDisabled(input)) && (input.bootMACAddress ?? '') === ''
+    ? issue('boot-mac-required', `BMC driver ${bmc.scheme} requires a BootMACAddress value`)
+    : undefined;
+
+const checkMACSyntax: Check = (_bmc, input) => {
+  const mac = input.bootMACAddress ?? '';
+  const parsed = mac === '' ? undefined : parseMAC(mac);
+  return parsed !== undefined && !parsed.ok ? issue('boot-mac-invalid', parsed.error) : undefined;
+};
+
+const checkSecureBoot: Check = (bmc, input) =>
+  input.bootMode === 'UEFISecureBoot' && !bmc.capabilities.supportsSecureBoot
+    ? issue('secure-boot-unsupported', `BMC driver ${bmc.scheme} does not support secure boot`)
+    : undefined;
+
+const checkFastInspection: Check = (bmc, input) =>
+  input.inspectionMode === 'fast' && !bmc.capabilities.supportsFastInspection
+    ? issue('fast-inspection-unsupported', `BMC driver ${bmc.scheme} does not support fast inspection`)
+    : undefined;
+
+const checkProvisioningNetwork: Check = (bmc, input) =>
+  input.provisioningNetworkDisabled === true && bmc.capabilities.needsProvisioningNetwork
+    ? issue('provisioning-network-required', `BMC driver ${bmc.scheme} requires a provisioning network`)
+    : undefined;
+
+// Not an upstream admission rule: Ironic rejects the node at registration with this text.
+const checkPrivilegeLevel: Check = (bmc) =>
+  bmc.privilegeLevel !== undefined && !IPMI_PRIVILEGE_LEVELS.includes(bmc.privilegeLevel)
+    ? issue(
+        'privilege-level-invalid',
+        `Invalid privilege level value:${bmc.privilegeLevel}, the valid value can be one of ${IPMI_PRIVILEGE_LEVELS.join(', ')}`,
+      )
+    : undefined;
+
+/** In upstream's order (webhook validateBMCAccess), then the registration-time checks. */
+const CAPABILITY_CHECKS: readonly Check[] = [
+  checkRAID,
+  checkMACRequired,
+  checkMACSyntax,
+  checkSecureBoot,
+  checkFastInspection,
+  checkProvisioningNetwork,
+  checkPrivilegeLevel,
+];
+
+/** The checks that depend on what the BMC driver can do (the webhook's part, given a parsed address). */
+export function validateBMCCapabilities(bmc: ParsedBMCAddress, input: HostBMCInput): BMCIssue[] {
+  return CAPABILITY_CHECKS.map((check) => check(bmc, input)).filter((found) => found !== undefined);
+}
+
+/**
+ * Everything about the BMC settings that would stop registration, in upstream's order: the
+ * credentials reference, the address, its parse, then the driver capabilities. The first issue is
+ * the one upstream reports (it stops at the first); the rest are what it would report next.
+ * Whether a host without any BMC details is simply unmanaged is the caller's decision.
+ */
+export function validateHostBMCIssues(input: HostBMCInput, registry: BMCSchemeRegistry = defaultSchemeRegistry): BMCIssue[] {
+  const issues: BMCIssue[] = [];
+  if (input.credentialsName === '') {
+    issues.push(issue('credentials-name-empty', 'No BMC CredentialsName defined The BMC secret reference is empty'));
+  }
+  const parsed = parseBMCAddress(input.address, registry);
+  if (parsed.kind === 'none') {
+    return [...issues, issue('address-empty', "Empty BMC address Missing BMC connection detail 'Address'")];
+  }
+  if (parsed.kind === 'invalid') {
+    return [...issues, issue('address-invalid', parsed.error.message)];
+  }
+  return [...issues, ...validateBMCCapabilities(parsed.bmc, input)];
+}
+
+/** validateHostBMCIssues as plain messages. */
+export function validateHostBMC(input: HostBMCInput, registry: BMCSchemeRegistry = defaultSchemeRegistry): string[] {
+  return validateHostBMCIssues(input, registry).map((found) => found.message);
+}
