@@ -51,6 +51,14 @@ function probes(readiness: Readiness, metrics: HookMetrics): express.Router {
   return router;
 }
 
+/** While shutting down, answers tell clients not to reuse the connection. */
+function closeWhenDraining(readiness: Readiness): RequestHandler {
+  return (_req, res, next) => {
+    if (readiness.state() === 'shutting-down') res.setHeader('Connection', 'close');
+    next();
+  };
+}
+
 const notFound: RequestHandler = (_req, res) => {
   sendError(res, 404, { error: 'not found' });
 };
@@ -61,7 +69,9 @@ export function createHookServer(options: HookServerOptions): HookServerApp {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false); // POST answers are never 304s; hashing multi-MB bodies buys nothing
-  app.use(probes(options.readiness ?? createReadiness('ready'), metrics));
+  const readiness = options.readiness ?? createReadiness('ready');
+  app.use(closeWhenDraining(readiness));
+  app.use(probes(readiness, metrics));
   app.use(
     hookRouter({
       registry: options.registry,
