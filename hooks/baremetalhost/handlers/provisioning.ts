@@ -1,0 +1,90 @@
+// provisioning, provisioned and externally provisioned (reference/baremetalhost.md §2.3, §2.11).
+import { ErrorType, ProvisioningState } from '../../../domain/baremetalhost.js';
+import type { ProvisionStatus } from '../../../domain/baremetalhost.js';
+import { Action, Phase } from '../../../domain/operations.js';
+import type { HostOperation } from '../../../domain/operations.js';
+import type { HostContext } from '../context.js';
+import { cont, request } from '../outcome.js';
+import type { Outcome } from '../outcome.js';
+import { managePower } from '../power.js';
+import { currentIs, deprovisionParameters, provisionParameters } from '../requests.js';
+import { failureMessage, waitForRequest } from './common.js';
+
+function deprovision(ctx: HostContext, reason: string, extra: Parameters<typeof cont>[2] = {}): Outcome {
+  return cont(ProvisioningState.Deprovisioning, reason, {
+    via: { action: Action.Deprovision, parameters: deprovisionParameters(ctx) },
+    ...extra,
+  });
+}
+
+/** Did the user take back or change (by URL) what is being or was deployed? Checksum edits do not count. */
+function cancelled(ctx: HostContext, deployed: { imageURL: string; method: string }): boolean {
+  const imageURL = ctx.spec.image?.url ?? '';
+  const method = ctx.spec.customDeploy?.method ?? '';
+  if (deployed.method !== '') {
+    return method !== deployed.method;
+  }
+  return imageURL !== deployed.imageURL;
+}
+
+function requested(operation: HostOperation): { imageURL: string; method: string } {
+  return {
+    imageURL: operation.spec.provision?.image?.url ?? '',
+    method: operation.spec.provision?.customDeploy?.method ?? '',
+  };
+}
+
+export function handleProvisioning(ctx: HostContext): Outcome {
+  const current = ctx.current;
+  if (current === undefined || !currentIs(ctx, Action.Provision)) {
+    return request(Action.Provision, 'provisioning the image', provisionParameters(ctx));
+  }
+  if (cancelled(ctx, requested(current))) {
+    return deprovision(ctx, 'the image was removed or its URL changed while provisioning');
+  }
+  switch (current.status?.phase) {
+    case Phase.Succeeded:
+      return cont(ProvisioningState.Provisioned, 'the image is deployed', { patch: provisionedPatch(ctx, current) });
+    case Phase.Failed:
+      return deprovision(ctx, 'provisioning failed; cleaning up before the next attempt', {
+        failure: { errorType: ErrorType.Provisioning, message: failureMessage(current), source: 'request' },
+        patch: { provisioningFailCount: (ctx.status.provisioningFailCount ?? 0) + 1 },
+      });
+    default:
+      return waitForRequest(ctx, current);
+  }
+}
+
+function provisionedPatch(ctx: HostContext, operation: HostOperation): { provisioning: ProvisionStatus; provisioningFailCount: number; errorCount: number } {
+  const parameters = operation.spec.provision ?? {};
+  const provisioning: ProvisionStatus = {
+    ...ctx.status.provisioning,
+    image: parameters.image ?? { url: '' },
+    ...(parameters.customDeploy && { customDeploy: parameters.customDeploy }),
+    ...(operation.spec.bootMode && { bootMode: operation.spec.bootMode }),
+  };
+  return { provisioning, provisioningFailCount: 0, errorCount: 0 };
+}
+
+export function handleProvisioned(ctx: HostContext): Outcome {
+  const deployed = {
+    imageURL: ctx.status.provisioning.image.url,
+    method: ctx.status.provisioning.customDeploy?.method ?? '',
+  };
+  if (cancelled(ctx, deployed)) {
+    return deprovision(ctx, 'the image was removed or its URL changed');
+  }
+  return managePower(ctx, false);
+}
+
+export function handleExternallyProvisioned(ctx: HostContext): Outcome {
+  if (ctx.spec.externallyProvisioned === true) {
+    return managePower(ctx, false);
+  }
+  const provisioning: ProvisionStatus = {
+    ...ctx.status.provisioning,
+    image: ctx.spec.image ?? { url: '' },
+    ...(ctx.spec.customDeploy && { customDeploy: ctx.spec.customDeploy }),
+  };
+  return cont(ProvisioningState.Provisioned, 'externallyProvisioned was cleared', { patch: { provisioning } });
+}

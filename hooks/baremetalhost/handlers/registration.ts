@@ -1,0 +1,154 @@
+// Registration: "", unmanaged, registering, and the "is the BMC registered" prologue that
+// upstream runs in every managed state (reference/baremetalhost.md §2.2, §2.3, §6).
+import { ErrorType, OperationalStatus, ProvisioningState } from '../../../domain/baremetalhost.js';
+import type { CredentialsStatus, ProvisionStatus } from '../../../domain/baremetalhost.js';
+import { canonicalize } from '../../../domain/canonical.js';
+import { validateHostBMC } from '../../../domain/bmc/index.js';
+import type { HostBMCInput } from '../../../domain/bmc/index.js';
+import { Action, Phase } from '../../../domain/operations.js';
+import type { CredentialsReport, HostOperation } from '../../../domain/operations.js';
+import { hasBMC, inspectionDisabled } from '../context.js';
+import type { HostContext } from '../context.js';
+import { cont, done, request } from '../outcome.js';
+import type { Outcome, StatusPatch } from '../outcome.js';
+import { isKnownProfile, profileName, profileRootDeviceHints } from '../profiles.js';
+import { inspectParameters } from '../requests.js';
+import { retryOrFail, waitForRequest } from './common.js';
+
+const UNMANAGED_POLL_SECONDS = 600;
+
+const REGISTER = { action: Action.Register, parameters: { register: {} } };
+
+export function handleNone(ctx: HostContext): Outcome {
+  if (hasBMC(ctx)) {
+    return registerFirst(ctx, 'BMC details are present');
+  }
+  return cont(ProvisioningState.Unmanaged, 'no BMC details', { patch: { operationalStatus: OperationalStatus.Discovered } });
+}
+
+export function handleUnmanaged(ctx: HostContext): Outcome {
+  if (hasBMC(ctx)) {
+    return registerFirst(ctx, 'BMC details were added');
+  }
+  return done('the host has no BMC details; add spec.bmc to manage it', { resyncAfterSeconds: UNMANAGED_POLL_SECONDS });
+}
+
+/** Enter registering, asking for registration in the same step unless the settings cannot work. */
+function registerFirst(ctx: HostContext, reason: string): Outcome {
+  const problems = registrationProblems(ctx);
+  return problems.length > 0 ? cont(ProvisioningState.Registering, reason) : cont(ProvisioningState.Registering, reason, { via: REGISTER });
+}
+
+export function handleRegistering(ctx: HostContext): Outcome {
+  if (ctx.spec.externallyProvisioned === true) {
+    return cont(ProvisioningState.ExternallyProvisioned, 'registered; the host is externally provisioned');
+  }
+  if (inspectionDisabled(ctx)) {
+    return cont(ProvisioningState.Preparing, 'registered; inspection is disabled');
+  }
+  return cont(ProvisioningState.Inspecting, 'registered', {
+    via: { action: Action.Inspect, parameters: inspectParameters(ctx) },
+  });
+}
+
+/** Problems with the BMC settings that no driver can get past (what CEL could not reject). */
+function bmcInput(ctx: HostContext): HostBMCInput {
+  const { address = '', credentialsName = '' } = ctx.spec.bmc ?? {};
+  const { bootMACAddress = '', bootMode = 'UEFI', inspectionMode = 'agent' } = ctx.spec;
+  return {
+    address,
+    credentialsName,
+    bootMACAddress,
+    bootMode,
+    inspectionMode,
+    inspectDisabledByAnnotation: inspectionDisabled(ctx) && inspectionMode !== 'disabled',
+    hasHardwareRAID: (ctx.spec.raid?.hardwareRAIDVolumes ?? []).length > 0,
+  };
+}
+
+export function registrationProblems(ctx: HostContext): string[] {
+  const input = bmcInput(ctx);
+  const problems = validateHostBMC(input);
+  const profile = profileName(ctx.status.hardwareProfile, ctx.spec.hardwareProfile, input.address);
+  return isKnownProfile(profile) ? problems : [...problems, `hardware profile "${profile}" is not known`];
+}
+
+/**
+ * The registration prologue. Returns an outcome when registration is what the host waits for,
+ * or a status patch (possibly empty) when the BMC is registered and the state handler may run.
+ */
+export function ensureRegistered(ctx: HostContext): Outcome | StatusPatch {
+  const problems = registrationProblems(ctx);
+  if (problems.length > 0) {
+    return { kind: 'permanentError', failure: { errorType: ErrorType.Registration, message: problems.join('; '), source: 'validation' } };
+  }
+  const current = ctx.current;
+  if (current?.spec.action === Action.Register) {
+    return registerProgress(ctx, current);
+  }
+  if (isRegistered(ctx)) {
+    return {};
+  }
+  return request(Action.Register, 'registering the BMC', { register: {} });
+}
+
+function registerProgress(ctx: HostContext, current: HostOperation): Outcome | StatusPatch {
+  const tried = triedCredentials(current);
+  const phase = current.status?.phase;
+  if (phase === Phase.Succeeded) {
+    return credentialsChanged(ctx, current) ? request(Action.Register, 'the credentials changed', { register: {} }) : registeredPatch(ctx, current);
+  }
+  if (phase === Phase.Failed) {
+    if (credentialsChanged(ctx, current) || ctx.generation > current.spec.hostGeneration) {
+      return request(Action.Register, 'retrying registration with the changed settings', { register: {} });
+    }
+    return retryOrFail(ctx, current, ErrorType.Registration, { ...(tried && { triedCredentials: tried }) });
+  }
+  return waitForRequest(ctx, current, { ...(tried && { triedCredentials: tried }) });
+}
+
+function isRegistered(ctx: HostContext): boolean {
+  const good = ctx.status.goodCredentials;
+  if (good === undefined || good.credentials?.name !== ctx.spec.bmc?.credentialsName) {
+    return false;
+  }
+  const observed = ctx.monitor?.status?.credentials;
+  return observed === undefined || observed.credentialsVersion === good.credentialsVersion;
+}
+
+/** Did the Secret change since the pool used it for `operation`? */
+function credentialsChanged(ctx: HostContext, operation: HostOperation): boolean {
+  const observed = ctx.monitor?.status?.credentials;
+  const used = operation.status?.result?.credentials;
+  if (operation.spec.bmc.credentialsName !== ctx.spec.bmc?.credentialsName) {
+    return true;
+  }
+  return observed !== undefined && observed.credentialsVersion !== used?.credentialsVersion;
+}
+
+function toCredentialsStatus(report: CredentialsReport): CredentialsStatus {
+  return { credentials: { name: report.name, namespace: report.namespace }, credentialsVersion: report.credentialsVersion };
+}
+
+function triedCredentials(operation: HostOperation): CredentialsStatus | undefined {
+  const report = operation.status?.result?.credentials;
+  return report === undefined ? undefined : toCredentialsStatus(report);
+}
+
+function registeredProvisioning(ctx: HostContext, provisioningID: string | undefined, profile: string): ProvisionStatus {
+  const provisioning = { ...ctx.status.provisioning, ID: provisioningID ?? (ctx.status.provisioning.ID || ctx.uid) };
+  provisioning.rootDeviceHints ??= ctx.spec.rootDeviceHints ?? profileRootDeviceHints(profile);
+  return canonicalize(provisioning) as ProvisionStatus;
+}
+
+function registeredPatch(ctx: HostContext, operation: HostOperation): StatusPatch {
+  const { credentials, provisioningID, poweredOn } = operation.status?.result ?? {};
+  const good = credentials ? toCredentialsStatus(credentials) : undefined;
+  const profile = profileName(ctx.status.hardwareProfile, ctx.spec.hardwareProfile, ctx.spec.bmc?.address ?? '');
+  return {
+    ...(good && { goodCredentials: good, triedCredentials: good }),
+    hardwareProfile: profile,
+    provisioning: registeredProvisioning(ctx, provisioningID, profile),
+    ...(poweredOn === undefined ? {} : { poweredOn }),
+  };
+}

@@ -1,0 +1,118 @@
+// Power management in the stable states (reference/baremetalhost.md §2.8): `online`, reboot
+// annotations and disablePowerOff, against the newest observation of the host's power.
+import { Annotation, ErrorType } from '../../domain/baremetalhost.js';
+import { Action, Phase, isFinished } from '../../domain/operations.js';
+import type { HostOperation } from '../../domain/operations.js';
+import { rebootRequests } from './annotations.js';
+import type { RebootRequest } from './annotations.js';
+import type { HostContext } from './context.js';
+import { retryOrFail, waitForRequest } from './handlers/common.js';
+import { done, request, wait } from './outcome.js';
+import type { Outcome } from './outcome.js';
+
+const POWER_ACTIONS: ReadonlySet<string> = new Set([Action.PowerOn, Action.PowerOff, Action.Reboot]);
+
+export interface PowerObservation {
+  poweredOn: boolean;
+  time: string;
+}
+
+function isPowerRequest(operation: HostOperation | undefined): operation is HostOperation {
+  return operation !== undefined && POWER_ACTIONS.has(operation.spec.action);
+}
+
+/** The newer of the monitor's reading and the current request's result. */
+function reading(poweredOn: boolean | undefined, time: string | undefined): PowerObservation | undefined {
+  return poweredOn === undefined || !time ? undefined : { poweredOn, time };
+}
+
+function fromRequest(operation: HostOperation | undefined): PowerObservation | undefined {
+  const status = operation?.status;
+  return status?.phase === Phase.Succeeded ? reading(status.result?.poweredOn, status.completionTime) : undefined;
+}
+
+/** The later reading; on a tie the request's, since the monitor may not have read after it. */
+function newer(monitor: PowerObservation | undefined, request: PowerObservation | undefined): PowerObservation | undefined {
+  if (monitor === undefined || request === undefined) {
+    return monitor ?? request;
+  }
+  return Date.parse(request.time) >= Date.parse(monitor.time) ? request : monitor;
+}
+
+export function observedPower(ctx: HostContext): PowerObservation | undefined {
+  const monitor = ctx.monitor?.status;
+  return newer(reading(monitor?.poweredOn, monitor?.observedTime), fromRequest(ctx.current));
+}
+
+/** Reboot annotations that still ask for something: not yet consumed, and honoured in this state. */
+export function pendingReboots(ctx: HostContext, forcedOnly: boolean): RebootRequest[] {
+  const consumed = new Set(ctx.status.ironhook?.consumedAnnotations ?? []);
+  return rebootRequests(ctx.annotations).filter((reboot) => !consumed.has(reboot.key) && (reboot.force || !forcedOnly));
+}
+
+/**
+ * Bring power to what `online` and the reboot annotations ask for.
+ * `forcedOnly`: in `available` only reboot annotations with `force: true` count.
+ */
+function unfinishedPowerRequest(ctx: HostContext): HostOperation | undefined {
+  const current = ctx.current;
+  return isPowerRequest(current) && !isFinished(current.status?.phase) ? current : undefined;
+}
+
+export function managePower(ctx: HostContext, forcedOnly: boolean): Outcome {
+  const inFlight = unfinishedPowerRequest(ctx);
+  if (inFlight !== undefined) {
+    return waitForRequest(ctx, inFlight);
+  }
+  const reboots = pendingReboots(ctx, forcedOnly);
+  const observed = observedPower(ctx);
+  if (observed === undefined) {
+    return wait('waiting for the driver pool to read the power state');
+  }
+  if (reboots.length > 0 && ctx.spec.disablePowerOff === true) {
+    return request(Action.Reboot, 'rebooting: disablePowerOff keeps the host from staying off', {
+      power: { mode: rebootMode(ctx, reboots) },
+    });
+  }
+  const wantOn = ctx.spec.online && reboots.length === 0;
+  if (observed.poweredOn === wantOn) {
+    return done(`power is ${wantOn ? 'on' : 'off'} as requested`, { patch: settledPatch(ctx, observed) });
+  }
+  return changePower(ctx, wantOn, reboots);
+}
+
+function changePower(ctx: HostContext, wantOn: boolean, reboots: RebootRequest[]): Outcome {
+  const action = wantOn ? Action.PowerOn : Action.PowerOff;
+  const current = ctx.current;
+  if (current?.spec.action === action && current.status?.phase === Phase.Failed) {
+    return retryOrFail(ctx, current, ErrorType.PowerManagement);
+  }
+  if (!wantOn && ctx.spec.disablePowerOff === true) {
+    return done('the host stays on: disablePowerOff is set');
+  }
+  const reason = wantOn ? 'powering on (online: true)' : powerOffReason(reboots);
+  return request(action, reason, { power: { mode: wantOn ? 'hard' : rebootMode(ctx, reboots) } });
+}
+
+function powerOffReason(reboots: RebootRequest[]): string {
+  return reboots.length > 0 ? `powering off for ${reboots.map((reboot) => reboot.key).join(', ')}` : 'powering off (online: false)';
+}
+
+/** Soft unless an annotation asks for hard, or an earlier attempt failed (upstream escalates). */
+function rebootMode(ctx: HostContext, reboots: RebootRequest[]): 'hard' | 'soft' {
+  return reboots.some((reboot) => reboot.mode === 'hard') || ctx.status.errorCount > 0 ? 'hard' : 'soft';
+}
+
+function settledPatch(ctx: HostContext, observed: PowerObservation): { poweredOn: boolean; errorCount?: number } {
+  const succeeded = isPowerRequest(ctx.current) && ctx.current.status?.phase === Phase.Succeeded;
+  return { poweredOn: observed.poweredOn, ...(succeeded && ctx.status.errorCount > 0 ? { errorCount: 0 } : {}) };
+}
+
+/** Annotations the power routine has acted on (listed in status.ironhook.consumedAnnotations). */
+export function consumedRebootAnnotations(ctx: HostContext, poweredOn: boolean): string[] {
+  if (ctx.annotations[Annotation.Reboot] === undefined) {
+    return [];
+  }
+  const rebooted = ctx.current?.spec.action === Action.Reboot;
+  return !poweredOn || rebooted ? [Annotation.Reboot] : [];
+}

@@ -1,0 +1,34 @@
+// The host lifecycle as an explicit table: one handler per provisioning state
+// (reference/baremetalhost.md §2.3). Handlers only propose; commit.ts commits.
+import { ProvisioningState } from '../../domain/baremetalhost.js';
+import type { HostContext } from './context.js';
+import { handleAvailable } from './handlers/available.js';
+import { handleDeleting, handleDeprovisioning, handlePoweringOffBeforeDelete } from './handlers/deprovisioning.js';
+import { handleInspecting, handleMatchProfile, handlePreparing } from './handlers/inspection.js';
+import { handleExternallyProvisioned, handleProvisioned, handleProvisioning } from './handlers/provisioning.js';
+import { handleNone, handleRegistering, handleUnmanaged } from './handlers/registration.js';
+import type { Outcome } from './outcome.js';
+
+export type StateHandler = (ctx: HostContext) => Outcome;
+
+export const STATE_HANDLERS: Readonly<Record<ProvisioningState, StateHandler>> = {
+  [ProvisioningState.None]: handleNone,
+  [ProvisioningState.Unmanaged]: handleUnmanaged,
+  [ProvisioningState.Registering]: handleRegistering,
+  [ProvisioningState.MatchProfile]: handleMatchProfile,
+  [ProvisioningState.Inspecting]: handleInspecting,
+  [ProvisioningState.Preparing]: handlePreparing,
+  [ProvisioningState.Available]: handleAvailable,
+  [ProvisioningState.Ready]: handleAvailable,
+  [ProvisioningState.Provisioning]: handleProvisioning,
+  [ProvisioningState.Provisioned]: handleProvisioned,
+  [ProvisioningState.ExternallyProvisioned]: handleExternallyProvisioned,
+  [ProvisioningState.Deprovisioning]: handleDeprovisioning,
+  [ProvisioningState.PoweringOffBeforeDelete]: handlePoweringOffBeforeDelete,
+  [ProvisioningState.Deleting]: handleDeleting,
+};
+
+/** The handler for a state; a state string from an unknown release starts over like a new host. */
+export function handlerFor(state: string): StateHandler {
+  return (STATE_HANDLERS as Record<string, StateHandler | undefined>)[state] ?? handleNone;
+}

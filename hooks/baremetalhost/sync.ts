@@ -1,0 +1,64 @@
+// The BareMetalHost sync and finalize hooks: read the request, run the prologue and the
+// state's handler, commit. Same function for both; `finalizing` tells them apart.
+import type { BareMetalHostStatus } from '../../domain/baremetalhost.js';
+import { canonicalize } from '../../domain/canonical.js';
+import type { KObject } from '../../domain/k8s.js';
+import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
+import type { HookContext } from '../types.js';
+import { commit } from './commit.js';
+import { isPaused, readContext } from './context.js';
+import type { HostContext } from './context.js';
+import type { StatusPatch } from './outcome.js';
+import { prologue } from './prologue.js';
+import { handlerFor } from './states.js';
+import { sortChildren } from './children.js';
+
+const LAST_APPLIED = 'metacontroller.k8s.io/last-applied-configuration';
+
+function withStatus(ctx: HostContext, patch: StatusPatch): HostContext {
+  if (Object.keys(patch).length === 0) {
+    return ctx;
+  }
+  const status: BareMetalHostStatus = { ...ctx.status, ...patch };
+  return { ...ctx, status, state: status.provisioning.state };
+}
+
+/** The desired form of an observed child: what we own of it, nothing the API server added. */
+function echoChild(child: KObject): KObject {
+  const labels = child.metadata.labels;
+  const annotations = Object.fromEntries(Object.entries(child.metadata.annotations ?? {}).filter(([key]) => key !== LAST_APPLIED));
+  return {
+    apiVersion: child.apiVersion,
+    kind: child.kind,
+    metadata: {
+      name: child.metadata.name ?? '',
+      ...(labels && { labels }),
+      ...(Object.keys(annotations).length > 0 && { annotations }),
+    },
+    spec: child.spec,
+  };
+}
+
+/** A paused host: status and children exactly as observed, nothing requested. */
+function unchanged(ctx: HostContext, body: unknown): CompositeSyncResponse {
+  const request = body as { children: Record<string, Record<string, KObject>> };
+  const children = Object.values(request.children).flatMap((byName) => Object.values(byName).map(echoChild));
+  const response: CompositeSyncResponse = {
+    status: canonicalize(ctx.host.status ?? {}) as Record<string, unknown>,
+    children: canonicalize(sortChildren(children)) as KObject[],
+  };
+  return ctx.deleting ? { ...response, finalized: false } : response;
+}
+
+export function syncBareMetalHost(body: unknown, hook: HookContext): CompositeSyncResponse {
+  const ctx = readContext(body, hook.config);
+  if (isPaused(ctx)) {
+    return unchanged(ctx, body);
+  }
+  const early = prologue(ctx);
+  if ('kind' in early) {
+    return commit(ctx, early);
+  }
+  const ready = withStatus(ctx, early);
+  return commit(ready, handlerFor(ready.state)(ready));
+}
