@@ -85,6 +85,11 @@ export interface HostOperationSpec {
   power?: { mode: PowerMode };
 }
 
+/** The action-specific parameter blocks of a request. */
+export type RequestParametersOf = Partial<
+  Pick<HostOperationSpec, 'register' | 'inspect' | 'prepare' | 'provision' | 'deprovision' | 'power'>
+>;
+
 export interface OperationError {
   kind: ErrorKind;
   reason: string;
