@@ -1,6 +1,12 @@
 // BMC address parsing (reference/baremetalhost.md §4.1): upstream's GetParsedURL fallbacks,
 // the host-name check and the scheme lookup, then the IPMI and Redfish specifics.
 // Pure: no I/O, never throws for user input.
+//
+// Where Ironhook is stricter than upstream (each check runs after upstream's, so an address
+// upstream rejects keeps upstream's message; these are addresses upstream admits but no driver
+// can use): a host is required ("ipmi://", "redfish://:8443/x"); IPv6 literals must be, and
+// only they may be, bracketed ("ipmi://fd00::5:623", "ipmi://[10.0.0.5]"); ports above 65535
+// are rejected. A port is normalised to a number, so "h:" and "h:0623" mean "h" and "h:623".
 
 import { goParseURL, goUnescape, splitHostPortProblem, splitURLHost } from './gourl.js';
 import type { GoURL, HostPort } from './gourl.js';

@@ -130,7 +130,7 @@ describe('parseBMCAddress: rejections and their messages', () => {
     { name: 'bad escape in the path', address: 'redfish://10.0.0.5/%zz', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [redfish://10.0.0.5/%zz] is invalid' },
     { name: 'bad escape in a bare address', address: '%zz', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [%zz] is invalid' },
     { name: 'control character', address: 'ipmi://10.0.0.5\n', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [ipmi://10.0.0.5\n] is invalid' },
-    // Stricter than upstream (see the module comment): accepted by BMO's webhook, useless to a driver.
+    // Stricter than upstream (see domain/bmc/address.ts): admitted by BMO, useless to a driver.
     { name: 'no host at all', address: 'ipmi://', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid' },
     { name: 'only a port', address: 'redfish://:8443/x', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid' },
     { name: 'port without host, no scheme', address: ':623', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid' },
