@@ -11,25 +11,11 @@ import { hasBMC } from './context.js';
 import type { HostContext } from './context.js';
 import { firmwareSettingsChild, hardwareDataChild, monitorChild, sortChildren } from './children.js';
 import { describeRequest } from './handlers/common.js';
-import type { Failure, Outcome, RequestIntent, StatusPatch } from './outcome.js';
+import type { Decision, Outcome, RequestIntent } from './outcome.js';
 import { GATE_TARGET, admitted, pendingEntry } from './prologue.js';
 import { newOperation, keptOperation } from './requests.js';
 import { finishStatus } from './finish.js';
 
-export interface Decision {
-  state: ProvisioningState;
-  reason: string;
-  patch: StatusPatch;
-  newRequest?: RequestIntent;
-  /** Keep the current request as a child (a new request always replaces it). */
-  keepCurrent: boolean;
-  /** The current request is a gated entry this decision still wants. */
-  keepsEntry?: boolean;
-  failure?: Failure;
-  delayed?: boolean;
-  resyncAfterSeconds?: number;
-  finalized?: boolean;
-}
 
 type ContinueOutcome = Extract<Outcome, { kind: 'continue' }>;
 

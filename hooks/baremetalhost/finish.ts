@@ -5,10 +5,9 @@ import type { BareMetalHostStatus, IronhookHostStatus } from '../../domain/barem
 import { operationName } from '../../domain/naming.js';
 import { Action, Phase } from '../../domain/operations.js';
 import { detachRequest } from './annotations.js';
-import type { Decision } from './commit.js';
 import { computeConditions } from './conditions.js';
 import type { HostContext } from './context.js';
-import type { Failure } from './outcome.js';
+import type { Decision, Failure } from './outcome.js';
 import { recordTransition } from './status.js';
 
 const BOOT_MODE_STATES: readonly ProvisioningState[] = [ProvisioningState.Registering, ProvisioningState.Inspecting, ProvisioningState.Provisioning];

@@ -53,3 +53,19 @@ export function done(reason: string, extra: Partial<Extract<Outcome, { kind: 'do
 export function request(action: Action, reason: string, parameters: RequestParameters = {}): Outcome {
   return { kind: 'wait', reason, request: { action, parameters } };
 }
+
+/** What commit.ts makes of an outcome before it builds the response. */
+export interface Decision {
+  state: ProvisioningState;
+  reason: string;
+  patch: StatusPatch;
+  newRequest?: RequestIntent;
+  /** Keep the current request as a child (a new request always replaces it). */
+  keepCurrent: boolean;
+  /** The current request is a gated entry this decision still wants. */
+  keepsEntry?: boolean;
+  failure?: Failure;
+  delayed?: boolean;
+  resyncAfterSeconds?: number;
+  finalized?: boolean;
+}

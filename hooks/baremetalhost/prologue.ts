@@ -42,8 +42,17 @@ const DELETE_PATH: readonly ProvisioningState[] = [
   ProvisioningState.Deleting,
 ];
 
+/** Was anything ever asked of the driver pool for this host (so there is something to release)? */
+export function everRequested(ctx: HostContext): boolean {
+  const { goodCredentials, triedCredentials, ironhook } = ctx.status;
+  return ctx.current !== undefined || ironhook?.request !== undefined || goodCredentials !== undefined || triedCredentials !== undefined;
+}
+
 /** Where a host being deleted goes first (reference §2.9), or undefined when it is already on its way. */
 export function deletionEntry(ctx: HostContext): Outcome | undefined {
+  if (!everRequested(ctx)) {
+    return { kind: 'finalized', reason: 'nothing was registered for this host' };
+  }
   const detach = detachRequest(ctx.annotations);
   const detached = detach !== undefined || ctx.status.operationalStatus === OperationalStatus.Detached;
   if (detached && !stateIs(ctx, ProvisioningState.Deleting)) {

@@ -7,6 +7,7 @@ import type { HostContext } from '../context.js';
 import { cont, request } from '../outcome.js';
 import type { Outcome } from '../outcome.js';
 import { currentIs, deprovisionParameters } from '../requests.js';
+import { everRequested } from '../prologue.js';
 import { failureMessage, retryOrFail, waitForRequest } from './common.js';
 
 /** Upstream moves on with deletion after more than this many recorded failures. */
@@ -88,11 +89,6 @@ function powerOffFailed(ctx: HostContext, current: HostOperation): Outcome {
     });
   }
   return withHint(retryOrFail(ctx, current, ErrorType.PowerManagement));
-}
-
-/** Was anything ever asked of the driver pool for this host (so there is something to release)? */
-function everRequested(ctx: HostContext): boolean {
-  return ctx.current !== undefined || ctx.status.ironhook?.request !== undefined;
 }
 
 export function handleDeleting(ctx: HostContext): Outcome {

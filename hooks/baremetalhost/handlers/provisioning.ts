@@ -36,6 +36,9 @@ function requested(operation: HostOperation): { imageURL: string; method: string
 
 export function handleProvisioning(ctx: HostContext): Outcome {
   const current = ctx.current;
+  if (currentIs(ctx, Action.Deprovision, ProvisioningState.Provisioning)) {
+    return deprovision(ctx, 'deprovisioning after provisioning failed or was cancelled');
+  }
   if (current === undefined || !currentIs(ctx, Action.Provision)) {
     return request(Action.Provision, 'provisioning the image', provisionParameters(ctx));
   }

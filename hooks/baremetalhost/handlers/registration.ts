@@ -36,7 +36,11 @@ export function handleUnmanaged(ctx: HostContext): Outcome {
 /** Enter registering, asking for registration in the same step unless the settings cannot work. */
 function registerFirst(ctx: HostContext, reason: string): Outcome {
   const problems = registrationProblems(ctx);
-  return problems.length > 0 ? cont(ProvisioningState.Registering, reason) : cont(ProvisioningState.Registering, reason, { via: REGISTER });
+  if (problems.length === 0) {
+    return cont(ProvisioningState.Registering, reason, { via: REGISTER });
+  }
+  const failure = { errorType: ErrorType.Registration, message: problems.join('; '), source: 'validation' as const };
+  return cont(ProvisioningState.Registering, reason, { failure });
 }
 
 export function handleRegistering(ctx: HostContext): Outcome {

@@ -1,0 +1,250 @@
+// Rows for "", unmanaged, registering, inspecting, match profile and preparing.
+import { ProvisioningState as S } from '../../../domain/baremetalhost.js';
+import { delayed, failed, host, running, succeeded, T0 } from '../../support/host-builder.js';
+import type { Row } from './table.js';
+
+export const T1 = '2026-11-29T10:05:00Z';
+const CREDS_V1 = { name: 'server-01-bmc-secret', namespace: 'metal3', credentialsVersion: '1' };
+const CREDS_V2 = { ...CREDS_V1, credentialsVersion: '2' };
+export const monitorOff = { observedTime: T0, changedTime: T0, poweredOn: false, reachable: true, credentials: CREDS_V1 };
+export const monitorOn = { ...monitorOff, poweredOn: true };
+const unregistered = { goodCredentials: undefined, triedCredentials: undefined };
+const HARDWARE = { cpu: { arch: 'x86_64', count: 4 }, ramMebibytes: 8192, nics: [{ name: 'eth0', mac: '00:11:22:33:44:55', pxe: true }] };
+
+export const registrationRows: Row[] = [
+  {
+    name: 'new host with BMC details: registering with a Register request',
+    from: S.None,
+    given: host(),
+    expect: { state: S.Registering, operationalStatus: 'OK', request: 'server-01-register-1', children: ['BMCMonitor', 'HostOperation'] },
+  },
+  {
+    name: 'new host without BMC: unmanaged/discovered, no children',
+    from: S.None,
+    given: host().withoutBMC(),
+    expect: { state: S.Unmanaged, operationalStatus: 'discovered', children: [] },
+  },
+  {
+    name: 'new host with an unknown BMC scheme: registration error, nothing requested',
+    from: S.None,
+    given: host().spec({ bmc: { address: 'foo://127.0.0.1', credentialsName: 'c' } }),
+    expect: { state: S.Registering, operationalStatus: 'error', errorType: 'registration error', errorCount: 1, errorMessage: /Unknown BMC type 'foo'/u, children: [] },
+  },
+  {
+    name: 'new host with libvirt BMC and no boot MAC: registration error',
+    from: S.None,
+    given: host().spec({ bmc: { address: 'libvirt://127.0.0.1', credentialsName: 'c' }, bootMACAddress: undefined }),
+    expect: { state: S.Registering, errorType: 'registration error', errorMessage: /requires a BootMACAddress/u },
+  },
+  {
+    name: 'new host being deleted before any sync: finalized at once',
+    from: S.None,
+    given: host().withoutBMC().deleting(),
+    expect: { finalized: true, children: [] },
+  },
+  {
+    name: 'unmanaged host still without BMC: slow poll',
+    from: S.Unmanaged,
+    given: host().withoutBMC().inState(S.Unmanaged, { operationalStatus: 'discovered', ...unregistered }),
+    expect: { state: S.Unmanaged, operationalStatus: 'discovered', resyncAfterSeconds: 600, children: [] },
+  },
+  {
+    name: 'unmanaged host gets BMC details: registering',
+    from: S.Unmanaged,
+    given: host().inState(S.Unmanaged, { operationalStatus: 'discovered', ...unregistered }),
+    expect: { state: S.Registering, operationalStatus: 'OK', request: 'server-01-register-1' },
+  },
+  {
+    name: 'unmanaged host deleted: finalized, nothing to release',
+    from: S.Unmanaged,
+    given: host().withoutBMC().inState(S.Unmanaged, unregistered).deleting(),
+    expect: { finalized: true, children: [] },
+  },
+  {
+    name: 'registering, Register not started yet: waits and keeps the request',
+    from: S.Registering,
+    given: host().inState(S.Registering, unregistered).operation('Register', 1),
+    expect: { state: S.Registering, request: 'server-01-register-1', reason: /waiting for the driver pool to start Register/u },
+  },
+  {
+    name: 'registering, Register running: triedCredentials recorded',
+    from: S.Registering,
+    given: host().inState(S.Registering, unregistered).operation('Register', 1, { status: { ...running(T0), result: { credentials: CREDS_V1 } } }),
+    expect: { state: S.Registering, request: 'server-01-register-1', status: { triedCredentials: { credentialsVersion: '1' } } },
+  },
+  {
+    name: 'registering, Register succeeded: Inspect requested, state held until the pool admits it',
+    from: S.Registering,
+    given: host().inState(S.Registering, unregistered).operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1, poweredOn: false }) }),
+    expect: {
+      state: S.Registering,
+      request: 'server-01-inspect-2',
+      requestSpec: { inspect: { mode: 'agent' }, hostStatus: { state: S.Registering } },
+      children: ['BMCMonitor', 'HostFirmwareSettings', 'HostOperation'],
+      status: { goodCredentials: { credentialsVersion: '1' }, hardwareProfile: 'unknown', provisioning: { rootDeviceHints: { deviceName: '/dev/sda' } }, lastUpdated: T1 },
+    },
+  },
+  {
+    name: 'registering, Register succeeded, externally provisioned: no inspection',
+    from: S.Registering,
+    given: host().spec({ externallyProvisioned: true }).inState(S.Registering, unregistered).operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1 }) }),
+    expect: { state: S.ExternallyProvisioned, errorCount: 0 },
+  },
+  {
+    name: 'registering, Register succeeded, inspectionMode disabled: preparing',
+    from: S.Registering,
+    given: host().spec({ inspectionMode: 'disabled' }).inState(S.Registering, unregistered).operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1 }) }),
+    expect: { state: S.Preparing },
+  },
+  {
+    name: 'registering, Register succeeded, inspect.metal3.io: disabled: preparing',
+    from: S.Registering,
+    given: host().annotate('inspect.metal3.io', 'disabled').inState(S.Registering, unregistered).operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1 }) }),
+    expect: { state: S.Preparing },
+  },
+  {
+    name: 'registering, Register failed transiently: error recorded, retry after back-off',
+    from: S.Registering,
+    given: host().inState(S.Registering, unregistered).operation('Register', 1, { status: failed(T1, 'Transient', 'BMC 127.0.0.1:6230 did not answer') }),
+    expect: {
+      state: S.Registering,
+      operationalStatus: 'error',
+      errorType: 'registration error',
+      errorCount: 1,
+      request: 'server-01-register-2',
+      requestSpec: { hostStatus: { errorCount: 1 } },
+    },
+  },
+  {
+    name: 'registering, Register failed permanently: error shown, no retry',
+    from: S.Registering,
+    given: host().inState(S.Registering, unregistered).operation('Register', 1, { status: failed(T1, 'Permanent', 'the BMC rejected the credentials') }),
+    expect: { errorType: 'registration error', errorCount: 1, errorMessage: /rejected the credentials/u, request: 'server-01-register-1' },
+  },
+  {
+    name: 'registering, permanent failure and the Secret changed since: registers again',
+    from: S.Registering,
+    given: host()
+      .inState(S.Registering, unregistered)
+      .operation('Register', 1, { status: { ...failed(T1, 'Permanent', 'bad credentials'), result: { credentials: CREDS_V1 } } })
+      .monitor({ ...monitorOff, credentials: CREDS_V2 }),
+    expect: { request: 'server-01-register-2' },
+  },
+  {
+    name: 'registering, permanent failure and the spec changed since: registers again',
+    from: S.Registering,
+    given: host().generation(2).inState(S.Registering, unregistered).operation('Register', 1, { status: failed(T1, 'Permanent', 'unsupported') }),
+    expect: { request: 'server-01-register-2' },
+  },
+  {
+    name: 'registering, Inspect held back by the provisioning limit: delayed',
+    from: S.Registering,
+    given: host().inState(S.Registering).operation('Inspect', 2, { status: delayed('20 hosts are provisioning; limit 20') }).monitor(monitorOff),
+    expect: { state: S.Registering, operationalStatus: 'delayed', request: 'server-01-inspect-2', reason: /limit 20/u },
+  },
+  {
+    name: 'registering, Inspect admitted by the pool: inspecting',
+    from: S.Registering,
+    given: host().inState(S.Registering).operation('Inspect', 2, { status: running(T1) }).monitor(monitorOff),
+    expect: { state: S.Inspecting, request: 'server-01-inspect-2', status: { operationHistory: { inspect: { start: T1, end: null } } } },
+  },
+  {
+    name: 'registering host deleted: straight to deleting',
+    from: S.Registering,
+    given: host().inState(S.Registering, unregistered).operation('Register', 1, { status: running(T0) }).deleting(),
+    expect: { state: S.Deleting, finalized: false },
+  },
+  {
+    name: 'inspecting, Inspect running: waits with the pool message',
+    from: S.Inspecting,
+    given: host().inState(S.Inspecting).operation('Inspect', 2, { status: running(T1, 'waiting for the agent to look up') }).monitor(monitorOff),
+    expect: { state: S.Inspecting, request: 'server-01-inspect-2', reason: /waiting for the agent to look up/u },
+  },
+  {
+    name: 'inspecting, Inspect succeeded: preparing with hardware and HardwareData',
+    from: S.Inspecting,
+    given: host().inState(S.Inspecting).operation('Inspect', 2, { status: succeeded(T1, { hardware: HARDWARE }) }).monitor(monitorOff),
+    expect: { state: S.Preparing, status: { hardware: HARDWARE }, children: ['BMCMonitor', 'HardwareData', 'HostFirmwareSettings', 'HostOperation'] },
+  },
+  {
+    name: 'inspecting, Inspect failed transiently: inspection error and a retry',
+    from: S.Inspecting,
+    given: host().inState(S.Inspecting).operation('Inspect', 2, { status: failed(T1, 'Transient', 'timeout reached while inspecting the node') }).monitor(monitorOff),
+    expect: { state: S.Inspecting, errorType: 'inspection error', request: 'server-01-inspect-3', requestSpec: { notBefore: expectNotBefore(T1) } },
+  },
+  {
+    name: 'inspecting, Inspect failed permanently: inspection error, no retry',
+    from: S.Inspecting,
+    given: host().inState(S.Inspecting).operation('Inspect', 2, { status: failed(T1, 'Permanent', 'agent image does not boot') }).monitor(monitorOff),
+    expect: { errorType: 'inspection error', request: 'server-01-inspect-2' },
+  },
+  {
+    name: 'inspecting with the re-inspect annotation: the annotation is consumed',
+    from: S.Inspecting,
+    given: host().annotate('inspect.metal3.io').inState(S.Inspecting).operation('Inspect', 2, { status: running(T1) }).monitor(monitorOff),
+    expect: { consumed: ['inspect.metal3.io'] },
+  },
+  {
+    name: 'inspecting host deleted: powering off before delete',
+    from: S.Inspecting,
+    given: host().inState(S.Inspecting).operation('Inspect', 2, { status: running(T1) }).monitor(monitorOff).deleting(),
+    expect: { state: S.PoweringOffBeforeDelete },
+  },
+  {
+    name: 'legacy match profile: preparing',
+    from: S.MatchProfile,
+    given: host().inState(S.MatchProfile).monitor(monitorOff),
+    expect: { state: S.Preparing },
+  },
+  {
+    name: 'preparing, nothing to change: available with the root device hints recorded',
+    from: S.Preparing,
+    given: host().spec({ rootDeviceHints: { deviceName: '/dev/nvme0n1' } }).inState(S.Preparing).monitor(monitorOff),
+    expect: { state: S.Available, status: { provisioning: { rootDeviceHints: { deviceName: '/dev/nvme0n1' } } }, errorCount: 0 },
+  },
+  {
+    name: 'preparing with RAID requested: Prepare request',
+    from: S.Preparing,
+    given: host().spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } }).inState(S.Preparing).monitor(monitorOff),
+    expect: { state: S.Preparing, request: 'server-01-prepare-1', requestSpec: { prepare: { raid: { softwareRAIDVolumes: [{ level: '1' }] } } } },
+  },
+  {
+    name: 'preparing, Prepare running: waits',
+    from: S.Preparing,
+    given: host().spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } }).inState(S.Preparing).operation('Prepare', 3, { status: running(T1) }).monitor(monitorOff),
+    expect: { state: S.Preparing, request: 'server-01-prepare-3' },
+  },
+  {
+    name: 'preparing, Prepare succeeded: available with the RAID recorded',
+    from: S.Preparing,
+    given: host()
+      .spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } })
+      .inState(S.Preparing)
+      .operation('Prepare', 3, { status: succeeded(T1), spec: { prepare: { raid: { softwareRAIDVolumes: [{ level: '1' }] } } } })
+      .monitor(monitorOff),
+    expect: { state: S.Available, status: { provisioning: { raid: { softwareRAIDVolumes: [{ level: '1' }] } } } },
+  },
+  {
+    name: 'preparing, Prepare failed permanently: preparation error',
+    from: S.Preparing,
+    given: host().spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } }).inState(S.Preparing).operation('Prepare', 3, { status: failed(T1, 'Permanent', 'RAID controller refused') }).monitor(monitorOff),
+    expect: { state: S.Preparing, errorType: 'preparation error', operationalStatus: 'error' },
+  },
+  {
+    name: 'preparing host deleted: powering off before delete',
+    from: S.Preparing,
+    given: host().inState(S.Preparing).monitor(monitorOff).deleting(),
+    expect: { state: S.PoweringOffBeforeDelete },
+  },
+];
+
+/** Back-off for the first failure lies between 1 and 2 minutes after the failure. */
+function expectNotBefore(failedAt: string): unknown {
+  return {
+    asymmetricMatch: (value: unknown): boolean => {
+      const delay = (Date.parse(String(value)) - Date.parse(failedAt)) / 1000;
+      return delay >= 60 && delay <= 120;
+    },
+    toString: () => 'a time 1–2 minutes after the failure',
+  };
+}
