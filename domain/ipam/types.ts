@@ -1,0 +1,157 @@
+// ipam.metal3.io/v1alpha1 IPPool, IPClaim and IPAddress, and the Cluster API IPAM kinds the
+// pools also serve (reference/capm3-ipam.md §9, §10; ecosystem.md C5). Field names are upstream's.
+import type { ObjectReference, TypedObject, Condition } from '../k8s.js';
+
+export const IPAM_GROUP = 'ipam.metal3.io';
+export const IPAM_API_VERSION = 'ipam.metal3.io/v1alpha1';
+export const CAPI_IPAM_GROUP = 'ipam.cluster.x-k8s.io';
+export const CAPI_GROUP = 'cluster.x-k8s.io';
+
+export const Kind = {
+  IPPool: 'IPPool',
+  IPClaim: 'IPClaim',
+  IPAddress: 'IPAddress',
+  IPAddressClaim: 'IPAddressClaim',
+  Cluster: 'Cluster',
+} as const;
+
+/** Upstream's finalizer names (reference §1); Ironhook's equivalents are Metacontroller's, below. */
+export const UpstreamFinalizer = {
+  IPPool: 'ippool.ipam.metal3.io',
+  IPClaim: 'ipclaim.ipam.metal3.io',
+  IPAddress: 'ipaddress.ipam.metal3.io',
+  CapiClaim: 'ipam.metal3.io/ipaddressclaim',
+  CapiAddress: 'ipam.metal3.io/ipaddress',
+} as const;
+
+/** Metacontroller object names; they also name the finalizers Metacontroller adds. */
+export const ControllerName = {
+  IPPool: 'ironhook-ippool',
+  IPClaim: 'ironhook-ipclaim',
+  CapiClaim: 'ipaddressclaim-ipam',
+} as const;
+
+export const IPPOOL_FINALIZER = `metacontroller.io/compositecontroller-${ControllerName.IPPool}`;
+export const IPCLAIM_FINALIZER = `metacontroller.io/compositecontroller-${ControllerName.IPClaim}`;
+
+/** Annotation on an IPClaim / IPAddressClaim asking for one exact address. */
+export const REQUESTED_IP_ANNOTATION = 'ipAddress';
+/** Label Ironhook puts on every IPAddress it creates: the claim's name (hashed when long). */
+export const CLAIM_LABEL = 'ironhook.dev/ipclaim';
+/** Metacontroller's selector label (generateSelector); never copied from a claim. */
+export const CONTROLLER_UID_LABEL = 'controller-uid';
+export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
+export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
+
+export type AllocationStrategy = 'sequential' | 'random';
+
+/** One entry of `spec.pools`: a range, consumed in order. */
+export interface IPPoolRange {
+  start?: string;
+  end?: string;
+  subnet?: string;
+  prefix?: number;
+  gateway?: string;
+  dnsServers?: string[];
+}
+
+export interface IPPoolSpec {
+  clusterName?: string;
+  namePrefix: string;
+  pools?: IPPoolRange[];
+  prefix?: number;
+  gateway?: string;
+  dnsServers?: string[];
+  preAllocations?: Record<string, string>;
+  allocationStrategy?: AllocationStrategy;
+}
+
+/** Ironhook's additions to the pool status; upstream clients ignore the block. */
+export interface IPPoolIronhookStatus {
+  /** Addresses held by claims (metal3 IPClaims and Cluster API IPAddressClaims). */
+  allocatedIPCount: number;
+  /** IPClaims that could not get an address, by claim name (CLAIM_ERROR_LIMIT entries in all). */
+  claimErrors?: Record<string, string>;
+  /** The same for Cluster API IPAddressClaims. */
+  addressClaimErrors?: Record<string, string>;
+  /** Claims without an address that are not listed above (the list is capped) … */
+  unlistedClaimErrors?: number;
+  /** … and the message that applies to every claim of this pool that is neither listed nor allocated. */
+  unlistedClaimMessage?: string;
+  /** Pool-level problems, sorted: invalid ranges, name-prefix conflicts, deletion blocked, pause. */
+  errors?: string[];
+}
+
+export interface IPPoolStatus {
+  indexes?: Record<string, string>;
+  lastUpdated?: string;
+  capacity?: number;
+  capacityCapped?: boolean;
+  availableIPCount?: number;
+  conditions?: Condition[];
+  observedGeneration?: number;
+  ironhook?: IPPoolIronhookStatus;
+}
+
+export type IPPool = TypedObject<IPPoolSpec, IPPoolStatus>;
+
+export interface IPClaimSpec {
+  pool: ObjectReference;
+}
+
+export interface IPClaimStatus {
+  address?: ObjectReference;
+  errorMessage?: string;
+  observedGeneration?: number;
+}
+
+export type IPClaim = TypedObject<IPClaimSpec, IPClaimStatus>;
+
+export interface IPAddressSpec {
+  address: string;
+  pool: ObjectReference;
+  claim: ObjectReference;
+  prefix?: number;
+  gateway?: string;
+  dnsServers?: string[];
+}
+
+export type IPAddress = TypedObject<IPAddressSpec, never>;
+
+/** Cluster API `ipam.cluster.x-k8s.io` pool reference (v1beta1 TypedLocalObjectReference, v1beta2 IPPoolReference). */
+export interface CapiPoolReference {
+  apiGroup?: string;
+  kind?: string;
+  name?: string;
+}
+
+export interface CapiIPAddressClaimSpec {
+  clusterName?: string;
+  poolRef: CapiPoolReference;
+}
+
+export type CapiIPAddressClaim = TypedObject<CapiIPAddressClaimSpec, Record<string, unknown>>;
+
+export interface CapiIPAddressSpec {
+  claimRef: { name: string };
+  poolRef: CapiPoolReference;
+  address: string;
+  prefix: number;
+  gateway?: string;
+}
+
+export type CapiIPAddress = TypedObject<CapiIPAddressSpec, never>;
+
+/** How many claim errors the pool status lists by name (etcd objects are limited to ~1.5 MiB). */
+export const CLAIM_ERROR_LIMIT = 1000;
+
+/** Claim error texts; the first four are upstream's, the others are Ironhook's. */
+export const ClaimError = {
+  Exhausted: 'Exhausted IP Pools',
+  PreAllocationOutOfBounds: 'Pre-allocated IP out of bounds',
+  RequestedNotAvailable: 'Requested IP not available',
+  Conflicting: 'PreAllocation and requested ip address are conflicting',
+  InvalidRequested: 'Requested IP address is not a valid IP address',
+  PreAllocationInUse: 'Pre-allocated IP is in use by another claim',
+  DuplicateClaimName: 'An IPClaim with the same name already uses this pool',
+} as const;
