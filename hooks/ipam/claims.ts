@@ -1,0 +1,128 @@
+// The claims a pool serves, metal3 IPClaims and Cluster API IPAddressClaims alike, reduced to
+// what allocation needs. Matching follows reference/capm3-ipam.md §9.3 (same namespace, pool by
+// name) except that a Cluster API claim must also name our group and kind, as the CAPI IPAM
+// contract requires (upstream ignores them, §14).
+import type { KObject } from '../../domain/k8s.js';
+import {
+  CLUSTER_NAME_LABEL,
+  IPAM_GROUP,
+  IPCLAIM_FINALIZER,
+  Kind,
+  PAUSED_ANNOTATION,
+  REQUESTED_IP_ANNOTATION,
+  UpstreamFinalizer,
+} from '../../domain/ipam/types.js';
+import { compareText, recordField, stringField, stringMap } from './request.js';
+
+export type ClaimKind = typeof Kind.IPClaim | typeof Kind.IPAddressClaim;
+
+export interface PoolClaim {
+  readonly kind: ClaimKind;
+  readonly name: string;
+  readonly apiVersion: string;
+  readonly uid?: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly created: string;
+  readonly deletionTimestamp?: string;
+  /** Being deleted: never gets a new address. */
+  readonly deleting: boolean;
+  /** Being deleted and held only by IPAM's own finalizers: its address is released now. */
+  readonly releasable: boolean;
+  /** Its Cluster is paused or missing (CAPI contract): nothing changes for it. */
+  readonly frozen: boolean;
+  /** The `ipAddress` annotation, as written. */
+  readonly requested?: string;
+  /** `status.address.name` the claim already reports (metal3 claims), used to re-find a lost allocation. */
+  readonly reportedName?: string;
+}
+
+export function claimKey(kind: ClaimKind, name: string): string {
+  return `${kind}/${name}`;
+}
+
+export function keyOf(claim: PoolClaim): string {
+  return claimKey(claim.kind, claim.name);
+}
+
+/** Allocation order: oldest first, then by name; deterministic for claims created in one second. */
+export function compareClaims(a: PoolClaim, b: PoolClaim): number {
+  return compareText(a.created, b.created) || compareText(a.name, b.name) || compareText(a.kind, b.kind);
+}
+
+const METAL3_RELEASE_FINALIZERS = new Set<string>([UpstreamFinalizer.IPClaim, IPCLAIM_FINALIZER]);
+const CAPI_RELEASE_FINALIZERS = new Set<string>([UpstreamFinalizer.CapiClaim]);
+
+function releasable(obj: KObject, ours: ReadonlySet<string>): boolean {
+  if (obj.metadata.deletionTimestamp === undefined) return false;
+  return (obj.metadata.finalizers ?? []).every((finalizer) => ours.has(finalizer));
+}
+
+function baseClaim(obj: KObject, kind: ClaimKind, ours: ReadonlySet<string>): PoolClaim {
+  const meta = obj.metadata;
+  const requested = meta.annotations?.[REQUESTED_IP_ANNOTATION];
+  return {
+    kind,
+    name: meta.name ?? '',
+    apiVersion: obj.apiVersion,
+    ...(meta.uid !== undefined && { uid: meta.uid }),
+    labels: stringMap(meta.labels),
+    created: meta.creationTimestamp ?? '',
+    ...(meta.deletionTimestamp !== undefined && { deletionTimestamp: meta.deletionTimestamp }),
+    deleting: meta.deletionTimestamp !== undefined,
+    releasable: releasable(obj, ours),
+    frozen: false,
+    ...(requested !== undefined && requested !== '' && { requested }),
+  };
+}
+
+/** IPClaims whose `spec.pool.name` is the pool (the namespace in the reference is ignored, as upstream). */
+export function metal3Claims(objects: readonly KObject[], poolName: string): PoolClaim[] {
+  const claims: PoolClaim[] = [];
+  for (const obj of objects) {
+    const pool = recordField(recordField(obj.spec).pool);
+    if (stringField(pool.name) !== poolName) continue;
+    const address = recordField(recordField(obj.status).address);
+    const reportedName = stringField(address.name);
+    const claim = baseClaim(obj, Kind.IPClaim, METAL3_RELEASE_FINALIZERS);
+    claims.push(reportedName === undefined ? claim : { ...claim, reportedName });
+  }
+  return claims;
+}
+
+/** What the pool knows about the Clusters in its namespace (only when Cluster API is served). */
+export interface ClusterIndex {
+  /** Cluster name → paused. */
+  readonly paused: ReadonlyMap<string, boolean>;
+}
+
+export function clusterIndex(clusters: readonly KObject[]): ClusterIndex {
+  const paused = new Map<string, boolean>();
+  for (const cluster of clusters) {
+    const spec = recordField(cluster.spec);
+    const annotated = cluster.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined;
+    paused.set(cluster.metadata.name ?? '', annotated || spec.paused === true);
+  }
+  return { paused };
+}
+
+/** Paused or missing Cluster: the CAPI contract says leave the claim alone. */
+export function clusterBlocks(index: ClusterIndex, clusterName: string | undefined): boolean {
+  if (clusterName === undefined || clusterName === '') return false;
+  return index.paused.get(clusterName) ?? true;
+}
+
+function isOurPool(poolRef: Record<string, unknown>, poolName: string): boolean {
+  return stringField(poolRef.apiGroup) === IPAM_GROUP && stringField(poolRef.kind) === Kind.IPPool && stringField(poolRef.name) === poolName;
+}
+
+/** IPAddressClaims whose `spec.poolRef` names this pool's group, kind and name. */
+export function capiClaims(objects: readonly KObject[], poolName: string, clusters: ClusterIndex): PoolClaim[] {
+  const claims: PoolClaim[] = [];
+  for (const obj of objects) {
+    const spec = recordField(obj.spec);
+    if (!isOurPool(recordField(spec.poolRef), poolName)) continue;
+    const clusterName = stringField(spec.clusterName) ?? obj.metadata.labels?.[CLUSTER_NAME_LABEL];
+    claims.push({ ...baseClaim(obj, Kind.IPAddressClaim, CAPI_RELEASE_FINALIZERS), frozen: clusterBlocks(clusters, clusterName) });
+  }
+  return claims;
+}

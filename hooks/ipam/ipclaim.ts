@@ -1,0 +1,93 @@
+// CompositeController `ironhook-ipclaim`: parent IPClaim, no children, related the IPPool it names
+// and the IPAddresses labelled with its name. Routes: /hooks/ipclaim/{sync,finalize,customize}.
+// The pool decides; the claim only reports what the pool did: `status.address` once its IPAddress
+// exists, else the pool's error for it (upstream's texts). The finalize hook holds the claim until
+// its address is gone, which is what upstream's `ipclaim.ipam.metal3.io` finalizer is for.
+import { ipAddressName, parseAddress } from '../../domain/ipam/address.js';
+import { CLAIM_LABEL, IPAM_API_VERSION, IPAM_GROUP, Kind, type IPClaimStatus } from '../../domain/ipam/types.js';
+import type { KObject } from '../../domain/k8s.js';
+import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
+import { labelValue } from '../../domain/naming.js';
+import { objectsOfKind, parseComposite, parseCustomize, recordField, stringField, stringMap } from './request.js';
+
+function poolNameOf(claim: KObject): string | undefined {
+  const name = stringField(recordField(recordField(claim.spec).pool).name);
+  return name === '' ? undefined : name;
+}
+
+export function ipclaimCustomize(request: unknown): CustomizeResponse {
+  const { parent } = parseCustomize(request, Kind.IPClaim);
+  const namespace = parent.metadata.namespace ?? '';
+  const rules: RelatedResourceRule[] = [
+    // Label rules of namespaced parents list the parent's namespace; the hook re-checks it anyway.
+    { apiVersion: IPAM_API_VERSION, labelSelector: { matchLabels: { [CLAIM_LABEL]: labelValue(parent.metadata.name ?? '') } }, resource: 'ipaddresses' },
+  ];
+  const poolName = poolNameOf(parent);
+  if (poolName !== undefined) rules.unshift({ apiVersion: IPAM_API_VERSION, names: [poolName], namespace, resource: 'ippools' });
+  return { relatedResources: rules };
+}
+
+interface ClaimView {
+  claim: KObject;
+  namespace: string;
+  pool: KObject | undefined;
+  addresses: KObject[];
+}
+
+function view(request: unknown): ClaimView & { finalizing: boolean } {
+  const req = parseComposite(request, Kind.IPClaim);
+  const claim = req.parent;
+  const namespace = claim.metadata.namespace ?? '';
+  const poolName = poolNameOf(claim);
+  const pool = objectsOfKind(req.related, Kind.IPPool, IPAM_GROUP, namespace).find((p) => p.metadata.name === poolName);
+  const addresses = objectsOfKind(req.related, Kind.IPAddress, IPAM_GROUP, namespace).filter((obj) => {
+    const spec = recordField(obj.spec);
+    return (
+      stringField(recordField(spec.claim).name) === claim.metadata.name &&
+      stringField(recordField(spec.pool).name) === poolName
+    );
+  });
+  return { claim, namespace, pool, addresses, finalizing: req.finalizing };
+}
+
+/** The IPAddress the pool committed for this claim, else the oldest live one that names it. */
+function chosenAddress(v: ClaimView): KObject | undefined {
+  const live = v.addresses.filter((obj) => obj.metadata.deletionTimestamp === undefined);
+  const status = recordField(v.pool?.status);
+  const committed = parseAddress(stringMap(status.indexes)[v.claim.metadata.name ?? ''] ?? '');
+  const prefix = stringField(recordField(v.pool?.spec).namePrefix);
+  if (committed !== undefined && prefix !== undefined) {
+    const name = ipAddressName(prefix, committed);
+    const match = live.find((obj) => obj.metadata.name === name);
+    if (match !== undefined) return match;
+  }
+  return live[0];
+}
+
+/** The pool's error for this claim: listed by name, else the message for unlisted waiting claims. */
+function poolError(v: ClaimView): string | undefined {
+  const status = recordField(v.pool?.status);
+  const name = v.claim.metadata.name ?? '';
+  if (stringMap(status.indexes)[name] !== undefined) return undefined;
+  const ironhook = recordField(status.ironhook);
+  return stringMap(ironhook.claimErrors)[name] ?? stringField(ironhook.unlistedClaimMessage);
+}
+
+function claimStatus(v: ClaimView): IPClaimStatus {
+  const address = chosenAddress(v);
+  if (address !== undefined) return { address: { name: address.metadata.name ?? '', namespace: v.namespace } };
+  const error = v.pool === undefined ? undefined : poolError(v);
+  return error === undefined ? {} : { errorMessage: error };
+}
+
+export function ipclaimSync(request: unknown): CompositeSyncResponse {
+  const v = view(request);
+  return { children: [], status: claimStatus(v) as Record<string, unknown> };
+}
+
+/** Finalized once no IPAddress names the claim any more (or its pool is gone). */
+export function ipclaimFinalize(request: unknown): CompositeSyncResponse {
+  const v = view(request);
+  const finalized = v.pool === undefined || v.addresses.length === 0;
+  return { children: [], finalized, status: claimStatus(v) as Record<string, unknown> };
+}

@@ -1,0 +1,213 @@
+// CompositeController `ironhook-ippool`: parent IPPool, children IPAddress (ipam.metal3.io, and
+// ipam.cluster.x-k8s.io when Cluster API is served), related IPClaims, IPPools, IPAddressClaims
+// and Clusters of the pool's namespace. Routes: /hooks/ippool/{sync,finalize,customize}.
+import { formatAddress } from '../../domain/ipam/address.js';
+import { sortedDeep } from '../../domain/ipam/json.js';
+import {
+  CAPI_GROUP,
+  CAPI_IPAM_GROUP,
+  ClaimError,
+  CONTROLLER_UID_LABEL,
+  IPAM_API_VERSION,
+  IPAM_GROUP,
+  Kind,
+  type IPPool,
+  type IPPoolStatus,
+} from '../../domain/ipam/types.js';
+import type { Condition, KObject } from '../../domain/k8s.js';
+import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
+import { HookInputError } from '../types.js';
+import { capiClaims, metal3Claims, clusterIndex, type PoolClaim } from './claims.js';
+import { poolChildren } from './children.js';
+import { observedChildren } from './observed.js';
+import { planPool, type ClaimFailure, type Plan } from './plan.js';
+import { clusterGate, neighbours, poolConfig } from './pool-context.js';
+import { poolStatus } from './pool-status.js';
+import {
+  capiVersionsOf,
+  objectsOfKind,
+  parseComposite,
+  parseCustomize,
+  recordField,
+  stringMap,
+  type CapiVersions,
+  type ParsedComposite,
+} from './request.js';
+
+function asPool(parent: KObject): IPPool {
+  const spec = recordField(parent.spec);
+  if (typeof spec.namePrefix !== 'string' || spec.namePrefix === '') {
+    throw new HookInputError('parent IPPool has no spec.namePrefix');
+  }
+  return parent as IPPool;
+}
+
+export function ippoolCustomize(request: unknown): CustomizeResponse {
+  const { controller, parent } = parseCustomize(request, Kind.IPPool);
+  const namespace = parent.metadata.namespace ?? '';
+  const rules: RelatedResourceRule[] = [
+    { apiVersion: IPAM_API_VERSION, namespace, resource: 'ipclaims' },
+    { apiVersion: IPAM_API_VERSION, namespace, resource: 'ippools' },
+  ];
+  const capi = capiVersionsOf(controller);
+  if (capi !== undefined) {
+    rules.push({ apiVersion: capi.ipam, namespace, resource: 'ipaddressclaims' });
+    rules.push({ apiVersion: capi.cluster, namespace, resource: 'clusters' });
+  }
+  return { relatedResources: rules };
+}
+
+/** Claims of this pool; a CAPI claim sharing an IPClaim's name is refused (names key the status). */
+function poolClaims(req: ParsedComposite, pool: IPPool, capi: CapiVersions | undefined): { claims: PoolClaim[]; duplicates: ClaimFailure[] } {
+  const namespace = pool.metadata.namespace ?? '';
+  const name = pool.metadata.name ?? '';
+  const metal3 = metal3Claims(objectsOfKind(req.related, Kind.IPClaim, IPAM_GROUP, namespace), name);
+  if (capi === undefined) return { claims: metal3, duplicates: [] };
+  const clusters = clusterIndex(objectsOfKind(req.related, Kind.Cluster, CAPI_GROUP, namespace));
+  const capiAll = capiClaims(objectsOfKind(req.related, Kind.IPAddressClaim, CAPI_IPAM_GROUP, namespace), name, clusters);
+  const taken = new Set(metal3.map((claim) => claim.name));
+  const duplicates = capiAll
+    .filter((claim) => taken.has(claim.name) && !claim.deleting)
+    .map((claim) => ({ claim, message: ClaimError.DuplicateClaimName, generic: false }));
+  return { claims: [...metal3, ...capiAll.filter((claim) => !taken.has(claim.name))], duplicates };
+}
+
+function timestamps(pool: IPPool, claims: readonly PoolClaim[], observedCreated: readonly string[]): string[] {
+  const out = [pool.metadata.creationTimestamp ?? '', pool.status?.lastUpdated ?? '', ...observedCreated];
+  for (const claim of claims) out.push(claim.created, claim.deletionTimestamp ?? '');
+  return out;
+}
+
+function outOfRange(plan: Plan): string[] {
+  const outside = plan.holds.filter((hold) => hold.range === undefined);
+  if (outside.length === 0) return [];
+  const sample = outside.slice(0, 5).map((hold) => `${formatAddress(hold.address)} (${hold.claim.name})`);
+  return [`${outside.length} allocated address(es) are outside spec.pools and are kept: ${sample.join(', ')}`];
+}
+
+function deletionBlocked(plan: Plan): string[] {
+  if (plan.holds.length === 0) return [];
+  const names = plan.holds.slice(0, 10).map((hold) => `${hold.claim.kind} ${hold.claim.name}`);
+  const more = plan.holds.length > 10 ? `, … (${plan.holds.length} in all)` : '';
+  return [`deletion blocked: ${plan.holds.length} address(es) still in use by ${names.join(', ')}${more}`];
+}
+
+interface Decision {
+  readonly holdMessage?: string;
+  readonly problems: string[];
+  readonly notReadyReason: string;
+  readonly foreignNames: string[];
+}
+
+function decide(pool: IPPool, req: ParsedComposite, configProblems: readonly string[], ranges: Parameters<typeof neighbours>[1]): Decision {
+  const namespace = pool.metadata.namespace ?? '';
+  const near = neighbours(pool, ranges, objectsOfKind(req.related, Kind.IPPool, IPAM_GROUP, namespace));
+  const problems = [...configProblems, ...near.problems];
+  if (req.finalizing) {
+    return { holdMessage: `IPPool ${pool.metadata.name ?? ''} is being deleted`, problems, notReadyReason: 'Deleting', foreignNames: near.foreignNames };
+  }
+  if (near.blockedBy !== undefined) {
+    const holdMessage = `IPPool ${pool.metadata.name ?? ''} overlaps IPPool ${near.blockedBy} with the same namePrefix; no new addresses until that is fixed`;
+    return { holdMessage, problems, notReadyReason: 'NamePrefixConflict', foreignNames: near.foreignNames };
+  }
+  const reason = near.problems.length > 0 ? 'NamePrefixConflict' : 'InvalidPool';
+  return { problems, notReadyReason: reason, foreignNames: near.foreignNames };
+}
+
+interface PoolInputs {
+  readonly pool: IPPool;
+  readonly namespace: string;
+  readonly capi: CapiVersions | undefined;
+}
+
+function holdPart(holdMessage: string | undefined): { holdMessage?: string } {
+  return holdMessage === undefined ? {} : { holdMessage };
+}
+
+function runPlan(req: ParsedComposite, inputs: PoolInputs): CompositeSyncResponse {
+  const { pool, namespace, capi } = inputs;
+  const config = poolConfig(pool.spec);
+  const decision = decide(pool, req, config.problems, config.ranges);
+  const { claims, duplicates } = poolClaims(req, pool, capi);
+  const observed = observedChildren(req.children, namespace);
+  const status = pool.status ?? {};
+  const plan = planPool({
+    poolUid: pool.metadata.uid ?? '',
+    namePrefix: pool.spec.namePrefix,
+    strategy: pool.spec.allocationStrategy ?? 'sequential',
+    ranges: config.ranges,
+    preAllocations: config.preAllocations,
+    claims,
+    observed: observed.addresses,
+    statusIndexes: stringMap(status.indexes),
+    foreignNames: decision.foreignNames,
+    ...holdPart(decision.holdMessage),
+  });
+  const finalizing = req.finalizing ? deletionBlocked(plan) : [];
+  const newStatus = poolStatus({
+    plan: { ...plan, failures: [...duplicates, ...plan.failures] },
+    ranges: config.ranges,
+    problems: [...decision.problems, ...outOfRange(plan), ...finalizing],
+    ...holdPart(decision.holdMessage),
+    timestamps: timestamps(pool, claims, observed.addresses.map((o) => o.created)),
+    oldConditions: status.conditions ?? [],
+    notReadyReason: decision.notReadyReason,
+  });
+  const children = poolChildren(plan.holds, { name: pool.metadata.name ?? '', namespace }, pool.spec.namePrefix, capi?.ipam);
+  return req.finalizing ? { children, finalized: plan.holds.length === 0, status: newStatus } : { children, status: newStatus };
+}
+
+function reconcile(req: ParsedComposite): CompositeSyncResponse {
+  const pool = asPool(req.parent);
+  const namespace = pool.metadata.namespace ?? '';
+  const capi = capiVersionsOf(req.controller);
+  const clusters = capi === undefined ? undefined : objectsOfKind(req.related, Kind.Cluster, CAPI_GROUP, namespace);
+  const gate = clusterGate(pool, clusters);
+  if (gate.frozen) return frozenResponse(req, pool, gate.reason, gate.message);
+  return runPlan(req, { pool, namespace, capi });
+}
+
+/** A child returned exactly as observed (minus what Metacontroller and the API server add). */
+function echoChild(obj: KObject): KObject {
+  const labels = Object.fromEntries(Object.entries(obj.metadata.labels ?? {}).filter(([key]) => key !== CONTROLLER_UID_LABEL));
+  const owners = (obj.metadata.ownerReferences ?? []).filter((ref) => ref.controller !== true);
+  const metadata = { labels, name: obj.metadata.name, ...(owners.length > 0 && { ownerReferences: owners }) };
+  return sortedDeep({ apiVersion: obj.apiVersion, kind: obj.kind, metadata, spec: obj.spec }) as KObject;
+}
+
+function echoChildren(req: ParsedComposite): KObject[] {
+  const children: KObject[] = [];
+  for (const outer of Object.keys(req.children).sort()) {
+    const inner = req.children[outer] ?? {};
+    for (const key of Object.keys(inner).sort()) {
+      const obj = inner[key];
+      if (obj !== undefined) children.push(echoChild(obj));
+    }
+  }
+  return children;
+}
+
+function frozenCondition(pool: IPPool, reason: string, message: string): Condition {
+  const previous = (pool.status?.conditions ?? []).find((c) => c.type === 'Ready');
+  const unchanged = previous?.status === 'False' && previous.reason === reason;
+  const since = unchanged ? previous.lastTransitionTime : (pool.status?.lastUpdated ?? pool.metadata.creationTimestamp);
+  return { lastTransitionTime: since ?? '1970-01-01T00:00:00Z', message, reason, status: 'False', type: 'Ready' };
+}
+
+/** Paused or waiting for its Cluster: keep every child, change nothing but the Ready condition. */
+function frozenResponse(req: ParsedComposite, pool: IPPool, reason: string, message: string): CompositeSyncResponse {
+  const old: IPPoolStatus = Object.fromEntries(Object.entries(pool.status ?? {}).filter(([key]) => key !== 'observedGeneration'));
+  const ironhook = { allocatedIPCount: 0, ...(old.ironhook ?? {}), errors: [message] };
+  const conditions = [frozenCondition(pool, reason, message)];
+  const status = sortedDeep({ ...old, conditions, ironhook }) as Record<string, unknown>;
+  const children = echoChildren(req);
+  return req.finalizing ? { children, finalized: false, status } : { children, status };
+}
+
+export function ippoolSync(request: unknown): CompositeSyncResponse {
+  return reconcile(parseComposite(request, Kind.IPPool));
+}
+
+export function ippoolFinalize(request: unknown): CompositeSyncResponse {
+  return reconcile({ ...parseComposite(request, Kind.IPPool), finalizing: true });
+}
