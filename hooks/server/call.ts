@@ -20,6 +20,8 @@ export interface HookCall {
   namespace?: string;
   name?: string;
   failure?: CallFailure;
+  /** The caller went away before the request was read (body-parser's `request.aborted`). */
+  aborted?: boolean;
 }
 
 export interface CallDeps {
@@ -93,7 +95,7 @@ export function observeHookCall(deps: CallDeps): RequestHandler {
     const finish = (): void => {
       if (recorded) return;
       recorded = true;
-      record(deps, call, res.writableFinished ? res.statusCode : undefined);
+      record(deps, call, res.writableFinished && call.aborted !== true ? res.statusCode : undefined);
     };
     res.once('finish', finish);
     res.once('close', finish);

@@ -57,6 +57,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (call !== undefined) {
+      call.aborted = (err as HttpishError | undefined)?.type === 'request.aborted';
       call.failure = status >= 500 ? { error, err: errorFields(err) } : { error };
     } else if (status >= 500) {
       logger.error({ err: errorFields(err), path: req.path }, 'request failed');

@@ -1,5 +1,6 @@
 // Metrics exposition and log lines: fixed names and fields, one line per hook call, and no
 // secret ever reaches the log (request bodies are never logged; known secret paths are redacted).
+import { createServer, request as httpRequest } from 'node:http';
 import { Registry } from 'prom-client';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +73,35 @@ describe('metrics', () => {
     expect(text).toMatch(/^ironhook_hook_requests_in_flight 0$/m);
     expect(text).toContain('ironhook_process_cpu_user_seconds_total');
     expect(text).toContain('ironhook_nodejs_heap_size_used_bytes');
+  });
+
+  it('a caller that goes away mid-body is counted as aborted and leaves nothing in flight', async () => {
+    const { lines, logger } = capture('debug');
+    const app = createHookServer({ registry, config, logger });
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const closed = new Promise<void>((resolve) => {
+      server.once('request', (_req, res) => {
+        res.once('close', () => {
+          resolve();
+        });
+        client.destroy();
+      });
+    });
+    const client = httpRequest({ host: '127.0.0.1', port, path: '/hooks/baremetalhost/sync', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': '1000' } });
+    client.on('error', () => undefined);
+    client.write('{"parent":');
+    await closed;
+    await new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+    });
+    const text = await app.hookMetrics.registry.metrics();
+    expect(text).toMatch(/^ironhook_hook_requests_total\{controller="baremetalhost",hook="sync",code="aborted"\} 1$/m);
+    expect(text).toMatch(/^ironhook_hook_requests_in_flight 0$/m);
+    expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({ level: 'warn', msg: 'hook call aborted by the caller', result: 'aborted' });
   });
 
   it('registers on a supplied registry, and two servers do not collide', async () => {
