@@ -1,5 +1,11 @@
-// Entry point of the hook server (`npm run hooks`). Settings come from the environment; see
-// hooks/server/settings.ts and docs/architecture.md. The registry is filled by each controller.
+// Entry point of the hook server (`npm run hooks`; in a container run node on it directly, not
+// through npm, so SIGTERM reaches this process). Settings (hooks/server/settings.ts):
+//   PORT (8080), HOST (0.0.0.0), HOOK_BODY_LIMIT (64mb), LOG_LEVEL (info),
+//   MAX_PROVISIONING_RETRIES (5), BMC_MONITOR_INTERVAL_SECONDS (60),
+//   TLS_CERT_FILE + TLS_KEY_FILE (HTTPS), TLS_CLIENT_CA_FILE (hook calls need a client certificate),
+//   HOOK_BEARER_TOKEN_FILE or HOOK_BASIC_AUTH_FILE ("username:password"),
+//   SHUTDOWN_DELAY_SECONDS (2), SHUTDOWN_TIMEOUT_SECONDS (25).
+// The registry (hooks/registry.ts) is filled by each controller.
 import { readFileSync } from 'node:fs';
 import { hookRegistry } from './registry.js';
 import { runHookServer } from './server/run.js';
