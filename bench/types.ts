@@ -1,0 +1,6 @@
+export interface BenchResult {
+  title: string;
+  header: string[];
+  rows: string[][];
+  notes: string[];
+}
