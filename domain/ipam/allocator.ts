@@ -5,8 +5,8 @@
 // only advances; every used address is stepped over at most once per range, so allocating k
 // addresses in a pool with n used ones costs O(n + k) per range, never O(k·n), and nothing ever
 // walks the free part of a range (a /64 costs what a /24 costs).
-import { addressFromKey, addressKey, type Address } from './address.js';
-import { findRange, rangeSize, type AddressRange } from './ranges.js';
+import { addressKey, type Address } from './address.js';
+import { rangeSize, type AddressRange } from './ranges.js';
 
 export interface Allocation {
   readonly address: Address;
@@ -53,14 +53,6 @@ export class AddressBook {
     const owner = this.reserved.get(key);
     if (owner !== undefined && owner !== claimName) return false;
     return !this.names.has(this.nameOf(address));
-  }
-
-  /** Used or reserved addresses that fall inside the given ranges (for the status counts). */
-  countInside(ranges: readonly AddressRange[]): number {
-    const keys = new Set<bigint>([...this.used, ...this.reserved.keys()]);
-    let count = 0;
-    for (const key of keys) if (findRange(ranges, addressFromKey(key)) !== undefined) count++;
-    return count;
   }
 }
 

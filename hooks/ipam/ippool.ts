@@ -72,8 +72,9 @@ function poolClaims(req: ParsedComposite, pool: IPPool, capi: CapiVersions | und
   return { claims: [...metal3, ...capiAll.filter((claim) => !taken.has(claim.name))], duplicates };
 }
 
-function timestamps(pool: IPPool, claims: readonly PoolClaim[], observedCreated: readonly string[]): string[] {
-  const out = [pool.metadata.creationTimestamp ?? '', pool.status?.lastUpdated ?? '', ...observedCreated];
+/** lastUpdated: the newest event that drives allocation (pool created, claims created or deleted). */
+function timestamps(pool: IPPool, claims: readonly PoolClaim[]): string[] {
+  const out = [pool.metadata.creationTimestamp ?? '', pool.status?.lastUpdated ?? ''];
   for (const claim of claims) out.push(claim.created, claim.deletionTimestamp ?? '');
   return out;
 }
@@ -149,7 +150,7 @@ function runPlan(req: ParsedComposite, inputs: PoolInputs): CompositeSyncRespons
     ranges: config.ranges,
     problems: [...decision.problems, ...outOfRange(plan), ...finalizing],
     ...holdPart(decision.holdMessage),
-    timestamps: timestamps(pool, claims, observed.addresses.map((o) => o.created)),
+    timestamps: timestamps(pool, claims),
     oldConditions: status.conditions ?? [],
     notReadyReason: decision.notReadyReason,
   });

@@ -5,7 +5,7 @@
 // then the pool's own `status.indexes` (what the last sync committed), then the address a claim
 // already reports in its status. An address held by any of them is never handed to another claim
 // and never moved; an address whose object still exists is not reused until the object is gone.
-import { addressFromName, ipAddressName, parseAddress, type Address } from '../../domain/ipam/address.js';
+import { addressFromName, addressKey, ipAddressName, parseAddress, type Address } from '../../domain/ipam/address.js';
 import { AddressBook, ScatterCursor, SequentialCursor, type Allocation } from '../../domain/ipam/allocator.js';
 import { findRange, type AddressRange } from '../../domain/ipam/ranges.js';
 import { ClaimError, Kind, type AllocationStrategy } from '../../domain/ipam/types.js';
@@ -51,7 +51,7 @@ export interface Plan {
   readonly failures: readonly ClaimFailure[];
   /** Observed children that are not kept (released, duplicates): Metacontroller deletes them. */
   readonly released: readonly ObservedAddress[];
-  /** Used or reserved addresses inside spec.pools. */
+  /** Held or pre-allocated addresses inside spec.pools (released objects count as free). */
   readonly usedInRanges: number;
 }
 
@@ -195,6 +195,13 @@ function compareHolds(a: Hold, b: Hold): number {
   return ka < kb ? -1 : 1;
 }
 
+function countInside(input: PlanInput, holds: Iterable<Hold>): number {
+  const keys = new Set<bigint>();
+  const addresses = [...[...holds].map((hold) => hold.address), ...input.preAllocations.values()];
+  for (const address of addresses) if (findRange(input.ranges, address) !== undefined) keys.add(addressKey(address));
+  return keys.size;
+}
+
 /** The allocation for one pool sync. Deterministic: same input, same plan. */
 export function planPool(input: PlanInput): Plan {
   const book = new AddressBook((address) => ipAddressName(input.namePrefix, address));
@@ -214,6 +221,6 @@ export function planPool(input: PlanInput): Plan {
     holds: [...memory.holds.values()].sort(compareHolds),
     failures: allocator.failures,
     released: memory.released,
-    usedInRanges: book.countInside(input.ranges),
+    usedInRanges: countInside(input, memory.holds.values()),
   };
 }
