@@ -11,8 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KObject } from '../../domain/k8s.js';
 import {
+  ADMISSION_POLICY,
   CRD_DIR,
   EXAMPLES_DIR,
+  FIXTURE_NAMESPACE,
   exampleFiles,
   fullFirmwareSettings,
   fullHardwareData,
@@ -87,10 +89,31 @@ beforeAll(async () => {
   plane = await controlPlane();
   await mustKubectl(['apply', '--server-side', '--force-conflicts', '--field-manager', 'ironhook-e2e', '-f', CRD_DIR]);
   await mustKubectl(['wait', '--for', 'condition=Established', '--timeout', '60s', '-f', CRD_DIR]);
-  await mustKubectl(['apply', '-f', '-'], asJSON({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } }));
+  for (const name of [NAMESPACE, FIXTURE_NAMESPACE]) {
+    await mustKubectl(['apply', '-f', '-'], asJSON({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
+  }
   // Leftovers of an earlier run against the same API server (nothing puts finalizers on them here).
   await mustKubectl(['delete', '-n', NAMESPACE, 'baremetalhosts.metal3.io,hostoperations.ironhook.dev', '--all']);
+  await applyAdmissionPolicy();
 });
+
+/**
+ * Applies the optional admission policy and waits until the API server enforces it (policies
+ * are picked up asynchronously): polls with a known-bad host, bounded by a deadline.
+ */
+async function applyAdmissionPolicy(): Promise<void> {
+  await mustKubectl(['apply', '-f', ADMISSION_POLICY]);
+  const probe = join(EXAMPLES_DIR, 'invalid', 'annotation-inspect-unknown-value.yaml');
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const result = await kubectl(['create', '--dry-run=server', '-n', NAMESPACE, '-f', probe]);
+    if (result.stderr.includes('ValidatingAdmissionPolicy')) {
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error('the admission policy was not enforced within 60 s');
+}
 
 afterAll(async () => {
   await plane?.stop();
@@ -128,7 +151,7 @@ describe('valid manifests are accepted unchanged', () => {
   ];
 
   it.each(fixtures)('fixture %s', async (_name, object) => {
-    const result = await kubectl(['create', '--dry-run=server', '-f', '-'], asJSON(namespaced(object)));
+    const result = await kubectl(['create', '--dry-run=server', '-f', '-'], asJSON(object));
     expect(result.stderr).toBe('');
   });
 });

@@ -26,6 +26,7 @@ import type {
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CRD_DIR = join(ROOT, 'manifests', 'crds');
 export const EXAMPLES_DIR = join(ROOT, 'examples');
+export const ADMISSION_POLICY = join(EXAMPLES_DIR, 'admission', 'baremetalhost-metadata-policy.yaml');
 
 /** An OpenAPI v3 schema node as CRDs use it (structural subset plus the x-kubernetes extensions). */
 export interface SchemaNode {
@@ -92,9 +93,12 @@ export interface LoadedCrd {
   schema: SchemaNode;
 }
 
-/** All documents of a YAML file (empty documents dropped). */
+/**
+ * All documents of a YAML file (empty documents dropped), read as YAML 1.1 like kubectl does, so
+ * an unquoted off or yes is a boolean here too.
+ */
 export function readManifests(path: string): KObject[] {
-  return parseAllDocuments(readFileSync(path, 'utf8'))
+  return parseAllDocuments(readFileSync(path, 'utf8'), { version: '1.1' })
     .map((doc) => doc.toJS() as KObject | null)
     .filter((doc): doc is KObject => doc !== null);
 }
@@ -206,7 +210,8 @@ export function schemaErrors(loaded: LoadedCrd, object: unknown, closed = true):
 
 export interface InvalidCase {
   file: string;
-  layer: 'schema' | 'cel';
+  /** schema: OpenAPI; cel: x-kubernetes-validations; policy: the admission policy in examples/admission. */
+  layer: 'schema' | 'cel' | 'policy';
   expect: string;
 }
 
@@ -243,6 +248,8 @@ export function rulesOf(schema: SchemaNode): { path: string; rule: ValidationRul
 // schemas, and the e2e tests send them to a real API server (so they also satisfy the CEL rules).
 
 const T = '2026-11-29T10:00:00Z';
+/** The namespace of every fixture object and of the Secrets they reference. */
+export const FIXTURE_NAMESPACE = 'metal3';
 const HOST_UID = '2b0c8a4e-5f1d-4c3b-8a9e-7d6f5e4c3b2a';
 
 const fullHints: RootDeviceHints = {
@@ -342,8 +349,8 @@ const fullStatus: BareMetalHostStatus = {
     firmware: { virtualizationEnabled: true, sriovEnabled: false, simultaneousMultithreadingEnabled: true },
     customDeploy: { method: 'install_coreos' },
   },
-  goodCredentials: { credentials: { name: 'compute-7-bmc-secret', namespace: 'default' }, credentialsVersion: '4711' },
-  triedCredentials: { credentials: { name: 'compute-7-bmc-secret', namespace: 'default' }, credentialsVersion: '4711' },
+  goodCredentials: { credentials: { name: 'compute-7-bmc-secret', namespace: FIXTURE_NAMESPACE }, credentialsVersion: '4711' },
+  triedCredentials: { credentials: { name: 'compute-7-bmc-secret', namespace: FIXTURE_NAMESPACE }, credentialsVersion: '4711' },
   poweredOn: true,
   operationHistory: {
     register: { start: T, end: T },
@@ -362,7 +369,7 @@ const fullStatus: BareMetalHostStatus = {
 export const fullHost: BareMetalHost = {
   apiVersion: 'metal3.io/v1alpha1',
   kind: 'BareMetalHost',
-  metadata: { name: 'compute-7' },
+  metadata: { name: 'compute-7', namespace: FIXTURE_NAMESPACE },
   spec: {
     online: true,
     bmc,
@@ -371,16 +378,16 @@ export const fullHost: BareMetalHost = {
     consumerRef: {
       apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
       kind: 'Metal3Machine',
-      namespace: 'default',
+      namespace: FIXTURE_NAMESPACE,
       name: 'md-0-abcde',
       uid: HOST_UID,
       resourceVersion: '1234',
       fieldPath: 'spec',
     },
     image: { url: 'oci://quay.io/example/os:9.6', checksum: '', checksumType: 'auto', format: 'raw', ociAuthSecretName: 'pull-secret' },
-    userData: { name: 'compute-7-user-data', namespace: 'default' },
-    networkData: { name: 'compute-7-network-data', namespace: 'default' },
-    metaData: { name: 'compute-7-meta-data', namespace: 'default' },
+    userData: { name: 'compute-7-user-data', namespace: FIXTURE_NAMESPACE },
+    networkData: { name: 'compute-7-network-data', namespace: FIXTURE_NAMESPACE },
+    metaData: { name: 'compute-7-meta-data', namespace: FIXTURE_NAMESPACE },
     preprovisioningNetworkDataName: 'compute-7-ramdisk-network',
     externallyProvisioned: false,
     automatedCleaningMode: 'disabled',
@@ -399,7 +406,7 @@ export const fullHost: BareMetalHost = {
 /** The software RAID variant (hardware and software RAID are exclusive). */
 export const softwareRaidHost: BareMetalHost = {
   ...fullHost,
-  metadata: { name: 'compute-8' },
+  metadata: { name: 'compute-8', namespace: FIXTURE_NAMESPACE },
   spec: { ...fullHost.spec, rootDeviceHints: { deviceName: '/dev/sda' }, raid: softwareRaid },
   status: {
     ...fullStatus,
@@ -429,7 +436,7 @@ const operationStatus: HostOperationStatus = {
   delayReason: 'provisioning limit of 20 hosts reached',
   result: {
     poweredOn: true,
-    credentials: { name: 'compute-7-bmc-secret', namespace: 'default', credentialsVersion: '4711' },
+    credentials: { name: 'compute-7-bmc-secret', namespace: FIXTURE_NAMESPACE, credentialsVersion: '4711' },
     provisioningID: 'a2d4b6c8-0000-4000-8000-00000000c0de',
     hardware: fullHardware,
     hardwareProfile: 'unknown',
@@ -440,7 +447,7 @@ function operation(action: Action, parameters: RequestParametersOf): HostOperati
   return {
     apiVersion: 'ironhook.dev/v1alpha1',
     kind: 'HostOperation',
-    metadata: { name: `compute-7-${action.toLowerCase()}-9` },
+    metadata: { name: `compute-7-${action.toLowerCase()}-9`, namespace: FIXTURE_NAMESPACE },
     spec: { ...operationBase, action, ...parameters },
     status: operationStatus,
   };
@@ -456,9 +463,9 @@ export const fullOperations: HostOperation[] = [
     provision: {
       image: { url: 'http://172.22.0.1/images/os.qcow2', checksum: 'abc', checksumType: 'sha256', format: 'qcow2', ociAuthSecretName: '' },
       customDeploy: { method: 'install_coreos' },
-      userData: { name: 'compute-7-user-data', namespace: 'default' },
-      networkData: { name: 'compute-7-network-data', namespace: 'default' },
-      metaData: { name: 'compute-7-meta-data', namespace: 'default' },
+      userData: { name: 'compute-7-user-data', namespace: FIXTURE_NAMESPACE },
+      networkData: { name: 'compute-7-network-data', namespace: FIXTURE_NAMESPACE },
+      metaData: { name: 'compute-7-meta-data', namespace: FIXTURE_NAMESPACE },
       preprovisioningNetworkDataName: 'compute-7-ramdisk-network',
       rootDeviceHints: fullHints,
       raid: hardwareRaid,
@@ -474,14 +481,14 @@ export const fullOperations: HostOperation[] = [
 export const fullMonitor: BMCMonitor = {
   apiVersion: 'ironhook.dev/v1alpha1',
   kind: 'BMCMonitor',
-  metadata: { name: 'compute-7' },
+  metadata: { name: 'compute-7', namespace: FIXTURE_NAMESPACE },
   spec: { host: { name: 'compute-7', uid: HOST_UID }, bmc, intervalSeconds: 60 },
   status: {
     observedTime: T,
     changedTime: T,
     poweredOn: true,
     reachable: false,
-    credentials: { name: 'compute-7-bmc-secret', namespace: 'default', credentialsVersion: '4711' },
+    credentials: { name: 'compute-7-bmc-secret', namespace: FIXTURE_NAMESPACE, credentialsVersion: '4711' },
     error: { kind: 'Transient', reason: 'BMCUnreachable', message: 'connection refused' },
   },
 };
@@ -489,7 +496,7 @@ export const fullMonitor: BMCMonitor = {
 export const fullHardwareData: TypedObject<{ hardware: HardwareDetails }, never> = {
   apiVersion: 'metal3.io/v1alpha1',
   kind: 'HardwareData',
-  metadata: { name: 'compute-7' },
+  metadata: { name: 'compute-7', namespace: FIXTURE_NAMESPACE },
   spec: { hardware: fullHardware },
 };
 
@@ -503,10 +510,10 @@ interface HostFirmwareSettingsStatus {
 export const fullFirmwareSettings: TypedObject<{ settings: Record<string, string | number> }, HostFirmwareSettingsStatus> = {
   apiVersion: 'metal3.io/v1alpha1',
   kind: 'HostFirmwareSettings',
-  metadata: { name: 'compute-7' },
+  metadata: { name: 'compute-7', namespace: FIXTURE_NAMESPACE },
   spec: { settings: { ProcVirtualization: 'Enabled', NumLock: 'Off', MemFrequency: 3200 } },
   status: {
-    schema: { name: 'schema-2f8e6b1c', namespace: 'default' },
+    schema: { name: 'schema-2f8e6b1c', namespace: FIXTURE_NAMESPACE },
     settings: { ProcVirtualization: 'Disabled', NumLock: 'On', MemFrequency: '3200' },
     lastUpdated: T,
     conditions: [{ type: 'Valid', status: 'True', reason: 'Success', message: '', lastTransitionTime: T, observedGeneration: 2 }],

@@ -12,6 +12,7 @@ import {
   schemaErrors,
   walkSchema,
 } from '../support/crds.js';
+import type { KObject } from '../../domain/k8s.js';
 import type { LoadedCrd, PrinterColumn, SchemaNode } from '../support/crds.js';
 
 const crds = loadCrds();
@@ -157,6 +158,13 @@ describe('printer columns', () => {
   });
 });
 
+/** Annotation keys whose YAML value is not a string (e.g. an unquoted off, true or 1). */
+function nonStringAnnotations(object: KObject): string[] {
+  return Object.entries(object.metadata.annotations ?? {})
+    .filter(([, value]) => typeof value !== 'string')
+    .map(([key]) => key);
+}
+
 /** The examples of one folder, each object paired with the CRD of its kind (other kinds skipped). */
 function examplesOf(folder: string): [string, LoadedCrd, unknown][] {
   return exampleFiles(folder).flatMap((path) =>
@@ -169,6 +177,7 @@ function examplesOf(folder: string): [string, LoadedCrd, unknown][] {
 describe('examples', () => {
   it.each([...examplesOf('seed'), ...examplesOf('upstream')])('%s validates against its CRD schema', (_name, loaded, object) => {
     expect(schemaErrors(loaded, object)).toEqual([]);
+    expect(nonStringAnnotations(object as KObject)).toEqual([]);
   });
 
   it('the seed is server-01 on ipmi://192.168.1.13 with its credentials Secret, powered off', () => {
@@ -204,19 +213,20 @@ describe('invalid examples', () => {
     const objects = readManifests(join(EXAMPLES_DIR, 'invalid', file));
     expect(objects).toHaveLength(1);
     expect(crds.map((x) => x.crd.spec.names.kind)).toContain(objects[0]!.kind);
+    expect(nonStringAnnotations(objects[0]!)).toEqual([]);
     expect(c.expect.length).toBeGreaterThan(10);
-    expect(['schema', 'cel']).toContain(c.layer);
+    expect(['schema', 'cel', 'policy']).toContain(c.layer);
   });
 
-  // A cel case must be valid OpenAPI-wise, so the e2e rejection is the rule it is meant to hit;
-  // a schema case must already fail the OpenAPI schema.
+  // A cel or policy case must be valid OpenAPI-wise, so the e2e rejection is the rule it is meant
+  // to hit; a schema case must already fail the OpenAPI schema.
   it.each(cases.map((c) => [c.file, c] as const))('%s fails exactly at its layer', (file, c) => {
     const [object] = readManifests(join(EXAMPLES_DIR, 'invalid', file));
     const errors = schemaErrors(crdByKind(crds, object!.kind), object);
-    if (c.layer === 'cel') {
-      expect(errors).toEqual([]);
-    } else {
+    if (c.layer === 'schema') {
       expect(errors).not.toEqual([]);
+    } else {
+      expect(errors).toEqual([]);
     }
   });
 });
