@@ -43,6 +43,21 @@ export const registrationRows: Row[] = [
     expect: { finalized: true, children: [] },
   },
   {
+    name: 'new host with the status annotation (moved from another cluster): status restored, annotation consumed',
+    from: S.None,
+    given: host().annotate(
+      'baremetalhost.metal3.io/status',
+      JSON.stringify({ operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: true, lastUpdated: T0, provisioning: { state: 'provisioned', ID: 'moved', image: { url: 'http://127.0.0.1/os.qcow2' } }, goodCredentials: { credentials: { name: 'server-01-bmc-secret', namespace: 'metal3' }, credentialsVersion: '1' } }),
+    ).spec({ online: true, image: { url: 'http://127.0.0.1/os.qcow2', checksum: 'abc' } }).monitor(monitorOn),
+    expect: { state: S.Provisioned, request: null, consumed: ['baremetalhost.metal3.io/status'], status: { provisioning: { ID: 'moved' } } },
+  },
+  {
+    name: 'hardware details annotation with inspection disabled: folded into status.hardware and HardwareData',
+    from: S.Preparing,
+    given: host().spec({ inspectionMode: 'disabled' }).annotate('inspect.metal3.io/hardwaredetails', JSON.stringify({ cpu: { arch: 'aarch64' } })).inState(S.Preparing).monitor(monitorOff),
+    expect: { state: S.Available, status: { hardware: { cpu: { arch: 'aarch64' } } }, consumed: ['inspect.metal3.io/hardwaredetails'], children: ['BMCMonitor', 'HardwareData', 'HostFirmwareSettings'] },
+  },
+  {
     name: 'unmanaged host still without BMC: slow poll',
     from: S.Unmanaged,
     given: host().withoutBMC().inState(S.Unmanaged, { operationalStatus: 'discovered', ...unregistered }),

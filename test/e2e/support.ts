@@ -1,0 +1,140 @@
+// Shared e2e helpers: one environment per test file, one namespace per test, and a stand-in
+// for the driver pool that writes request outcomes the way the pool will.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kubectlApply, startEnvironment } from '../support/environment.js';
+import type { Environment } from '../support/environment.js';
+import { waitFor } from '../support/processes.js';
+
+export interface Cluster {
+  env: Environment;
+  dir: string;
+  close(): Promise<void>;
+}
+
+export async function openCluster(): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'ironhook-e2e-'));
+  const env = await startEnvironment({ dir });
+  return {
+    env,
+    dir,
+    close: async () => {
+      await env.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let namespaceCounter = 0;
+
+export async function createNamespace(env: Environment, prefix: string): Promise<string> {
+  namespaceCounter += 1;
+  const name = `${prefix}-${String(process.pid)}-${String(namespaceCounter)}`;
+  await env.kubectl('create', 'namespace', name);
+  return name;
+}
+
+export async function apply(env: Environment, yaml: string, namespace?: string): Promise<void> {
+  const result = await kubectlApply(env.kubeconfig, yaml, namespace === undefined ? [] : ['-n', namespace]);
+  if (result.code !== 0) {
+    throw new Error(`apply failed: ${result.stderr}`);
+  }
+}
+
+export async function getJSON<T = Record<string, unknown>>(env: Environment, namespace: string, ...what: string[]): Promise<T> {
+  return JSON.parse(await env.kubectl('get', ...what, '-n', namespace, '-o', 'json')) as T;
+}
+
+export interface HostView {
+  metadata: { name: string; annotations?: Record<string, string>; finalizers?: string[] };
+  status?: {
+    operationalStatus?: string;
+    errorType?: string;
+    errorMessage?: string;
+    poweredOn?: boolean;
+    provisioning?: { state?: string };
+    ironhook?: { request?: { name: string; action: string; sequence: number; phase: string } };
+    conditions?: { type: string; status: string; message: string }[];
+  };
+}
+
+export interface OperationView {
+  metadata: { name: string };
+  spec: { action: string; sequence: number };
+  status?: { phase?: string };
+}
+
+export async function host(env: Environment, namespace: string, name: string): Promise<HostView> {
+  return getJSON<HostView>(env, namespace, 'baremetalhost', name);
+}
+
+export async function operations(env: Environment, namespace: string): Promise<OperationView[]> {
+  const list = await getJSON<{ items: OperationView[] }>(env, namespace, 'hostoperations');
+  return list.items.sort((a, b) => a.spec.sequence - b.spec.sequence);
+}
+
+export interface HostCheck {
+  what: string;
+  check: (view: HostView) => boolean;
+}
+
+/** Wait until the host satisfies `condition.check`. */
+export async function waitForHost(env: Environment, namespace: string, name: string, condition: HostCheck): Promise<HostView> {
+  let last: HostView | undefined;
+  await waitFor(
+    `${name}: ${condition.what}`,
+    async () => {
+      last = await host(env, namespace, name);
+      return condition.check(last);
+    },
+    60_000,
+    250,
+  );
+  if (last === undefined) {
+    throw new Error('unreachable');
+  }
+  return last;
+}
+
+export async function waitForState(env: Environment, namespace: string, name: string, state: string): Promise<HostView> {
+  return waitForHost(env, namespace, name, { what: `state "${state}"`, check: (view) => view.status?.provisioning?.state === state });
+}
+
+/** Wait for the current request of `action` and return its name. */
+export async function waitForRequest(env: Environment, namespace: string, action: string): Promise<string> {
+  let found = '';
+  await waitFor(
+    `a ${action} request in ${namespace}`,
+    async () => {
+      const items = await operations(env, namespace);
+      const current = items.at(-1);
+      found = current?.spec.action === action ? current.metadata.name : '';
+      return found !== '';
+    },
+    60_000,
+    250,
+  );
+  return found;
+}
+
+const NOW = (): string => new Date().toISOString().replace(/\.\d{3}Z$/u, 'Z');
+
+/** Write a request's status the way the driver pool does (status subresource, merge patch). */
+export async function report(env: Environment, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
+  await env.kubectl('patch', 'hostoperation', name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status }));
+}
+
+export async function succeed(env: Environment, namespace: string, name: string, result: Record<string, unknown> = {}): Promise<void> {
+  const now = NOW();
+  await report(env, namespace, name, { phase: 'Succeeded', startTime: now, completionTime: now, result });
+}
+
+export async function start(env: Environment, namespace: string, name: string, message = 'working'): Promise<void> {
+  await report(env, namespace, name, { phase: 'Running', startTime: NOW(), message });
+}
+
+export async function monitor(env: Environment, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
+  const now = NOW();
+  await env.kubectl('patch', 'bmcmonitor', name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { observedTime: now, changedTime: now, reachable: true, ...status } }));
+}

@@ -1,0 +1,157 @@
+// The whole local environment: control plane, Ironhook's CRDs and controller objects, the hook
+// server and a real Metacontroller, all on 127.0.0.1. Backs the e2e tests and `npm run env:up`.
+import { execFile } from 'node:child_process';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startControlPlane } from './controlplane.js';
+import type { ControlPlane } from './controlplane.js';
+import { binary, freePort, startProcess, stopProcess, waitFor } from './processes.js';
+import type { StartedProcess } from './processes.js';
+
+const run = promisify(execFile);
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LOCAL_HOOK_BASE = 'http://127.0.0.1:8080';
+
+export interface Environment {
+  controlPlane: ControlPlane;
+  kubeconfig: string;
+  hookPort: number;
+  processes: StartedProcess[];
+  kubectl(...args: string[]): Promise<string>;
+  /** kubectl that resolves to {code, stdout, stderr} instead of throwing on a non-zero exit. */
+  kubectlResult(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  restartHooks(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface EnvironmentOptions {
+  dir: string;
+  detached?: boolean;
+  hookPort?: number;
+  /** Extra controller manifests (YAML text) to apply after Ironhook's own. */
+  hookEnv?: NodeJS.ProcessEnv;
+}
+
+async function kubectlIn(kubeconfig: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = run(binary('kubectl'), ['--kubeconfig', kubeconfig, ...args], { maxBuffer: 64 * 1024 * 1024 });
+  if (input !== undefined) {
+    child.child.stdin?.end(input);
+  }
+  try {
+    const { stdout, stderr } = await child;
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof failure.code === 'number' ? failure.code : 1, stdout: failure.stdout ?? '', stderr: failure.stderr ?? '' };
+  }
+}
+
+/** The Metacontroller module directory in the Go module cache (it carries its CRDs). */
+async function metacontrollerModuleDir(): Promise<string> {
+  const { stdout } = await run('go', ['list', '-m', '-f', '{{with .Replace}}{{.Dir}}{{else}}{{.Dir}}{{end}}', 'metacontroller'], { cwd: join(REPO_ROOT, 'tools', 'metacontroller') });
+  return stdout.trim();
+}
+
+/** Ironhook's controller objects with the hook URLs pointed at this environment's hook server. */
+export function controllerManifests(hookPort: number): string {
+  const dir = join(REPO_ROOT, 'manifests', 'controllers');
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.yaml'))
+    .sort()
+    .map((name) => readFileSync(join(dir, name), 'utf8').replaceAll(LOCAL_HOOK_BASE, `http://127.0.0.1:${String(hookPort)}`))
+    .join('\n---\n');
+}
+
+function startHooks(dir: string, port: number, options: EnvironmentOptions): StartedProcess {
+  return startProcess({
+    name: 'hooks',
+    command: process.execPath,
+    args: ['--import', 'tsx', join(REPO_ROOT, 'hooks', 'main.ts')],
+    cwd: REPO_ROOT,
+    env: { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_SECONDS: '0', ...options.hookEnv },
+    logDir: join(dir, 'logs'),
+    detached: options.detached === true,
+  });
+}
+
+async function startMetacontroller(dir: string, kubeconfig: string, detached: boolean): Promise<StartedProcess> {
+  const [metrics, health] = [await freePort(), await freePort()];
+  const started = startProcess({
+    name: 'metacontroller',
+    command: binary('metacontroller'),
+    args: [
+      `--kubeconfig=${kubeconfig}`,
+      '--zap-log-level=4',
+      '--discovery-interval=2s',
+      '--workers=5',
+      `--metrics-address=127.0.0.1:${String(metrics)}`,
+      `--health-probe-bind-address=127.0.0.1:${String(health)}`,
+    ],
+    logDir: join(dir, 'logs'),
+    detached,
+  });
+  await waitFor('metacontroller /readyz', async () => (await fetch(`http://127.0.0.1:${String(health)}/readyz`)).ok, 60_000);
+  return started;
+}
+
+async function applyOrThrow(kubeconfig: string, args: string[], input?: string): Promise<void> {
+  const result = await kubectlIn(kubeconfig, args, input);
+  if (result.code !== 0) {
+    throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`);
+  }
+}
+
+async function installDefinitions(kubeconfig: string): Promise<void> {
+  const metacontrollerCRDs = join(await metacontrollerModuleDir(), 'manifests', 'production', 'metacontroller-crds-v1.yaml');
+  await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', metacontrollerCRDs]);
+  await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests', 'crds')]);
+  await applyOrThrow(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+}
+
+export async function startEnvironment(options: EnvironmentOptions): Promise<Environment> {
+  const detached = options.detached === true;
+  const controlPlane = await startControlPlane({ dir: options.dir, detached });
+  const { kubeconfig } = controlPlane;
+  const processes: StartedProcess[] = [...controlPlane.processes];
+  const stop = async (): Promise<void> => {
+    for (const started of [...processes].reverse()) {
+      await stopProcess(started.pid);
+    }
+  };
+  try {
+    await installDefinitions(kubeconfig);
+    const hookPort = options.hookPort ?? (await freePort());
+    let hooks = startHooks(options.dir, hookPort, options);
+    processes.push(hooks);
+    await waitFor('hook server /readyz', async () => (await fetch(`http://127.0.0.1:${String(hookPort)}/readyz`)).ok, 60_000);
+    processes.push(await startMetacontroller(options.dir, kubeconfig, detached));
+    await applyOrThrow(kubeconfig, ['apply', '-f', '-'], controllerManifests(hookPort));
+    writeFileSync(join(options.dir, 'pids.json'), JSON.stringify(processes, null, 2));
+    const restartHooks = async (): Promise<void> => {
+      await stopProcess(hooks.pid);
+      const index = processes.indexOf(hooks);
+      hooks = startHooks(options.dir, hookPort, options);
+      processes.splice(index, 1, hooks);
+      await waitFor('hook server /readyz after restart', async () => (await fetch(`http://127.0.0.1:${String(hookPort)}/readyz`)).ok, 60_000);
+    };
+    const kubectlResult = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => kubectlIn(kubeconfig, args);
+    const kubectl = async (...args: string[]): Promise<string> => {
+      const result = await kubectlIn(kubeconfig, args);
+      if (result.code !== 0) {
+        throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}): ${result.stderr}`);
+      }
+      return result.stdout;
+    };
+    return { controlPlane, kubeconfig, hookPort, processes, kubectl, kubectlResult, restartHooks, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** kubectl with stdin, for applying generated manifests. */
+export async function kubectlApply(kubeconfig: string, yaml: string, extra: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+  return kubectlIn(kubeconfig, ['apply', ...extra, '-f', '-'], yaml);
+}

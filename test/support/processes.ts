@@ -1,0 +1,112 @@
+// Local processes for tests and the demo environment: started on 127.0.0.1, logged to files,
+// stopped by PID. Used by test/support/controlplane.ts and scripts/env.ts.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const CACHE_DIR = process.env.IRONHOOK_CACHE ?? join(homedir(), '.cache', 'ironhook');
+export const BIN_DIR = join(CACHE_DIR, 'bin');
+
+export function binary(name: string): string {
+  return join(BIN_DIR, name);
+}
+
+/** A free TCP port on 127.0.0.1 (the OS picks; the port is released before it is used). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => {
+        resolve(port);
+      });
+    });
+  });
+}
+
+export interface StartedProcess {
+  name: string;
+  pid: number;
+  log: string;
+}
+
+export interface StartOptions {
+  name: string;
+  command: string;
+  args: string[];
+  logDir: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Leave the process running after this Node process exits (scripts/env.ts). */
+  detached?: boolean;
+}
+
+/** Start a process with stdout and stderr appended to `<logDir>/<name>.log`. */
+export function startProcess(options: StartOptions): StartedProcess {
+  const log = join(options.logDir, `${options.name}.log`);
+  const fd = openSync(log, 'a');
+  const child = spawn(options.command, options.args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', fd, fd],
+    detached: options.detached === true,
+  });
+  closeSync(fd);
+  if (child.pid === undefined) {
+    throw new Error(`could not start ${options.name} (${options.command})`);
+  }
+  if (options.detached === true) {
+    child.unref();
+  }
+  return { name: options.name, pid: child.pid, log };
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const delay = async (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+export async function stopProcess(pid: number, graceMs = 10_000): Promise<void> {
+  if (!isAlive(pid)) {
+    return;
+  }
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) {
+    await delay(50);
+  }
+  if (isAlive(pid)) {
+    process.kill(pid, 'SIGKILL');
+  }
+}
+
+/** Poll `probe` every `intervalMs` until it returns true, or fail after `timeoutMs` with `what`. */
+export async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 60_000, intervalMs = 200): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = '';
+  while (Date.now() < deadline) {
+    try {
+      if (await probe()) {
+        return;
+      }
+    } catch (error) {
+      lastError = error instanceof Error ? error.message : String(error);
+    }
+    await delay(intervalMs);
+  }
+  throw new Error(`timed out after ${String(timeoutMs)} ms waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}`);
+}
