@@ -1,0 +1,88 @@
+// The one interface every BMC driver implements (DESIGN.md §4). The pool picks an
+// implementation by the address's driver family (domain/bmc scheme registry).
+import type { HardwareDetails } from '../../domain/baremetalhost.js';
+import type { ParsedBMCAddress } from '../../domain/bmc/index.js';
+import type { ErrorKind } from '../../domain/operations.js';
+
+export interface BMCCredentials {
+  username: string;
+  password: string;
+}
+
+export interface BMCConnectionOptions {
+  address: ParsedBMCAddress;
+  credentials: BMCCredentials;
+  /** Skip TLS verification (spec.bmc.disableCertificateVerification); off by default. */
+  disableCertificateVerification: boolean;
+  /** PEM bundle to trust for this BMC, when it has a private CA. */
+  caBundle?: string;
+  /** Upper bound for one BMC call, connect to last byte. */
+  timeoutMs: number;
+}
+
+export type PowerState = 'on' | 'off';
+
+export type PowerAction =
+  | 'on'
+  | 'off' // hard: Redfish ForceOff, IPMI power off
+  | 'soft-off' // Redfish GracefulShutdown, IPMI power soft
+  | 'reboot' // hard: off, wait, on
+  | 'soft-reboot';
+
+export type BootDevice = 'pxe' | 'disk' | 'cdrom' | 'bios' | 'uefi-http';
+
+export interface BootOptions {
+  device: BootDevice;
+  /** Continuous (true) or once (false). */
+  persistent: boolean;
+  mode: 'UEFI' | 'legacy';
+  /** For uefi-http. */
+  httpBootURI?: string;
+}
+
+export interface VirtualMediaState {
+  inserted: boolean;
+  image?: string;
+}
+
+export interface BMCCheck {
+  reachable: boolean;
+  authenticated: boolean;
+  powerState?: PowerState;
+  /** What the BMC says it is (Redfish: Manufacturer/Model/FirmwareVersion; IPMI: mc info). */
+  identity: Record<string, string>;
+  /** Capabilities the BMC reported that the scheme needs, and which are missing. */
+  missing: string[];
+}
+
+export interface BMCDriver {
+  readonly family: 'redfish' | 'ipmi' | 'idrac';
+  check(): Promise<BMCCheck>;
+  getPower(): Promise<PowerState>;
+  /** Returns once the BMC accepted the command; callers wait for the state with waitForPower. */
+  setPower(action: PowerAction): Promise<void>;
+  setBootDevice(options: BootOptions): Promise<void>;
+  insertVirtualMedia(url: string): Promise<void>;
+  ejectVirtualMedia(): Promise<void>;
+  getVirtualMedia(): Promise<VirtualMediaState>;
+  /** Out-of-band inventory in the shape of status.hardware. */
+  inventory(): Promise<HardwareDetails>;
+  /** Release sessions and connections. */
+  close(): Promise<void>;
+}
+
+/** Every driver failure is one of these: transient ones are retried, permanent ones are not. */
+export class BMCError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    /** CamelCase and stable, e.g. BMCUnreachable, CredentialsInvalid, Timeout, Unsupported. */
+    readonly reason: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'BMCError';
+  }
+}
+
+export type BMCDriverFactory = (options: BMCConnectionOptions) => BMCDriver;
