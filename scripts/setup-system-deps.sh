@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian and PyPI packages the integration and e2e tests run against, when
+# missing: ipmitool and OpenIPMI's ipmi_sim (real IPMI peers), python3-sushy and redfishtool
+# (real Redfish clients that cross-check our emulator), and sushy-tools from PyPI (the Redfish
+# emulator Metal3 uses) in a venv under the cache. Idempotent; quiet when everything is there.
+set -euo pipefail
+
+CACHE="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}"
+VENV="$CACHE/venv"
+APT_PACKAGES=(ipmitool openipmi python3-sushy redfishtool openssl)
+PIP_PACKAGES=(sushy-tools)
+
+log() { printf '[setup-system-deps] %s\n' "$*" >&2; }
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x "$VENV/bin/sushy-emulator" ]; then
+  log "installing ${PIP_PACKAGES[*]} into $VENV"
+  mkdir -p "$CACHE"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PIP_PACKAGES[@]}"
+fi
