@@ -2,11 +2,12 @@
 // budget), the examples and full fixtures are accepted unchanged, every invalid example is
 // rejected with its expected message, and the update rules (transition rules) hold.
 //
-// The control plane comes from test/support/controlplane.ts; set IRONHOOK_E2E_KUBECONFIG to run
-// against an API server that is already up instead (nothing is started or stopped then).
+// The control plane comes from test/support/controlplane.ts (etcd and kube-apiserver on
+// 127.0.0.1); set IRONHOOK_E2E_KUBECONFIG to run against an API server that is already up
+// instead (nothing is started or stopped then).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KObject } from '../../domain/k8s.js';
@@ -24,6 +25,8 @@ import {
   invalidCases,
   softwareRaidHost,
 } from '../support/crds.js';
+import { startControlPlane } from '../support/controlplane.js';
+import { binary } from '../support/processes.js';
 
 interface ControlPlane {
   kubeconfig: string;
@@ -31,17 +34,15 @@ interface ControlPlane {
 }
 
 const NAMESPACE = 'ironhook-validation';
-const KUBECTL = join(process.env.IRONHOOK_CACHE ?? join(homedir(), '.cache', 'ironhook'), 'bin', 'kubectl');
+const KUBECTL = binary('kubectl');
 
-async function controlPlane(): Promise<ControlPlane> {
+async function controlPlane(dir: string): Promise<ControlPlane> {
   const existing = process.env.IRONHOOK_E2E_KUBECONFIG;
   if (existing !== undefined && existing !== '') {
     return { kubeconfig: existing, stop: () => Promise.resolve() };
   }
-  // A variable specifier keeps this file compiling while the harness module is being written.
-  const harness = '../support/controlplane.js';
-  const mod = (await import(harness)) as { startControlPlane(): Promise<ControlPlane> };
-  return mod.startControlPlane();
+  // Validation needs no controllers: without kube-controller-manager the plane starts faster.
+  return startControlPlane({ dir, controllerManager: false });
 }
 
 interface Result {
@@ -51,6 +52,7 @@ interface Result {
 }
 
 let plane: ControlPlane | undefined;
+let workDir = '';
 let cacheDir = '';
 
 /** Runs kubectl against the test API server; `input` goes to stdin. */
@@ -85,8 +87,9 @@ const namespaced = (object: KObject, name?: string): KObject => ({
 });
 
 beforeAll(async () => {
-  cacheDir = mkdtempSync(join(tmpdir(), 'ironhook-kubectl-cache-'));
-  plane = await controlPlane();
+  workDir = mkdtempSync(join(tmpdir(), 'ironhook-validation-'));
+  cacheDir = join(workDir, 'kubectl-cache');
+  plane = await controlPlane(join(workDir, 'plane'));
   await mustKubectl(['apply', '--server-side', '--force-conflicts', '--field-manager', 'ironhook-e2e', '-f', CRD_DIR]);
   await mustKubectl(['wait', '--for', 'condition=Established', '--timeout', '60s', '-f', CRD_DIR]);
   for (const name of [NAMESPACE, FIXTURE_NAMESPACE]) {
@@ -117,7 +120,7 @@ async function applyAdmissionPolicy(): Promise<void> {
 
 afterAll(async () => {
   await plane?.stop();
-  rmSync(cacheDir, { recursive: true, force: true });
+  rmSync(workDir, { recursive: true, force: true });
 });
 
 describe('the CRDs', () => {
