@@ -24,7 +24,7 @@ export interface StandaloneOptions {
 /** Chart.yaml without the metacontroller-helm dependency (other dependencies are kept). */
 export function standaloneChartYaml(text: string): string {
   const doc = parseDocument(text);
-  const deps: unknown = doc.toJS()?.dependencies;
+  const deps: unknown = (doc.toJS() as { dependencies?: unknown } | null)?.dependencies;
   if (!Array.isArray(deps)) return text;
   const kept = deps.filter((d: unknown) => (d as { name?: unknown }).name !== DEPENDENCY_NAME);
   if (kept.length === 0) doc.delete('dependencies');

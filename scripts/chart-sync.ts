@@ -54,7 +54,7 @@ function documentsOf(text: string, name: string): Record<string, unknown>[] {
 /** Every document's metadata must hold only a name, so labels/annotations can be inserted. */
 function requireNameOnlyMetadata(docs: Record<string, unknown>[], name: string): void {
   for (const doc of docs) {
-    const keys = Object.keys((doc.metadata ?? {}) as Record<string, unknown>);
+    const keys = Object.keys(doc.metadata ?? {});
     if (keys.length !== 1 || keys[0] !== 'name') {
       throw new SyncError(`${name}: metadata must contain only "name" (found ${keys.join(', ') || 'nothing'}); extend scripts/chart-sync.ts`);
     }

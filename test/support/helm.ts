@@ -1,0 +1,148 @@
+// The real helm binary (built from Go modules by scripts/setup-test-binaries.sh) driven from
+// tests: lint, template, and parsing of the rendered objects. Nothing here is skipped: when helm
+// cannot be built, or the chart cannot be prepared, preparing throws with the script's output.
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments } from 'yaml';
+import { CHART_DIR, writeStandaloneChart } from '../../scripts/chart-standalone.js';
+import { ROOT } from '../../scripts/chart-sync.js';
+
+const execFileAsync = promisify(execFile);
+
+export const CACHE_DIR = process.env.IRONHOOK_CACHE ?? join(homedir(), '.cache', 'ironhook');
+export const HELM = process.env.HELM ?? join(CACHE_DIR, 'bin', 'helm');
+export const RELEASE = 'ironhook';
+export const NAMESPACE = 'ironhook-system';
+
+/** A rendered Kubernetes object (loosely typed: tests look into any field). */
+export interface RenderedObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [key: string]: unknown;
+}
+
+export interface PreparedChart {
+  /** The chart to lint and render. */
+  dir: string;
+  /** Whether `dir` carries the upstream metacontroller-helm chart in charts/. */
+  withDependency: boolean;
+  /** What scripts/chart-deps.sh reported. */
+  dependencyReport: string;
+}
+
+export interface HelmResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], what: string): { status: number; output: string } {
+  const res = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, HELM }, timeout: 1_200_000 });
+  if (res.error !== undefined) throw new Error(`${what}: ${res.error.message}`);
+  return { status: res.status ?? -1, output: `${res.stdout}${res.stderr}` };
+}
+
+/** Builds helm when it is missing; throws with the setup script's output when that fails. */
+export function ensureHelm(): string {
+  if (existsSync(HELM)) return HELM;
+  const res = run('bash', [join(ROOT, 'scripts', 'setup-test-binaries.sh'), 'helm'], 'scripts/setup-test-binaries.sh helm');
+  if (res.status !== 0 || !existsSync(HELM)) {
+    throw new Error(`helm is required by the chart tests and could not be built at ${HELM}:\n${res.output}`);
+  }
+  return HELM;
+}
+
+/**
+ * Makes the chart renderable: scripts/chart-deps.sh puts the upstream dependency in place; when
+ * it reports the upstream chart unavailable (exit 3), the tests render a copy without that
+ * dependency, which is exactly what a cluster with its own Metacontroller installs.
+ */
+export function prepareChart(): PreparedChart {
+  ensureHelm();
+  const deps = run('bash', [join(ROOT, 'scripts', 'chart-deps.sh')], 'scripts/chart-deps.sh');
+  if (deps.status !== 0 && deps.status !== 3) {
+    throw new Error(`scripts/chart-deps.sh failed (exit ${deps.status}):\n${deps.output}`);
+  }
+  if (deps.status === 0) return { dir: CHART_DIR, withDependency: true, dependencyReport: deps.output };
+  return { dir: scratchChart('ironhook-chart-'), withDependency: false, dependencyReport: deps.output };
+}
+
+const scratchDirs: string[] = [];
+
+/** A standalone copy of the chart in a new temporary folder (removed by removeScratchCharts). */
+function scratchChart(prefix: string): string {
+  const parent = mkdtempSync(join(tmpdir(), prefix));
+  scratchDirs.push(parent);
+  return writeStandaloneChart(join(parent, 'ironhook'), { disableMetacontroller: false });
+}
+
+export function removeScratchCharts(): void {
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Runs helm; never throws on a non-zero exit (the result says). */
+export async function helm(args: string[]): Promise<HelmResult> {
+  try {
+    const { stdout, stderr } = await execFileAsync(HELM, args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, KUBECONFIG: '/dev/null' } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: unknown; stdout?: string; stderr?: string; message: string };
+    if (typeof e.code !== 'number') throw err;
+    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? e.message };
+  }
+}
+
+export interface RenderOptions {
+  /** Values files, relative to the repository root. */
+  values?: string[];
+  /** --set arguments (key=value). */
+  set?: string[];
+  /** --set-string arguments. */
+  setString?: string[];
+  namespace?: string;
+  release?: string;
+}
+
+export function templateArgs(dir: string, options: RenderOptions = {}): string[] {
+  const args = ['template', options.release ?? RELEASE, dir, '--namespace', options.namespace ?? NAMESPACE];
+  for (const file of options.values ?? []) args.push('--values', join(ROOT, file));
+  for (const s of options.set ?? []) args.push('--set', s);
+  for (const s of options.setString ?? []) args.push('--set-string', s);
+  return args;
+}
+
+/** Parses a multi-document YAML stream; throws on any YAML error. */
+export function parseObjects(text: string): RenderedObject[] {
+  const out: RenderedObject[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    if (doc.errors.length > 0) throw new Error(`rendered YAML does not parse: ${doc.errors[0]?.message ?? ''}`);
+    const value: unknown = doc.toJS();
+    if (value !== null && value !== undefined) out.push(value as RenderedObject);
+  }
+  return out;
+}
+
+/** `helm template` and the parsed objects; throws with helm's message when rendering fails. */
+export async function render(dir: string, options: RenderOptions = {}): Promise<RenderedObject[]> {
+  const res = await helm(templateArgs(dir, options));
+  if (res.code !== 0) throw new Error(`helm template failed: ${res.stderr}`);
+  return parseObjects(res.stdout);
+}
+
+/** Renders NOTES.txt (helm template skips it) by wrapping it into a ConfigMap in a scratch copy. */
+export async function renderNotes(options: RenderOptions = {}): Promise<string> {
+  const dir = scratchChart('ironhook-notes-');
+  const notes = readFileSync(join(dir, 'templates', 'NOTES.txt'), 'utf8');
+  const wrapper = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes-under-test\ndata:\n  notes: {{ tpl ${JSON.stringify(notes)} . | quote }}\n`;
+  writeFileSync(join(dir, 'templates', 'zz-notes-under-test.yaml'), wrapper);
+  const res = await helm([...templateArgs(dir, options), '--show-only', 'templates/zz-notes-under-test.yaml']);
+  if (res.code !== 0) throw new Error(`rendering NOTES.txt failed: ${res.stderr}`);
+  const [cm] = parseObjects(res.stdout);
+  const text = (cm?.data as Record<string, unknown> | undefined)?.notes;
+  if (typeof text !== 'string') throw new Error('NOTES.txt rendered to nothing');
+  return text;
+}

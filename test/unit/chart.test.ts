@@ -1,0 +1,504 @@
+// The Helm chart charts/ironhook, through the real helm binary: lint and render with every
+// ci/*-values.yaml, generated templates in sync with manifests/, controller objects pointing at
+// the release's Service with hook version v2 and explicit update strategies, restricted pods,
+// least-privilege RBAC without wildcards, the values schema, NetworkPolicy and NOTES.txt.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isMap, isScalar, parseAllDocuments, parseDocument, type Node, type Pair } from 'yaml';
+import { driftedTemplates, LOCAL_HOOK_BASE, ROOT } from '../../scripts/chart-sync.js';
+import {
+  helm,
+  NAMESPACE,
+  prepareChart,
+  removeScratchCharts,
+  render,
+  renderNotes,
+  templateArgs,
+  type PreparedChart,
+  type RenderedObject,
+} from '../support/helm.js';
+
+const CHART = join(ROOT, 'charts', 'ironhook');
+const CI_FILES = readdirSync(join(CHART, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
+const SERVICE_BASE = `http://ironhook-hooks.${NAMESPACE}.svc:8080`;
+const UPDATE_METHODS = ['OnDelete', 'Recreate', 'InPlace', 'RollingRecreate', 'RollingInPlace'];
+const CONTROLLER_KINDS = new Set(['CompositeController', 'DecoratorController']);
+
+let chart: PreparedChart;
+const renders = new Map<string, RenderedObject[]>();
+
+beforeAll(async () => {
+  chart = prepareChart();
+  for (const file of CI_FILES) renders.set(file, await render(chart.dir, { values: [`charts/ironhook/ci/${file}`] }));
+}, 1_200_000);
+
+afterAll(() => {
+  removeScratchCharts();
+});
+
+function rendered(file: string): RenderedObject[] {
+  const objects = renders.get(file);
+  if (objects === undefined) throw new Error(`no render for ${file}`);
+  return objects;
+}
+
+const ofKind = (objects: RenderedObject[], kind: string): RenderedObject[] => objects.filter((o) => o.kind === kind);
+const named = (objects: RenderedObject[], kind: string, name: string): RenderedObject | undefined =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name);
+
+function manifestObjects(folder: string): RenderedObject[] {
+  const dir = join(ROOT, 'manifests', folder);
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .flatMap((f) => parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as RenderedObject | null))
+    .filter((o): o is RenderedObject => o !== null);
+}
+
+interface Webhook {
+  url?: string;
+  timeout?: string;
+  caBundle?: Record<string, unknown>;
+  authorization?: { type?: string; secretRef?: Record<string, unknown> };
+  basicAuth?: Record<string, unknown>;
+  clientTLS?: Record<string, unknown>;
+}
+interface Hook {
+  version?: string;
+  webhook?: Webhook;
+}
+interface ControllerSpec {
+  hooks: Record<string, Hook>;
+  childResources?: { apiVersion: string; resource: string; updateStrategy?: { method?: string } }[];
+  parentResource?: { apiVersion: string; resource: string };
+  resources?: { apiVersion: string; resource: string }[];
+}
+
+const specOf = (o: RenderedObject): ControllerSpec => o.spec as ControllerSpec;
+const controllersOf = (objects: RenderedObject[]): RenderedObject[] => objects.filter((o) => CONTROLLER_KINDS.has(o.kind));
+const hooksOf = (o: RenderedObject): [string, Hook][] => Object.entries(specOf(o).hooks);
+
+/** The object without the labels (and keep annotation) the chart adds. */
+function withoutChartMetadata(o: RenderedObject): RenderedObject {
+  const copy = structuredClone(o);
+  delete copy.metadata.labels;
+  delete copy.metadata.annotations;
+  return copy;
+}
+
+/** Controller object with its hook URLs mapped from `base` back to the manifests' local base. */
+function withLocalUrls(o: RenderedObject, base: string): RenderedObject {
+  const copy = withoutChartMetadata(o);
+  for (const [, hook] of hooksOf(copy)) {
+    const url = hook.webhook?.url ?? '';
+    expect(url.startsWith(`${base}/hooks/`), `${o.metadata.name}: ${url} is under ${base}`).toBe(true);
+    if (hook.webhook !== undefined) hook.webhook.url = LOCAL_HOOK_BASE + url.slice(base.length);
+  }
+  return copy;
+}
+
+describe('chart sources', () => {
+  it('has the generated CRD and controller templates in sync with manifests/ (npx tsx scripts/chart-sync.ts)', () => {
+    expect(driftedTemplates()).toEqual([]);
+  });
+
+  it('declares Chart.yaml as Helm v3 with a kubeVersion range, semver version, appVersion as image tag and the metacontroller dependency', () => {
+    const meta = parseDocument(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')).toJS() as Record<string, unknown>;
+    const values = parseDocument(readFileSync(join(CHART, 'values.yaml'), 'utf8')).toJS() as { image: { tag: string } };
+    expect(meta.apiVersion).toBe('v2');
+    expect(meta.version).toMatch(/^\d+\.\d+\.\d+(-[\w.]+)?$/);
+    expect(meta.kubeVersion).toMatch(/^>=\s*1\.\d+/);
+    expect(meta.appVersion).toBe((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(values.image.tag).toBe('');
+    expect(meta.dependencies).toEqual([
+      { name: 'metacontroller-helm', version: '4.17.2', repository: 'oci://ghcr.io/metacontroller', alias: 'metacontroller', condition: 'metacontroller.enabled' },
+    ]);
+  });
+
+  it('git-ignores the dependency charts that scripts/chart-deps.sh produces', () => {
+    expect(readFileSync(join(CHART, '.gitignore'), 'utf8')).toMatch(/^\/charts\/$/m);
+  });
+
+  it('has the metacontroller-helm dependency in place, or scripts/chart-deps.sh says exactly why not', () => {
+    if (chart.withDependency) {
+      expect(chart.dir).toBe(CHART);
+      expect(chart.dependencyReport).toMatch(/metacontroller-helm-4\.17\.2\.tgz/);
+      expect(rendered('default-values.yaml').some((o) => o.kind === 'StatefulSet')).toBe(true);
+    } else {
+      expect(chart.dependencyReport).toMatch(/UNAVAILABLE: .*github\.com\/metacontroller\/metacontroller@v0\.0\.0-/);
+    }
+  });
+});
+
+describe('helm lint --strict and helm template', () => {
+  it.each(CI_FILES)('lints cleanly with ci/%s', async (file) => {
+    const res = await helm(['lint', '--strict', chart.dir, '--namespace', NAMESPACE, '--values', join(CHART, 'ci', file)]);
+    expect(res.code, res.stdout + res.stderr).toBe(0);
+    // helm lint only logs template fail()/required() as [INFO]; those must not happen either.
+    expect(res.stdout).not.toMatch(/Fail:|\[WARNING\]|\[ERROR\]/);
+  });
+
+  it.each(CI_FILES)('renders ci/%s into well-formed, uniquely named objects', (file) => {
+    const objects = rendered(file);
+    expect(objects.length).toBeGreaterThan(10);
+    const keys = objects.map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const o of objects) {
+      expect(o.apiVersion, keys.join(',')).toMatch(/^[\w.-]+(\/[\w.-]+)?$/);
+      expect(o.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
+    }
+  });
+});
+
+describe('Metacontroller objects', () => {
+  it('equal manifests/controllers except for the hook URLs, which point at the release Service', () => {
+    const objects = controllersOf(rendered('default-values.yaml'));
+    expect(objects.map(withoutChartMetadata).map((o) => withLocalUrls(o, SERVICE_BASE))).toEqual(manifestObjects('controllers'));
+  });
+
+  it('point at https://<service>.<namespace>.svc with TLS, and at controllers.hookBaseURL when set', async () => {
+    const tls = controllersOf(rendered('tls-auth-values.yaml'));
+    expect(tls.map((o) => withLocalUrls(o, SERVICE_BASE.replace('http:', 'https:'))).length).toBe(2);
+    const local = await render(chart.dir, { set: ['controllers.hookBaseURL=http://127.0.0.1:18080/', 'hooks.enabled=false'] });
+    expect(controllersOf(local).map((o) => withLocalUrls(o, 'http://127.0.0.1:18080')).length).toBe(2);
+    expect(ofKind(local, 'Deployment').map((d) => d.metadata.name)).toEqual(['ironhook-drivers']);
+  });
+
+  it.each(CI_FILES)('use hook version v2, the configured timeout and a resync period on every hook (ci/%s)', (file) => {
+    const objects = controllersOf(rendered(file));
+    expect(objects.map((o) => o.kind).sort()).toEqual(['CompositeController', 'DecoratorController']);
+    for (const o of objects) {
+      expect((o.spec as { resyncPeriodSeconds?: unknown }).resyncPeriodSeconds).toBe(600);
+      for (const [name, hook] of hooksOf(o)) {
+        expect(hook.version, `${o.metadata.name} ${name}`).toBe('v2');
+        expect(hook.webhook?.timeout).toBe('10s');
+      }
+    }
+  });
+
+  it('give every child type an explicit update strategy', () => {
+    for (const o of ofKind(rendered('default-values.yaml'), 'CompositeController')) {
+      const children = specOf(o).childResources ?? [];
+      expect(children.length).toBeGreaterThan(0);
+      for (const child of children) expect(UPDATE_METHODS, child.resource).toContain(child.updateStrategy?.method);
+    }
+  });
+
+  it('carry caBundle, clientTLS and bearer authorization from the release namespace when TLS and auth are on', () => {
+    for (const o of controllersOf(rendered('tls-auth-values.yaml'))) {
+      for (const [, hook] of hooksOf(o)) {
+        const { caBundle, clientTLS, authorization, basicAuth } = hook.webhook ?? {};
+        expect(caBundle).toEqual({ secretRef: { name: 'ironhook-hooks-tls', namespace: NAMESPACE, key: 'ca.crt' } });
+        expect(clientTLS).toEqual({ secretRef: { name: 'ironhook-metacontroller-client', namespace: NAMESPACE }, certKey: 'tls.crt', privateKeyKey: 'tls.key' });
+        expect(authorization).toEqual({ type: 'Bearer', secretRef: { name: 'ironhook-hooks-auth', namespace: NAMESPACE, key: 'token' } });
+        expect(basicAuth).toBeUndefined();
+      }
+    }
+  });
+
+  it('carry basicAuth when webhook.auth.type is basic, and nothing when auth and TLS are off', () => {
+    for (const o of controllersOf(rendered('no-metacontroller-values.yaml'))) {
+      for (const [, hook] of hooksOf(o)) {
+        expect(hook.webhook?.basicAuth).toEqual({ secretRef: { name: 'ironhook-hooks-basic', namespace: NAMESPACE }, usernameKey: 'username', passwordKey: 'password' });
+        expect(hook.webhook?.caBundle).toBeUndefined();
+      }
+    }
+    const plain = controllersOf(rendered('default-values.yaml')).flatMap(hooksOf);
+    for (const [, hook] of plain) expect(Object.keys(hook.webhook ?? {}).sort()).toEqual(['timeout', 'url']);
+  });
+});
+
+describe('CRDs', () => {
+  it('equal manifests/crds, labelled and kept on uninstall', () => {
+    const crds = ofKind(rendered('default-values.yaml'), 'CustomResourceDefinition');
+    for (const crd of crds) {
+      expect(crd.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
+      expect(crd.metadata.labels?.['app.kubernetes.io/part-of']).toBe('ironhook');
+    }
+    const byName = (a: RenderedObject, b: RenderedObject): number => a.metadata.name.localeCompare(b.metadata.name);
+    expect(crds.map(withoutChartMetadata).sort(byName)).toEqual(manifestObjects('crds').sort(byName));
+  });
+
+  it('are templates (upgraded by helm upgrade), not files in crds/, and follow crds.install and crds.keep', async () => {
+    expect(readdirSync(CHART)).not.toContain('crds');
+    const notKept = ofKind(await render(chart.dir, { set: ['crds.keep=false'] }), 'CustomResourceDefinition');
+    expect(notKept.length).toBe(5);
+    for (const crd of notKept) expect(crd.metadata.annotations).toBeUndefined();
+    expect(ofKind(await render(chart.dir, { set: ['crds.install=false'] }), 'CustomResourceDefinition')).toEqual([]);
+  });
+});
+
+interface Container {
+  name: string;
+  securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] }; seccompProfile?: { type?: string } };
+  resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
+  readinessProbe?: { httpGet?: { path?: string; port?: unknown } };
+  livenessProbe?: { httpGet?: { path?: string; port?: unknown } };
+  env?: { name: string; value?: string }[];
+  command?: string[];
+}
+interface PodSpec {
+  containers: Container[];
+  initContainers?: Container[];
+  securityContext?: { runAsNonRoot?: boolean; seccompProfile?: { type?: string } };
+  automountServiceAccountToken?: boolean;
+}
+
+function podSpecOf(o: RenderedObject): PodSpec | undefined {
+  if (o.kind === 'Pod') return o.spec as PodSpec;
+  const template = (o.spec as { template?: { spec?: PodSpec } } | undefined)?.template;
+  return template?.spec;
+}
+
+const workloads = (objects: RenderedObject[]): RenderedObject[] => objects.filter((o) => podSpecOf(o) !== undefined);
+const envOf = (c: Container): Record<string, string | undefined> => Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
+
+function expectRestrictedContainer(c: Container, where: string): void {
+  expect(c.securityContext, where).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+  expect(Object.keys(c.resources?.requests ?? {}).sort(), `${where} requests`).toEqual(['cpu', 'memory']);
+  expect(Object.keys(c.resources?.limits ?? {}).sort(), `${where} limits`).toEqual(['cpu', 'memory']);
+}
+
+function expectRestricted(o: RenderedObject): void {
+  const pod = podSpecOf(o)!;
+  const where = `${o.kind}/${o.metadata.name}`;
+  expect(pod.securityContext, where).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+  for (const c of [...pod.containers, ...(pod.initContainers ?? [])]) expectRestrictedContainer(c, `${where} ${c.name}`);
+}
+
+describe('workloads', () => {
+  it.each(CI_FILES)('run every container restricted, with requests and limits (ci/%s, test pods included)', (file) => {
+    const pods = workloads(rendered(file)).filter((o) => !o.metadata.name.includes('metacontroller'));
+    expect(pods.length).toBeGreaterThanOrEqual(2);
+    pods.forEach(expectRestricted);
+  });
+
+  it('run the hook server with 2 replicas, probes on /readyz and /healthz, no service account token', () => {
+    const hooks = named(rendered('default-values.yaml'), 'Deployment', 'ironhook-hooks')!;
+    expect((hooks.spec as { replicas: number }).replicas).toBeGreaterThanOrEqual(2);
+    const pod = podSpecOf(hooks)!;
+    expect(pod.automountServiceAccountToken).toBe(false);
+    const [c] = pod.containers;
+    expect(c?.command).toEqual(['node', 'dist/hooks/main.js']);
+    expect(c?.readinessProbe?.httpGet).toMatchObject({ path: '/readyz', port: 'http' });
+    expect(c?.livenessProbe?.httpGet).toMatchObject({ path: '/healthz', port: 'http' });
+    expect(named(rendered('default-values.yaml'), 'ServiceAccount', 'ironhook-hooks')?.automountServiceAccountToken).toBe(false);
+  });
+
+  it('configure the hook server through the environment variables hooks/server/settings.ts reads', () => {
+    const settings = readFileSync(join(ROOT, 'hooks', 'server', 'settings.ts'), 'utf8');
+    const read = new Set([...settings.matchAll(/['"]([A-Z][A-Z0-9_]+)['"]/g)].map((m) => m[1]));
+    for (const file of ['default-values.yaml', 'tls-auth-values.yaml', 'no-metacontroller-values.yaml']) {
+      const [c] = podSpecOf(named(rendered(file), 'Deployment', 'ironhook-hooks')!)!.containers;
+      for (const name of Object.keys(envOf(c!))) expect(read, `${file}: ${name}`).toContain(name);
+    }
+    const tls = envOf(podSpecOf(named(rendered('tls-auth-values.yaml'), 'Deployment', 'ironhook-hooks')!)!.containers[0]!);
+    expect(tls).toMatchObject({ TLS_CERT_FILE: '/etc/ironhook/tls/tls.crt', TLS_KEY_FILE: '/etc/ironhook/tls/tls.key', TLS_CLIENT_CA_FILE: '/etc/ironhook/client-ca/ca.crt', HOOK_BEARER_TOKEN_FILE: '/etc/ironhook/auth/token' });
+    const basic = envOf(podSpecOf(named(rendered('no-metacontroller-values.yaml'), 'Deployment', 'ironhook-hooks')!)!.containers[0]!);
+    expect(basic.HOOK_BASIC_AUTH_FILE).toBe('/etc/ironhook/auth/auth');
+  });
+
+  it('ship a PodDisruptionBudget for the hook server, and follow the replica counts', () => {
+    expect(named(rendered('default-values.yaml'), 'PodDisruptionBudget', 'ironhook-hooks')?.spec).toMatchObject({ maxUnavailable: 1 });
+    const ha = rendered('replicas-values.yaml');
+    expect((named(ha, 'Deployment', 'ironhook-hooks')?.spec as { replicas: number }).replicas).toBe(3);
+    expect((named(ha, 'Deployment', 'ironhook-drivers')?.spec as { replicas: number }).replicas).toBe(2);
+  });
+
+  it('run the driver pool behind drivers.enabled with its own token-mounting ServiceAccount', () => {
+    const drivers = named(rendered('default-values.yaml'), 'Deployment', 'ironhook-drivers')!;
+    expect(podSpecOf(drivers)?.containers[0]?.command).toEqual(['node', 'dist/drivers/main.js']);
+    expect(envOf(podSpecOf(named(rendered('tls-auth-values.yaml'), 'Deployment', 'ironhook-drivers')!)!.containers[0]!).ALLOWED_BMC_NETWORKS).toBe('192.0.2.0/24');
+    const off = rendered('drivers-disabled-values.yaml');
+    expect(off.filter((o) => o.metadata.name.startsWith('ironhook-drivers'))).toEqual([]);
+  });
+
+  it('ship ServiceMonitors only when enabled, scraping the hooks over HTTPS with TLS', () => {
+    expect(ofKind(rendered('default-values.yaml'), 'ServiceMonitor')).toEqual([]);
+    const monitors = ofKind(rendered('tls-auth-values.yaml'), 'ServiceMonitor');
+    expect(monitors.map((m) => m.metadata.name).sort()).toEqual(['ironhook-drivers', 'ironhook-hooks']);
+    const hooks = monitors.find((m) => m.metadata.name === 'ironhook-hooks')!;
+    expect((hooks.spec as { endpoints: unknown[] }).endpoints[0]).toMatchObject({ port: 'http', path: '/metrics', scheme: 'https' });
+  });
+});
+
+interface Rule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs?: string[];
+  nonResourceURLs?: string[];
+}
+const rulesOf = (o: RenderedObject): Rule[] => (o.rules as Rule[] | undefined) ?? [];
+const roles = (objects: RenderedObject[]): RenderedObject[] => objects.filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole');
+
+/** Verbs a set of rules grants on group/resource. */
+function verbsOn(rules: Rule[], group: string, resource: string): Set<string> {
+  const verbs = new Set<string>();
+  for (const r of rules) {
+    if (r.apiGroups?.includes(group) === true && r.resources?.includes(resource) === true) r.verbs?.forEach((v) => verbs.add(v));
+  }
+  return verbs;
+}
+
+const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
+
+describe('RBAC', () => {
+  it.each(CI_FILES)('has no wildcards in any Role or ClusterRole (ci/%s)', (file) => {
+    const own = roles(rendered(file)).filter((o) => o.metadata.labels?.['app.kubernetes.io/part-of'] === 'ironhook');
+    expect(own.length).toBeGreaterThan(2);
+    for (const role of own) {
+      for (const rule of rulesOf(role)) {
+        const all = [...(rule.apiGroups ?? []), ...(rule.resources ?? []), ...(rule.verbs ?? []), ...(rule.nonResourceURLs ?? [])];
+        expect(all, role.metadata.name).not.toContain('*');
+        expect(all.some((x) => x.includes('*')), role.metadata.name).toBe(false);
+      }
+    }
+  });
+
+  it('gives Metacontroller, by aggregation, what the controller objects need on parents and children', () => {
+    const objects = rendered('default-values.yaml');
+    const aggregated = roles(objects).filter((o) => o.metadata.labels?.['ironhook.dev/aggregate-to-metacontroller'] === 'true');
+    const rules = aggregated.flatMap(rulesOf);
+    for (const o of controllersOf(objects)) {
+      const spec = specOf(o);
+      const parents = spec.parentResource === undefined ? (spec.resources ?? []) : [spec.parentResource];
+      for (const p of parents) {
+        expect([...verbsOn(rules, groupOf(p.apiVersion), p.resource)]).toEqual(expect.arrayContaining(['get', 'list', 'watch', 'update']));
+        expect([...verbsOn(rules, groupOf(p.apiVersion), `${p.resource}/status`)]).toContain('update');
+      }
+      for (const c of spec.childResources ?? []) {
+        const verbs = [...verbsOn(rules, groupOf(c.apiVersion), c.resource)];
+        expect(verbs, c.resource).toEqual(expect.arrayContaining(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']));
+      }
+    }
+    expect([...verbsOn(rules, 'metacontroller.k8s.io', 'compositecontrollers')]).toEqual(['get', 'list', 'watch']);
+    expect([...verbsOn(rules, 'apiextensions.k8s.io', 'customresourcedefinitions')]).toEqual(['get', 'list', 'watch']);
+  });
+
+  it("makes the bundled Metacontroller's ClusterRole aggregate exactly Ironhook's labels, not upstream's wildcard", () => {
+    const values = parseDocument(readFileSync(join(CHART, 'values.yaml'), 'utf8')).toJS() as {
+      rbac: { metacontroller: { aggregationLabels: Record<string, string> } };
+      metacontroller: { clusterRole: { aggregationRule: { clusterRoleSelectors: { matchLabels: Record<string, string> }[] }; rules: unknown[] } };
+    };
+    expect(values.metacontroller.clusterRole.rules).toEqual([]);
+    expect(values.metacontroller.clusterRole.aggregationRule.clusterRoleSelectors).toEqual([{ matchLabels: values.rbac.metacontroller.aggregationLabels }]);
+  });
+
+  it('lets an existing Metacontroller read the webhook Secrets in the release namespace only, and skips its base rules', () => {
+    const objects = rendered('no-metacontroller-values.yaml');
+    expect(named(objects, 'ClusterRole', 'ironhook-metacontroller-base')).toBeUndefined();
+    const role = named(objects, 'Role', 'ironhook-metacontroller-webhook')!;
+    expect(role.metadata.namespace).toBe(NAMESPACE);
+    expect(rulesOf(role)).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] }]);
+    const binding = named(objects, 'RoleBinding', 'ironhook-metacontroller-webhook')!;
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'metacontroller-metacontroller-helm', namespace: 'metacontroller' }]);
+  });
+
+  it('gives the driver pool exactly its request, host, Secret, event and lease permissions', () => {
+    const objects = rendered('default-values.yaml');
+    const rules = rulesOf(named(objects, 'ClusterRole', 'ironhook-drivers')!);
+    expect([...verbsOn(rules, 'ironhook.dev', 'hostoperations')].sort()).toEqual(['get', 'list', 'watch']);
+    expect([...verbsOn(rules, 'ironhook.dev', 'bmcmonitors/status')].sort()).toEqual(['get', 'patch', 'update']);
+    expect([...verbsOn(rules, 'ironhook.dev', 'hostoperations/status')].sort()).toEqual(['get', 'patch', 'update']);
+    expect([...verbsOn(rules, 'metal3.io', 'baremetalhosts')].sort()).toEqual(['get', 'list', 'patch', 'update', 'watch']);
+    expect([...verbsOn(rules, '', 'secrets')].sort()).toEqual(['get', 'list', 'patch', 'update', 'watch']);
+    expect([...verbsOn(rules, '', 'events')].sort()).toEqual(['create', 'patch']);
+    const lease = named(objects, 'Role', 'ironhook-drivers-leader-election')!;
+    expect(verbsOn(rulesOf(lease), 'coordination.k8s.io', 'leases').has('update')).toBe(true);
+    expect(named(objects, 'ClusterRoleBinding', 'ironhook-drivers')?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'ironhook-drivers', namespace: NAMESPACE }]);
+  });
+});
+
+describe('NetworkPolicy', () => {
+  const ingressOf = (objects: RenderedObject[]): { from: Record<string, unknown>[]; ports: unknown[] }[] =>
+    (named(objects, 'NetworkPolicy', 'ironhook-hooks')!.spec as { ingress: { from: Record<string, unknown>[]; ports: unknown[] }[] }).ingress;
+
+  it("admits only the bundled Metacontroller's pods, scrapers from the metrics namespaces and the chart's test pods to the hook port", () => {
+    const [rule] = ingressOf(rendered('default-values.yaml'));
+    expect(rule?.ports).toEqual([{ protocol: 'TCP', port: 'http' }]);
+    expect(rule?.from).toEqual([
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NAMESPACE } },
+        podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'ironhook', 'app.kubernetes.io/name': 'metacontroller' } },
+      },
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+      { podSelector: { matchLabels: { 'ironhook.dev/helm-test': 'ironhook' } } },
+    ]);
+  });
+
+  it('uses the configured selectors for an existing Metacontroller', () => {
+    const [rule] = ingressOf(rendered('no-metacontroller-values.yaml'));
+    expect(rule?.from[0]).toEqual({
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'metacontroller' } },
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'metacontroller-helm' } },
+    });
+  });
+});
+
+describe('values', () => {
+  it.each([
+    ['hooks.replicas: "two"', { setString: ['hooks.replicas=two'] }, /hooks\/replicas.*want integer/],
+    ['an unknown key', { set: ['hooks.replica=2'] }, /additional properties 'replica' not allowed|replica/],
+    ['an unknown auth type', { set: ['webhook.auth.type=token'] }, /webhook\/auth\/type/],
+    ['a hook base URL with a path', { set: ['controllers.hookBaseURL=http://x/hooks'] }, /hookBaseURL/],
+    ['a bad hook timeout', { set: ['controllers.hookTimeout=10'] }, /hookTimeout/],
+  ])('values.schema.json rejects %s', async (_name, options, message) => {
+    const res = await helm(templateArgs(chart.dir, options));
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toMatch(message);
+  });
+
+  it.each([
+    ['TLS without a Secret', ['webhook.tls.enabled=true'], /webhook\.tls\.secretName is required/],
+    ['client certificates without TLS', ['webhook.tls.clientCertificate.enabled=true'], /needs webhook\.tls\.enabled/],
+    ['auth without a Secret', ['webhook.auth.type=bearer'], /webhook\.auth\.existingSecret is required/],
+    ['no hook server and no hook URL', ['hooks.enabled=false'], /controllers\.hookBaseURL is required/],
+    ['two Metacontrollers without leader election', ['metacontroller.replicas=2'], /--leader-election/],
+    ['an existing Metacontroller that must read auth Secrets but is unnamed', ['metacontroller.enabled=false', 'webhook.auth.type=bearer', 'webhook.auth.existingSecret=s'], /rbac\.metacontroller\.serviceAccount/],
+  ])('templates refuse %s with a clear message', async (_name, set, message) => {
+    const res = await helm(templateArgs(chart.dir, { set }));
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toMatch(message);
+  });
+
+  it('documents every key of values.yaml with a comment', () => {
+    const doc = parseDocument(readFileSync(join(CHART, 'values.yaml'), 'utf8'));
+    expect(undocumentedKeys(doc.contents, '')).toEqual([]);
+  });
+});
+
+/** Keys without a comment; a `-- ` comment documents a whole value, any other comment a section. */
+function undocumentedKeys(node: Node | null, path: string): string[] {
+  if (!isMap(node)) return [];
+  const missing: string[] = [];
+  node.items.forEach((pair: Pair, i) => {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '?';
+    const comment = ((isScalar(pair.key) ? pair.key.commentBefore : undefined) ?? (i === 0 ? node.commentBefore : undefined) ?? '').trim();
+    const where = path === '' ? key : `${path}.${key}`;
+    if (comment === '') missing.push(where);
+    else if (!comment.split('\n').some((line) => line.trimStart().startsWith('--'))) missing.push(...undocumentedKeys(pair.value as Node | null, where));
+  });
+  return missing;
+}
+
+describe('NOTES.txt and helm tests', () => {
+  it('says what was installed and how to check it', async () => {
+    const notes = await renderNotes();
+    expect(notes).toContain('kubectl get bmh -A');
+    expect(notes).toContain(`kubectl -n ${NAMESPACE} get pods`);
+    expect(notes).toContain(`${SERVICE_BASE}/hooks/`);
+    expect(notes).toContain('helm test ironhook');
+    expect(notes).toMatch(/metacontroller\.io\/\* finalizers/);
+    expect(await renderNotes({ set: ['metacontroller.enabled=false'] })).toMatch(/no Metacontroller/);
+  });
+
+  it('ships helm test pods for readiness, and for auth when auth or client certificates are on', () => {
+    const tests = (file: string): string[] =>
+      ofKind(rendered(file), 'Pod')
+        .filter((p) => p.metadata.annotations?.['helm.sh/hook'] === 'test')
+        .map((p) => p.metadata.name);
+    expect(tests('default-values.yaml')).toEqual(['ironhook-test-hooks-ready']);
+    expect(tests('tls-auth-values.yaml')).toEqual(['ironhook-test-hooks-ready', 'ironhook-test-hooks-auth']);
+  });
+});
