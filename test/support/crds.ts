@@ -26,7 +26,7 @@ import type {
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CRD_DIR = join(ROOT, 'manifests', 'crds');
 export const EXAMPLES_DIR = join(ROOT, 'examples');
-export const ADMISSION_POLICY = join(EXAMPLES_DIR, 'admission', 'baremetalhost-metadata-policy.yaml');
+export const ADMISSION_POLICY = join(EXAMPLES_DIR, '..', 'manifests', 'policies', 'baremetalhost-metadata-policy.yaml');
 
 /** An OpenAPI v3 schema node as CRDs use it (structural subset plus the x-kubernetes extensions). */
 export interface SchemaNode {
@@ -210,7 +210,7 @@ export function schemaErrors(loaded: LoadedCrd, object: unknown, closed = true):
 
 export interface InvalidCase {
   file: string;
-  /** schema: OpenAPI; cel: x-kubernetes-validations; policy: the admission policy in examples/admission. */
+  /** schema: OpenAPI; cel: x-kubernetes-validations; policy: the admission policy in manifests/policies. */
   layer: 'schema' | 'cel' | 'policy';
   expect: string;
 }

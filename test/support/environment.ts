@@ -107,6 +107,7 @@ async function installDefinitions(kubeconfig: string): Promise<void> {
   const metacontrollerCRDs = join(await metacontrollerModuleDir(), 'manifests', 'production', 'metacontroller-crds-v1.yaml');
   await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', metacontrollerCRDs]);
   await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests', 'crds')]);
+  await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests', 'policies')]);
   await applyOrThrow(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 }
 

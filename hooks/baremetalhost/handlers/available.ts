@@ -49,7 +49,19 @@ export function handleAvailable(ctx: HostContext): Outcome {
   return wantsProvisioning(ctx) ? outcome : withPatch(outcome, resetAttempts(ctx));
 }
 
+/** Upstream's webhook rule, enforced here too: the pool must never read another namespace's Secret. */
+function crossNamespaceSecrets(ctx: HostContext): string[] {
+  const refs = { userData: ctx.spec.userData, networkData: ctx.spec.networkData, metaData: ctx.spec.metaData };
+  return Object.entries(refs)
+    .filter(([, ref]) => Boolean(ref?.namespace) && ref?.namespace !== ctx.namespace)
+    .map(([field]) => `${field}: cross-namespace Secret references are not allowed`);
+}
+
 function startProvisioning(ctx: HostContext): Outcome {
+  const forbidden = crossNamespaceSecrets(ctx);
+  if (forbidden.length > 0) {
+    return { kind: 'permanentError', failure: { errorType: ErrorType.Provisioning, message: forbidden.join('; '), source: 'validation' } };
+  }
   const limit = ctx.config.maxProvisioningRetries;
   const failures = sameImage(ctx.spec.image, ctx.status.lastAttemptedImage) ? (ctx.status.provisioningFailCount ?? 0) : 0;
   if (limit > 0 && failures >= limit) {

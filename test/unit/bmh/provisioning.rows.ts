@@ -83,6 +83,12 @@ export const provisioningRows: Row[] = [
     expect: { state: S.Available, request: null },
   },
   {
+    name: 'available, userData in another namespace: provisioning error, nothing requested',
+    from: S.Available,
+    given: host().spec({ online: true, image: IMAGE, userData: { name: 'ud', namespace: 'other' } }).inState(S.Available).monitor(monitorOff),
+    expect: { errorType: 'provisioning error', errorMessage: /userData: cross-namespace Secret references are not allowed/u, request: null },
+  },
+  {
     name: 'available, custom deploy: Provision with the method',
     from: S.Available,
     given: host().spec({ online: true, customDeploy: { method: 'install_coreos' } }).inState(S.Available).monitor(monitorOff),
