@@ -1,15 +1,16 @@
 // Generates the chart's CRD and Metacontroller-object templates from manifests/ (the source of
 // truth), so the chart never drifts from what the e2e tests and `kubectl apply` use.
 //
-//   npx tsx scripts/chart-sync.ts          rewrite charts/ironhook/templates/{crds,controllers}/
+//   npx tsx scripts/chart-sync.ts          rewrite charts/ironhook/templates/{crds,controllers,policies}/
 //   npx tsx scripts/chart-sync.ts --check  exit 1 and list the files that differ (used by tests)
 //
 // CRDs: wrapped in `crds.install`, labelled, annotated `helm.sh/resource-policy: keep` when
 // `crds.keep`. Controller objects: labelled, hook URLs moved from the local default
 // (http://127.0.0.1:8080) to the release's Service (`ironhook.hookBaseURL`), with the webhook
 // timeout, resync period and Metacontroller 4.16+ webhook security (caBundle, authorization,
-// basicAuth, clientTLS) from values. Nothing else changes; test/unit/chart.test.ts renders the
-// chart and compares the objects with manifests/.
+// basicAuth, clientTLS) from values. Admission policies (manifests/policies): labelled, behind
+// `admissionPolicy.install`. Nothing else changes; test/unit/chart.test.ts renders the chart and
+// compares the objects with manifests/.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -122,6 +123,7 @@ const CONTROLLER_METADATA = [
 ];
 
 const CONTROLLER_KINDS = new Set(['CompositeController', 'DecoratorController']);
+const POLICY_KINDS = new Set(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
 
 /** Rewrites one line of a controller manifest; counts the hook URLs it templated. */
 function controllerLine(line: string, name: string, counter: { urls: number }): string[] {
@@ -160,9 +162,23 @@ export function controllerTemplate(text: string, name: string): string {
   return `${header(`controllers/${name}`, '.Values.controllers.install')}${inserted.lines.join('\n')}\n{{- end }}\n`;
 }
 
+/** The chart template for one manifests/policies file: labelled, behind admissionPolicy.install. */
+export function policyTemplate(text: string, name: string): string {
+  const docs = documentsOf(text, name);
+  if (docs.length === 0 || !docs.every((d) => POLICY_KINDS.has(String(d.kind)))) {
+    throw new SyncError(`${name}: expected ValidatingAdmissionPolicy/ValidatingAdmissionPolicyBinding documents only`);
+  }
+  requireNameOnlyMetadata(docs, name);
+  const lines = dropLeadingSeparator(withoutTrailingNewlines(escapeTemplate(text).split('\n')));
+  const inserted = insertAfterMetadataName(lines, CONTROLLER_METADATA.slice(0, 2));
+  if (inserted.count !== docs.length) throw new SyncError(`${name}: every document needs "metadata:" followed by "  name:"`);
+  return `${header(`policies/${name}`, '.Values.admissionPolicy.install')}${inserted.lines.join('\n')}\n{{- end }}\n`;
+}
+
 export const TARGETS: readonly Target[] = [
   { source: 'crds', output: join('templates', 'crds'), transform: crdTemplate },
   { source: 'controllers', output: join('templates', 'controllers'), transform: controllerTemplate },
+  { source: 'policies', output: join('templates', 'policies'), transform: policyTemplate },
 ];
 
 function yamlFiles(dir: string): string[] {

@@ -229,6 +229,18 @@ describe('CRDs', () => {
   });
 });
 
+describe('admission policy', () => {
+  it('equals manifests/policies apart from labels, and follows admissionPolicy.install', async () => {
+    const kinds = new Set(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+    const policies = rendered('default-values.yaml').filter((o) => kinds.has(o.kind));
+    expect(policies.length).toBeGreaterThan(0);
+    for (const p of policies) expect(p.metadata.labels?.['app.kubernetes.io/part-of']).toBe('ironhook');
+    expect(policies.map(withoutChartMetadata)).toEqual(manifestObjects('policies'));
+    const off = await render(chart.dir, { set: ['admissionPolicy.install=false'] });
+    expect(off.filter((o) => kinds.has(o.kind))).toEqual([]);
+  });
+});
+
 interface Container {
   name: string;
   securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] }; seccompProfile?: { type?: string } };
