@@ -7,6 +7,15 @@ export default defineConfig({
       { test: { name: 'fixtures', include: ['test/fixtures/**/*.test.ts'] } },
       {
         test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 300_000,
