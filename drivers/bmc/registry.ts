@@ -2,6 +2,7 @@
 // domain/bmc says which family an address belongs to; this table says which code talks to it.
 // Each driver adds one registration line below; nothing else branches on the family.
 import type { BMCDriverFamily } from '../../domain/bmc/index.js';
+import { createIPMIDriverFactory } from '../ipmi/driver.js';
 import { createRedfishDriver } from '../redfish/driver.js';
 import { BMCError } from './types.js';
 import type { BMCConnectionOptions, BMCDriver, BMCDriverFactory } from './types.js';
@@ -29,3 +30,4 @@ export function createBMCDriver(options: BMCConnectionOptions): BMCDriver {
 // Registrations, one line per family.
 registerDriverFactory('redfish', createRedfishDriver);
 registerDriverFactory('idrac', createRedfishDriver);
+registerDriverFactory('ipmi', createIPMIDriverFactory());
