@@ -76,6 +76,9 @@ function apiserverArgs(dir: string, etcdURL: string, port: number): string[] {
     // Only a configuration value: no Service IP from this range is ever contacted.
     '--service-cluster-ip-range=10.96.0.0/24',
     '--disable-admission-plugins=ServiceAccount',
+    // A 127.0.0.1 endpoint for the kubernetes Service is invalid; without this the apiserver
+    // logs an error every 10 s.
+    '--endpoint-reconciler-type=none',
     '--enable-priority-and-fairness=false',
     '--profiling=false',
   ];
@@ -119,7 +122,8 @@ function startControllerManager(dir: string, kubeconfig: string, logDir: string,
     command: binary('kube-controller-manager'),
     args: [
       `--kubeconfig=${kubeconfig}`,
-      '--controllers=garbagecollector,namespace',
+      // Kubernetes 1.36 names controllers with the -controller suffix.
+      '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller',
       '--leader-elect=false',
       '--secure-port=0',
       '--use-service-account-credentials=false',
