@@ -3,11 +3,12 @@
 // The pool decides; the claim only reports what the pool did: `status.address` once its IPAddress
 // exists, else the pool's error for it (upstream's texts). The finalize hook holds the claim until
 // its address is gone, which is what upstream's `ipclaim.ipam.metal3.io` finalizer is for.
-import { ipAddressName, parseAddress } from '../../domain/ipam/address.js';
 import { CLAIM_LABEL, IPAM_API_VERSION, IPAM_GROUP, Kind, type IPClaimStatus } from '../../domain/ipam/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
+import { canonicalAddress } from '../../domain/ipam/address.js';
+import { compareCandidates, type Candidate } from './preference.js';
 import { objectsOfKind, parseComposite, parseCustomize, recordField, stringField, stringMap } from './request.js';
 
 function poolNameOf(claim: KObject): string | undefined {
@@ -50,18 +51,22 @@ function view(request: unknown): ClaimView & { finalizing: boolean } {
   return { claim, namespace, pool, addresses, finalizing: req.finalizing };
 }
 
-/** The IPAddress the pool committed for this claim, else the oldest live one that names it. */
+/**
+ * The live IPAddress that is this claim's address. Cache lag can briefly leave a claim with two
+ * objects; the pool keeps one by the order in preference.ts and this picks the same one, so a
+ * claim never reports an address that is about to go away, nor changes what it reported.
+ */
 function chosenAddress(v: ClaimView): KObject | undefined {
+  const reported = stringField(recordField(recordField(v.claim.status).address).name);
+  const committed = stringMap(recordField(v.pool?.status).indexes)[v.claim.metadata.name ?? ''];
+  const rank = (obj: KObject): Candidate => ({
+    created: obj.metadata.creationTimestamp ?? '',
+    id: `${IPAM_GROUP}/${obj.metadata.name ?? ''}`,
+    reported: obj.metadata.name === reported,
+    committed: committed !== undefined && canonicalAddress(stringField(recordField(obj.spec).address) ?? '') === canonicalAddress(committed),
+  });
   const live = v.addresses.filter((obj) => obj.metadata.deletionTimestamp === undefined);
-  const status = recordField(v.pool?.status);
-  const committed = parseAddress(stringMap(status.indexes)[v.claim.metadata.name ?? ''] ?? '');
-  const prefix = stringField(recordField(v.pool?.spec).namePrefix);
-  if (committed !== undefined && prefix !== undefined) {
-    const name = ipAddressName(prefix, committed);
-    const match = live.find((obj) => obj.metadata.name === name);
-    if (match !== undefined) return match;
-  }
-  return live[0];
+  return live.map((obj) => ({ obj, rank: rank(obj) })).sort((a, b) => compareCandidates(a.rank, b.rank))[0]?.obj;
 }
 
 /** The pool's error for this claim: listed by name, else the message for unlisted waiting claims. */

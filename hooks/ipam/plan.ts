@@ -12,6 +12,7 @@ import { ClaimError, Kind, type AllocationStrategy } from '../../domain/ipam/typ
 import { unitInterval } from '../../domain/naming.js';
 import { claimKey, compareClaims, keyOf, type PoolClaim } from './claims.js';
 import type { ObservedAddress } from './observed.js';
+import { compareCandidates, type Candidate } from './preference.js';
 
 export interface PlanInput {
   readonly poolUid: string;
@@ -71,7 +72,7 @@ class Memory {
   ) {}
 
   fromChildren(): void {
-    for (const observed of this.input.observed) {
+    for (const observed of this.byPreference()) {
       const key = claimKey(observed.kind, observed.claimName);
       const claim = this.claims.get(key);
       const keep = claim !== undefined && keepsAddress(claim) && !this.holds.has(key) && !this.book.isUsed(observed.address);
@@ -81,6 +82,22 @@ class Memory {
       if (keep) this.hold(claim, observed.address, observed);
       else this.released.push(observed);
     }
+  }
+
+  /** Observed children in the order that decides between two objects for one claim or address. */
+  private byPreference(): ObservedAddress[] {
+    const candidate = (observed: ObservedAddress): Candidate => {
+      const claim = this.claims.get(claimKey(observed.kind, observed.claimName));
+      const committed = parseAddress(this.input.statusIndexes[observed.claimName] ?? '');
+      return {
+        created: observed.created,
+        id: `${observed.kind}/${observed.objectName}`,
+        reported: claim?.reportedName === observed.objectName,
+        committed: committed !== undefined && committed.family === observed.address.family && committed.value === observed.address.value,
+      };
+    };
+    const ranked = this.input.observed.map((observed) => ({ observed, rank: candidate(observed) }));
+    return ranked.sort((a, b) => compareCandidates(a.rank, b.rank)).map((entry) => entry.observed);
   }
 
   fromStatus(): void {
