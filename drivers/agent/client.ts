@@ -1,0 +1,262 @@
+// Commands to an IPA-compatible agent (reference/bmc-drivers.md §7.1–7.2): POST
+// /v1/commands/?wait=false, then poll GET /v1/commands/ until the command is no longer RUNNING,
+// with Ironic's timeouts. After a connection error on a POST, the last command is checked
+// before anything is sent again, so a command that did start is never started twice.
+import { setTimeout as delay } from 'node:timers/promises';
+import { AgentError, abortError } from './errors.js';
+import { TransportError, redactedURL, undiciTransport, type JSONResponse, type JSONTransport } from './http.js';
+
+export type CommandStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CLEAN_VERSION_MISMATCH';
+
+export interface CommandResult {
+  id: string;
+  /** The bare name ("prepare_image"), as IPA reports it. */
+  command_name: string;
+  command_status: CommandStatus;
+  command_error: unknown;
+  command_result: unknown;
+}
+
+export interface AgentEndpoint {
+  callbackURL: string;
+  /** Secret: only ever put into the query string of requests to the agent. */
+  token: string;
+}
+
+/** Ironic's [agent] defaults. */
+export const AGENT_TIMEOUTS = {
+  /** HTTP timeout of one call to the agent (command_timeout). */
+  commandTimeoutMs: 60_000,
+  /** Between two polls of GET /v1/commands (command_wait_interval). */
+  pollIntervalMs: 6_000,
+  /** Waiting for a short command (command_wait_attempts × command_wait_interval). */
+  commandWaitMs: 600_000,
+  /** Waiting for the image to be written (deploy_callback_timeout). */
+  deployCallbackMs: 1_800_000,
+} as const;
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface AgentClientOptions {
+  transport?: JSONTransport;
+  commandTimeoutMs?: number;
+  pollIntervalMs?: number;
+  /** POST attempts when the agent cannot be reached (each after a check of the last command). */
+  postAttempts?: number;
+  sleep?: Sleep;
+  now?: () => number;
+  /** The network guard: a reason when the URL may not be contacted, undefined when it may. */
+  guard?: (url: URL) => string | undefined;
+}
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /** Total time for the command, from the first POST. */
+  timeoutMs: number;
+}
+
+const STATUSES: readonly string[] = ['RUNNING', 'SUCCEEDED', 'FAILED', 'CLEAN_VERSION_MISMATCH'];
+const MESSAGE_LIMIT = 500;
+
+/** "standby.prepare_image" → "prepare_image": IPA reports the bare name. */
+export function bareName(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
+}
+
+function isCommand(value: unknown): value is CommandResult {
+  if (typeof value !== 'object' || value === null) {
+    return false;
+  }
+  const item = value as Record<string, unknown>;
+  return typeof item.id === 'string' && typeof item.command_name === 'string' && STATUSES.includes(String(item.command_status));
+}
+
+/** Query strings of URLs inside agent messages may carry credentials: they are cut. */
+export function sanitizeMessage(text: string): string {
+  const cut = text.replace(/(https?:\/\/[^\s?#"']+)[?#][^\s"']*/g, '$1?…');
+  return cut.length > MESSAGE_LIMIT ? `${cut.slice(0, MESSAGE_LIMIT)}…` : cut;
+}
+
+function errorText(error: unknown): string {
+  if (typeof error === 'string') {
+    return error;
+  }
+  if (typeof error === 'object' && error !== null) {
+    const item = error as Record<string, unknown>;
+    return [item.type, item.message, item.details].filter((part) => typeof part === 'string' && part !== '').join(': ');
+  }
+  return 'no error details';
+}
+
+/** The AgentError for a command that ended in anything but SUCCEEDED. */
+export function commandFailure(command: CommandResult): AgentError {
+  const error = command.command_error;
+  const type = typeof error === 'object' && error !== null ? (error as Record<string, unknown>).type : undefined;
+  const message = `agent command ${command.command_name} ${command.command_status}: ${sanitizeMessage(errorText(error))}`;
+  return new AgentError(type === 'ImageChecksumError' ? 'ImageChecksumMismatch' : 'AgentCommandFailed', message);
+}
+
+function statusError(response: JSONResponse, what: string): AgentError | undefined {
+  const { status } = response;
+  if (status >= 200 && status < 300) {
+    return undefined;
+  }
+  if (status === 401 || status === 403) {
+    return new AgentError('AgentTokenRejected', `${what}: the agent rejected the token (HTTP ${status})`);
+  }
+  if (status === 409 || status >= 500) {
+    return new AgentError('AgentBusy', `${what}: the agent answered HTTP ${status}`);
+  }
+  return new AgentError('AgentProtocolError', `${what}: unexpected HTTP ${status}`);
+}
+
+const defaultSleep: Sleep = async (ms, signal) => {
+  await delay(ms, undefined, signal === undefined ? {} : { signal });
+};
+
+export class AgentClient {
+  private readonly transport: JSONTransport;
+  private readonly commandTimeoutMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly postAttempts: number;
+  private readonly sleep: Sleep;
+  private readonly now: () => number;
+  private readonly guard: (url: URL) => string | undefined;
+
+  constructor(options: AgentClientOptions = {}) {
+    this.transport = options.transport ?? undiciTransport();
+    this.commandTimeoutMs = options.commandTimeoutMs ?? AGENT_TIMEOUTS.commandTimeoutMs;
+    this.pollIntervalMs = options.pollIntervalMs ?? AGENT_TIMEOUTS.pollIntervalMs;
+    this.postAttempts = options.postAttempts ?? 3;
+    this.sleep = options.sleep ?? defaultSleep;
+    this.now = options.now ?? Date.now;
+    this.guard = options.guard ?? (() => undefined);
+  }
+
+  private url(agent: AgentEndpoint, query: Record<string, string>): URL {
+    const url = new URL('v1/commands/', agent.callbackURL.endsWith('/') ? agent.callbackURL : `${agent.callbackURL}/`);
+    for (const [key, value] of Object.entries({ ...query, agent_token: agent.token })) {
+      url.searchParams.set(key, value);
+    }
+    const refusal = this.guard(url);
+    if (refusal !== undefined) {
+      throw new AgentError('AgentAddressNotAllowed', `agent ${redactedURL(url)}: ${refusal}`);
+    }
+    return url;
+  }
+
+  /** GET /v1/commands/: every command the agent ran since it booted, oldest first. */
+  async list(agent: AgentEndpoint, signal?: AbortSignal): Promise<CommandResult[]> {
+    const url = this.url(agent, {});
+    const response = await this.transport({ method: 'GET', url, timeoutMs: this.commandTimeoutMs, ...(signal === undefined ? {} : { signal }) });
+    const failure = statusError(response, 'listing agent commands');
+    if (failure !== undefined) {
+      throw failure;
+    }
+    const commands = (response.body as { commands?: unknown } | undefined)?.commands;
+    if (!Array.isArray(commands) || !commands.every(isCommand)) {
+      throw new AgentError('AgentProtocolError', 'listing agent commands: the answer is not a command list');
+    }
+    return commands;
+  }
+
+  private async post(agent: AgentEndpoint, name: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<CommandResult> {
+    const url = this.url(agent, { wait: 'false' });
+    const body = { name, params };
+    const response = await this.transport({ method: 'POST', url, body, timeoutMs: this.commandTimeoutMs, ...(signal === undefined ? {} : { signal }) });
+    const failure = statusError(response, `sending ${name}`);
+    if (failure !== undefined) {
+      throw failure;
+    }
+    if (!isCommand(response.body)) {
+      throw new AgentError('AgentProtocolError', `sending ${name}: the answer is not a command result`);
+    }
+    return response.body;
+  }
+
+  /** The command the agent accepted after `before` commands, when it is `name`. */
+  private async started(agent: AgentEndpoint, name: string, before: number, signal?: AbortSignal): Promise<CommandResult | undefined> {
+    const commands = await this.list(agent, signal).catch((err: unknown) => {
+      if (err instanceof TransportError) return [];
+      throw err;
+    });
+    const last = commands.at(-1);
+    return commands.length > before && last !== undefined && last.command_name === bareName(name) ? last : undefined;
+  }
+
+  private async attempt(agent: AgentEndpoint, name: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<CommandResult | undefined> {
+    const before = (await this.list(agent, signal)).length;
+    try {
+      return await this.post(agent, name, params, signal);
+    } catch (err) {
+      if (!(err instanceof TransportError)) throw err;
+      return this.started(agent, name, before, signal);
+    }
+  }
+
+  /**
+   * POST the command. When the POST gets no answer, the command list tells whether the agent
+   * started it anyway; only when it did not is the POST repeated (after a pause).
+   */
+  async send(agent: AgentEndpoint, name: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<CommandResult> {
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= this.postAttempts; attempt += 1) {
+      try {
+        const command = await this.attempt(agent, name, params, signal);
+        if (command !== undefined) return command;
+      } catch (err) {
+        if (!(err instanceof TransportError)) throw err;
+        lastError = err;
+      }
+      if (attempt < this.postAttempts) await this.sleep(this.pollIntervalMs, signal);
+    }
+    throw new AgentError('AgentUnreachable', `sending ${name}: the agent could not be reached`, { cause: lastError });
+  }
+
+  /** The command as the agent now reports it, or 'unreachable' when the agent did not answer. */
+  private async refresh(agent: AgentEndpoint, command: CommandResult, signal?: AbortSignal): Promise<CommandResult | 'unreachable'> {
+    try {
+      const found = (await this.list(agent, signal)).find((candidate) => candidate.id === command.id);
+      if (found === undefined) {
+        throw new AgentError('AgentProtocolError', `agent command ${command.command_name} disappeared (did the agent restart?)`);
+      }
+      return found;
+    } catch (err) {
+      if (err instanceof TransportError) return 'unreachable';
+      // A busy agent is polled again until the deadline.
+      if (err instanceof AgentError && err.reason === 'AgentBusy') return command;
+      throw err;
+    }
+  }
+
+  /**
+   * Polls until the command is no longer RUNNING; rejects after `deadline` (clock time). An
+   * agent that stops answering is polled again until the deadline, unless `goneIsDone` (a
+   * power_off: the agent going away is the command taking effect), which returns 'gone'.
+   */
+  async wait(agent: AgentEndpoint, command: CommandResult, options: { deadline: number; signal?: AbortSignal; goneIsDone?: boolean }): Promise<CommandResult | 'gone'> {
+    let current = command;
+    while (current.command_status === 'RUNNING') {
+      if (options.signal?.aborted === true) throw abortError(options.signal);
+      if (this.now() >= options.deadline) {
+        throw new AgentError('AgentTimeout', `agent command ${command.command_name} still running at the deadline`);
+      }
+      await this.sleep(this.pollIntervalMs, options.signal);
+      const next = await this.refresh(agent, current, options.signal);
+      if (next === 'unreachable' && options.goneIsDone === true) return 'gone';
+      current = next === 'unreachable' ? current : next;
+    }
+    return current;
+  }
+
+  /** Send, wait, and reject unless the command SUCCEEDED. */
+  async run(agent: AgentEndpoint, name: string, params: Record<string, unknown>, options: WaitOptions): Promise<CommandResult> {
+    const deadline = this.now() + options.timeoutMs;
+    const sent = await this.send(agent, name, params, options.signal);
+    const done = await this.wait(agent, sent, { deadline, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    if (done === 'gone' || done.command_status !== 'SUCCEEDED') {
+      throw done === 'gone' ? new AgentError('AgentUnreachable', `agent went away during ${name}`) : commandFailure(done);
+    }
+    return done;
+  }
+}

@@ -1,0 +1,79 @@
+// A small JSON-over-HTTP transport on undici for talking to agents. The client takes it as a
+// parameter, so unit tests replace it with a table of canned answers.
+import { request, type Dispatcher } from 'undici';
+
+export interface JSONRequest {
+  method: 'GET' | 'POST';
+  url: URL;
+  body?: unknown;
+  signal?: AbortSignal;
+  /** Connect to last byte (Ironic's [agent]command_timeout). */
+  timeoutMs: number;
+}
+
+export interface JSONResponse {
+  status: number;
+  body: unknown;
+}
+
+export type JSONTransport = (req: JSONRequest) => Promise<JSONResponse>;
+
+/** The request never got an answer: refused, reset, timed out. The command may or may not have run. */
+export class TransportError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'TransportError';
+  }
+}
+
+/** scheme://host:port/path without the query (which carries the agent token). */
+export function redactedURL(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+function errorCode(err: unknown): string {
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') {
+    return err.code;
+  }
+  return err instanceof Error ? err.name : 'Unknown';
+}
+
+async function readJSON(body: Dispatcher.ResponseData['body']): Promise<unknown> {
+  const text = await body.text();
+  if (text === '') {
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+/** The default transport: undici, one request per call, JSON in and out, no redirects. */
+export function undiciTransport(dispatcher?: Dispatcher): JSONTransport {
+  return async (req) => {
+    const timeout = AbortSignal.timeout(req.timeoutMs);
+    const signal = req.signal === undefined ? timeout : AbortSignal.any([req.signal, timeout]);
+    try {
+      const response = await request(req.url, {
+        method: req.method,
+        signal,
+        headers: { accept: 'application/json', ...(req.body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
+        ...(dispatcher === undefined ? {} : { dispatcher }),
+      });
+      return { status: response.statusCode, body: await readJSON(response.body) };
+    } catch (err) {
+      if (req.signal?.aborted === true) {
+        throw req.signal.reason;
+      }
+      const code = timeout.aborted ? 'Timeout' : errorCode(err);
+      throw new TransportError(`${req.method} ${redactedURL(req.url)}: ${code}`, code, { cause: err });
+    }
+  };
+}
