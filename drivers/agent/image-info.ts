@@ -1,0 +1,102 @@
+// standby.prepare_image parameters (reference/bmc-drivers.md §7.1) from a host's spec.image
+// and its config drive, the way Ironic builds image_info for an http(s) image.
+import { parse as parseYAML } from 'yaml';
+import { AgentError } from './errors.js';
+import type { AgentConfigDrive, AgentImage } from './port.js';
+
+export interface ImageInfo {
+  id: string;
+  urls: string[];
+  disk_format?: string;
+  container_format: 'bare';
+  stream_raw_images: boolean;
+  image_type: 'whole-disk';
+  node_uuid: string;
+  checksum?: string;
+  os_hash_algo?: string;
+  os_hash_value?: string;
+  root_device?: Record<string, unknown>;
+}
+
+/** The config drive in Ironic's JSON form (meta_data and network_data as objects). */
+export interface ConfigDriveJSON {
+  meta_data?: Record<string, unknown>;
+  network_data?: Record<string, unknown>;
+  user_data?: string;
+}
+
+const HASH_ALGORITHMS: Record<string, string> = { sha256: 'sha256', sha512: 'sha512' };
+
+function isURL(text: string): boolean {
+  return /^https?:\/\//i.test(text);
+}
+
+/** Ironic names an http(s) image after the last path segment of its URL. */
+export function imageID(url: string): string {
+  const path = URL.canParse(url) ? new URL(url).pathname : url;
+  const last = path.split('/').filter((part) => part !== '').at(-1);
+  return last ?? 'image';
+}
+
+function checksumFields(image: AgentImage): Pick<ImageInfo, 'checksum' | 'os_hash_algo' | 'os_hash_value'> {
+  const checksum = image.checksum?.trim() ?? '';
+  const type = (image.checksumType ?? '').toLowerCase();
+  if (checksum === '') {
+    throw new AgentError('ImageInvalid', 'the image has no checksum; the agent refuses to write an unverified image');
+  }
+  if (type === 'md5') {
+    throw new AgentError('ImageInvalid', 'md5 image checksums are disabled (as in Ironic); use sha256 or sha512');
+  }
+  const algorithm = HASH_ALGORITHMS[type];
+  if (algorithm === undefined || isURL(checksum)) {
+    // "auto" or a checksum file URL: the agent detects the algorithm from the value's length.
+    return { checksum };
+  }
+  return { os_hash_algo: algorithm, os_hash_value: checksum.toLowerCase() };
+}
+
+/** The image_info block; rejects with ImageInvalid when the image cannot be verified. */
+export function buildImageInfo(image: AgentImage, nodeUUID: string): ImageInfo {
+  const info: ImageInfo = {
+    id: imageID(image.url),
+    urls: [image.url],
+    container_format: 'bare',
+    stream_raw_images: true,
+    image_type: 'whole-disk',
+    node_uuid: nodeUUID,
+    ...checksumFields(image),
+  };
+  if (image.format !== undefined && image.format !== '') info.disk_format = image.format;
+  if (image.rootDeviceHints !== undefined) info.root_device = { ...image.rootDeviceHints };
+  return info;
+}
+
+function document(text: string | undefined, what: string): Record<string, unknown> | undefined {
+  if (text === undefined || text.trim() === '') {
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYAML(text);
+  } catch {
+    throw new AgentError('ImageInvalid', `${what} is neither JSON nor YAML`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new AgentError('ImageInvalid', `${what} must be a JSON or YAML object`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** The JSON form of the config drive, or undefined when there is nothing to put on it. */
+export function buildConfigDrive(drive: AgentConfigDrive | undefined): ConfigDriveJSON | undefined {
+  if (drive === undefined) {
+    return undefined;
+  }
+  const result: ConfigDriveJSON = {};
+  const metaData = document(drive.metaData, 'metaData');
+  const networkData = document(drive.networkData, 'networkData');
+  if (metaData !== undefined) result.meta_data = metaData;
+  if (networkData !== undefined) result.network_data = networkData;
+  if (drive.userData !== undefined && drive.userData !== '') result.user_data = drive.userData;
+  return Object.keys(result).length === 0 ? undefined : result;
+}
