@@ -164,8 +164,13 @@ export function parseSubnet(text: string): Subnet | undefined {
  * `.` and `:` replaced by `-` and trailing dashes trimmed (`pool1-192-168-0-13`, `v6-2001-db8--5`).
  */
 export function ipAddressName(namePrefix: string, address: Address): string {
-  const text = formatAddress(address).replace(/[.:]/gu, '-');
-  return `${namePrefix}-${text}`.replace(/-+$/u, '');
+  if (address.family === 4) {
+    const n = Number(address.value);
+    return `${namePrefix}-${n >>> 24}-${(n >>> 16) & 255}-${(n >>> 8) & 255}-${n & 255}`;
+  }
+  let name = `${namePrefix}-${formatV6(address.value).replaceAll(':', '-')}`;
+  while (name.endsWith('-')) name = name.slice(0, -1);
+  return name;
 }
 
 /**

@@ -48,11 +48,25 @@ export class AddressBook {
 
   /** Free for this claim: not used, not reserved for someone else, and its object name is free. */
   isFreeFor(address: Address, claimName: string | undefined): boolean {
+    return this.nameIfFree(addressKey(address), address, claimName) !== undefined;
+  }
+
+  /** Takes the address when it is free for the claim (one key and one name computed); false otherwise. */
+  takeIfFree(address: Address, claimName: string | undefined): boolean {
     const key = addressKey(address);
-    if (this.used.has(key)) return false;
+    const name = this.nameIfFree(key, address, claimName);
+    if (name === undefined) return false;
+    this.used.add(key);
+    this.names.add(name);
+    return true;
+  }
+
+  private nameIfFree(key: bigint, address: Address, claimName: string | undefined): string | undefined {
+    if (this.used.has(key)) return undefined;
     const owner = this.reserved.get(key);
-    if (owner !== undefined && owner !== claimName) return false;
-    return !this.names.has(this.nameOf(address));
+    if (owner !== undefined && owner !== claimName) return undefined;
+    const name = this.nameOf(address);
+    return this.names.has(name) ? undefined : name;
   }
 }
 
@@ -84,9 +98,8 @@ export class SequentialCursor {
     while (value <= range.last) {
       const address: Address = { family: range.family, value };
       value++;
-      if (this.book.isFreeFor(address, undefined)) {
+      if (this.book.takeIfFree(address, undefined)) {
         this.next[index] = value;
-        this.book.take(address);
         return { address, range };
       }
     }
@@ -129,10 +142,7 @@ export class ScatterCursor {
     for (let step = 0n; step < size; step++) {
       const value = range.first + ((offset + step) % size);
       const address: Address = { family: range.family, value };
-      if (this.book.isFreeFor(address, undefined)) {
-        this.book.take(address);
-        return { address, range };
-      }
+      if (this.book.takeIfFree(address, undefined)) return { address, range };
     }
     return undefined;
   }

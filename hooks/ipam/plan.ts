@@ -13,6 +13,7 @@ import { unitInterval } from '../../domain/naming.js';
 import { claimKey, compareClaims, keyOf, type PoolClaim } from './claims.js';
 import type { ObservedAddress } from './observed.js';
 import { compareCandidates, type Candidate } from './preference.js';
+import { compareText } from './request.js';
 
 export interface PlanInput {
   readonly poolUid: string;
@@ -84,20 +85,34 @@ class Memory {
     }
   }
 
-  /** Observed children in the order that decides between two objects for one claim or address. */
+  /**
+   * Observed children in the order that decides between two objects for one claim or one address.
+   * Only contested objects need ranking; the others cannot conflict, so their order is irrelevant.
+   */
   private byPreference(): ObservedAddress[] {
-    const candidate = (observed: ObservedAddress): Candidate => {
-      const claim = this.claims.get(claimKey(observed.kind, observed.claimName));
-      const committed = parseAddress(this.input.statusIndexes[observed.claimName] ?? '');
-      return {
-        created: observed.created,
-        id: `${observed.kind}/${observed.objectName}`,
-        reported: claim?.reportedName === observed.objectName,
-        committed: committed !== undefined && committed.family === observed.address.family && committed.value === observed.address.value,
-      };
+    const perClaim = new Map<string, number>();
+    const perAddress = new Map<bigint, number>();
+    for (const observed of this.input.observed) {
+      const key = claimKey(observed.kind, observed.claimName);
+      perClaim.set(key, (perClaim.get(key) ?? 0) + 1);
+      perAddress.set(addressKey(observed.address), (perAddress.get(addressKey(observed.address)) ?? 0) + 1);
+    }
+    const contested = (observed: ObservedAddress): boolean =>
+      (perClaim.get(claimKey(observed.kind, observed.claimName)) ?? 0) > 1 || (perAddress.get(addressKey(observed.address)) ?? 0) > 1;
+    const ranked = this.input.observed.filter(contested).map((observed) => ({ observed, rank: this.candidate(observed) }));
+    ranked.sort((a, b) => compareCandidates(a.rank, b.rank));
+    return [...this.input.observed.filter((observed) => !contested(observed)), ...ranked.map((entry) => entry.observed)];
+  }
+
+  private candidate(observed: ObservedAddress): Candidate {
+    const claim = this.claims.get(claimKey(observed.kind, observed.claimName));
+    const committed = parseAddress(this.input.statusIndexes[observed.claimName] ?? '');
+    return {
+      created: observed.created,
+      id: `${observed.kind}/${observed.objectName}`,
+      reported: claim?.reportedName === observed.objectName,
+      committed: committed !== undefined && committed.family === observed.address.family && committed.value === observed.address.value,
     };
-    const ranked = this.input.observed.map((observed) => ({ observed, rank: candidate(observed) }));
-    return ranked.sort((a, b) => compareCandidates(a.rank, b.rank)).map((entry) => entry.observed);
   }
 
   fromStatus(): void {
@@ -205,13 +220,6 @@ class Allocator {
   }
 }
 
-function compareHolds(a: Hold, b: Hold): number {
-  const ka = keyOf(a.claim);
-  const kb = keyOf(b.claim);
-  if (ka === kb) return 0;
-  return ka < kb ? -1 : 1;
-}
-
 function countInside(input: PlanInput, holds: Iterable<Hold>): number {
   const keys = new Set<bigint>();
   const addresses = [...[...holds].map((hold) => hold.address), ...input.preAllocations.values()];
@@ -235,7 +243,7 @@ export function planPool(input: PlanInput): Plan {
   const allocator = new Allocator(input, book, memory);
   allocator.run(waiting);
   return {
-    holds: [...memory.holds.values()].sort(compareHolds),
+    holds: [...memory.holds.entries()].sort((a, b) => compareText(a[0], b[0])).map((entry) => entry[1]),
     failures: allocator.failures,
     released: memory.released,
     usedInRanges: countInside(input, memory.holds.values()),

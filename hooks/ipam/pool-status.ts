@@ -26,9 +26,10 @@ export interface PoolStatusInput {
 const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
 function indexes(plan: Plan): Record<string, string> {
+  const pairs = plan.holds.map((hold): [string, string] => [hold.claim.name, formatAddress(hold.address)]);
+  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const out: Record<string, string> = {};
-  const sorted = [...plan.holds].sort((a, b) => (a.claim.name < b.claim.name ? -1 : a.claim.name > b.claim.name ? 1 : 0));
-  for (const hold of sorted) out[hold.claim.name] = formatAddress(hold.address);
+  for (const [name, address] of pairs) out[name] = address;
   return out;
 }
 

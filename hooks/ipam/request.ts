@@ -88,11 +88,9 @@ export function parseCustomize(request: unknown, parentKind: string): { controll
 export function objectsOfKind(map: ObjectMap, kind: string, group: string, namespace: string): KObject[] {
   const found: KObject[] = [];
   const prefix = `${kind}.${group}/`;
-  for (const outer of Object.keys(map).sort()) {
+  for (const outer of Object.keys(map)) {
     if (!outer.startsWith(prefix)) continue;
-    const inner = map[outer] ?? {};
-    for (const key of Object.keys(inner).sort()) {
-      const obj = inner[key];
+    for (const obj of Object.values(map[outer] ?? {})) {
       if (isKObject(obj) && obj.metadata.namespace === namespace) found.push(obj);
     }
   }
