@@ -118,6 +118,16 @@ export class IPMIDriver implements BMCDriver {
     return this.parsed(BOOT_PARAMETERS, parseBootParameters);
   }
 
+  /**
+   * One `chassis power <control>` as is, acknowledgement checked (not part of BMCDriver).
+   * setPower never sends cycle or reset; they are here for the CLI and the simulator tests.
+   */
+  async control(control: PowerControl): Promise<void> {
+    await this.parsed(powerControl(control), (stdout) => {
+      parsePowerControlAck(stdout, control);
+    });
+  }
+
   insertVirtualMedia(): Promise<void> {
     return Promise.reject(new BMCError('Permanent', 'Unsupported', VIRTUAL_MEDIA_UNSUPPORTED));
   }
@@ -172,12 +182,6 @@ export class IPMIDriver implements BMCDriver {
     } catch (error) {
       throw unexpected(command.operation, error);
     }
-  }
-
-  private async control(control: PowerControl): Promise<void> {
-    await this.parsed(powerControl(control), (stdout) => {
-      parsePowerControlAck(stdout, control);
-    });
   }
 
   private async mcInfo(): Promise<MCInfo> {
