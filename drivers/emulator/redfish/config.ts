@@ -95,7 +95,7 @@ function macs(value: unknown, path: string): string[] | undefined {
 
 const SYSTEM_KEYS = [
   'id', 'name', 'username', 'password', 'personality', 'powerState', 'macs', 'nics', 'cpu', 'memoryGiB', 'disks', 'manufacturer',
-  'model', 'serialNumber', 'uuid', 'biosVersion', 'firmwareVersion', 'etag', 'requireIfMatch', 'continuousBoot', 'powerDelayMs',
+  'model', 'serialNumber', 'uuid', 'biosVersion', 'firmwareVersion', 'virtualMedia', 'etag', 'requireIfMatch', 'continuousBoot', 'powerDelayMs',
   'transitionalStates', 'asyncTasks', 'faults',
 ];
 

@@ -119,7 +119,7 @@ export function computerSystem(system: EmulatedSystem, memoryGiB: number, proces
     Storage: link(`${path}/Storage`),
     SimpleStorage: link(`${path}/SimpleStorage`),
     Bios: link(`${path}/Bios`),
-    ...(personality.virtualMediaUnder === 'system' ? { VirtualMedia: link(mediaCollectionPath(system)) } : {}),
+    ...(personality.virtualMediaUnder === 'system' && system.mediaDevices().length > 0 ? { VirtualMedia: link(mediaCollectionPath(system)) } : {}),
     Links: { ManagedBy: [link(managerPath(system.id))], Chassis: [link(chassisPath(system.id))] },
     Actions: { '#ComputerSystem.Reset': resetAction(system) },
   };
@@ -136,7 +136,7 @@ export function manager(system: EmulatedSystem): Json {
     Model: personality.managerModel,
     FirmwareVersion: config.firmwareVersion ?? personality.firmwareVersion,
     Status: { State: 'Enabled', Health: 'OK' },
-    ...(personality.virtualMediaUnder === 'manager' ? { VirtualMedia: link(mediaCollectionPath(system)) } : {}),
+    ...(personality.virtualMediaUnder === 'manager' && system.mediaDevices().length > 0 ? { VirtualMedia: link(mediaCollectionPath(system)) } : {}),
     Links: { ManagerForServers: [link(systemPath(system.id))], ManagerForChassis: [link(chassisPath(system.id))] },
   };
 }
@@ -157,7 +157,7 @@ export function chassis(system: EmulatedSystem): Json {
 }
 
 export function virtualMedia(system: EmulatedSystem, deviceId: string): Json | undefined {
-  const template = system.personality.mediaDevices.find((device) => device.id === deviceId);
+  const template = system.mediaDevices().find((device) => device.id === deviceId);
   const state = system.media.get(deviceId);
   if (template === undefined || state === undefined) {
     return undefined;

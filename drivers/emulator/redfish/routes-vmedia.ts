@@ -12,7 +12,8 @@ const UNDER = '^/redfish/v1/(?:Systems|Managers)/([^/]+)/VirtualMedia';
 
 /** Only the personality's own location answers; the other one is a 404. */
 function located(handler: SystemHandler): SystemHandler {
-  return (system, context, request, rest) => (request.path.startsWith(mediaCollectionPath(system)) ? handler(system, context, request, rest) : undefined);
+  return (system, context, request, rest) =>
+    request.path.startsWith(mediaCollectionPath(system)) && system.mediaDevices().length > 0 ? handler(system, context, request, rest) : undefined;
 }
 
 function missing(parameter: string, action: string): Reply {
@@ -104,7 +105,7 @@ export const VMEDIA_ROUTES: readonly Route[] = [
     handler: forSystem(
       located((system) => {
         const path = mediaCollectionPath(system);
-        return ok(collection(path, 'Virtual Media Services', system.personality.mediaDevices.map((device) => `${path}/${encodeURIComponent(device.id)}`)));
+        return ok(collection(path, 'Virtual Media Services', system.mediaDevices().map((device) => `${path}/${encodeURIComponent(device.id)}`)));
       }),
     ),
   },

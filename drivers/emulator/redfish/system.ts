@@ -3,7 +3,7 @@
 // a log of the actions it received. No HTTP here: the routes call these methods.
 import type { Scheduler } from './clock.js';
 import { PERSONALITIES } from './personalities/index.js';
-import type { Personality } from './personalities/index.js';
+import type { MediaDeviceTemplate, Personality } from './personalities/index.js';
 import type { FaultConfig, NICConfig, StateChangeEvent, SystemConfig } from './types.js';
 
 export type PowerDisplay = 'On' | 'Off' | 'PoweringOn' | 'PoweringOff';
@@ -74,7 +74,7 @@ export class EmulatedSystem {
     this.stable = config.powerState ?? 'Off';
     this.boot = { target: 'None', enabled: 'Disabled', mode: 'UEFI' };
     this.faults = { ...config.faults };
-    for (const device of this.personality.mediaDevices) {
+    for (const device of this.mediaDevices()) {
       this.media.set(device.id, { image: undefined, inserted: false, writeProtected: true });
     }
   }
@@ -88,6 +88,11 @@ export class EmulatedSystem {
       return this.stable;
     }
     return this.pending.target === 'On' ? 'PoweringOn' : 'PoweringOff';
+  }
+
+  /** The personality's virtual media devices; none when the config says virtualMedia: false. */
+  mediaDevices(): readonly MediaDeviceTemplate[] {
+    return this.config.virtualMedia === false ? [] : this.personality.mediaDevices;
   }
 
   macs(): string[] {
@@ -141,7 +146,7 @@ export class EmulatedSystem {
 
   /** The CD/DVD slot's state (what a booting machine would see). */
   cdMedia(): { inserted: boolean; image?: string } {
-    const cd = this.personality.mediaDevices.find((device) => device.mediaTypes.includes('CD'));
+    const cd = this.mediaDevices().find((device) => device.mediaTypes.includes('CD'));
     const state = cd === undefined ? undefined : this.media.get(cd.id);
     return state?.inserted === true && state.image !== undefined ? { inserted: true, image: state.image } : { inserted: false };
   }

@@ -81,6 +81,8 @@ export interface SystemConfig {
   biosVersion?: string;
   /** The manager's FirmwareVersion (e.g. an iDRAC older than 6.00.00.00). */
   firmwareVersion?: string;
+  /** false: no virtual media at all (a BMC without the feature or licence). */
+  virtualMedia?: boolean;
   etag?: ETagMode;
   /** PATCH without If-Match answers 412. */
   requireIfMatch?: boolean;
