@@ -135,13 +135,14 @@ function processFailure(result: ExecResult, context: FailureContext): Classified
   return undefined;
 }
 
-/** Classifies a failed run (spawn error, our timeout, or a non-zero exit). */
+/** Classifies a failed run (spawn error, our timeout, or a non-zero exit: stderr, then stdout). */
 export function classifyFailure(result: ExecResult, context: FailureContext): ClassifiedFailure {
   const early = processFailure(result, context);
   if (early !== undefined) {
     return early;
   }
-  const lines = meaningfulLines(result.stderr);
+  // ipmitool prints some failures on stdout (fru print: " Device not present (…)").
+  const lines = meaningfulLines(`${result.stderr}\n${result.stdout}`);
   const text = lines.join('\n');
   const rule = FAILURE_RULES.find((candidate) => candidate.pattern.test(text));
   const quoted = detail(lines, rule?.pattern, context.secrets);
