@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
 # The full test command (README.md): installs what is missing, then runs every tier.
-# Tiers can be chosen: scripts/test.sh [check] [unit] [fixtures] [e2e]
+#   scripts/test.sh [check] [unit] [fixtures] [integration] [e2e]    (default: all, in that order)
+# What it installs when missing: npm packages (npm ci), the Debian and PyPI test peers
+# (scripts/setup-system-deps.sh) and the Go-built control-plane binaries
+# (scripts/setup-test-binaries.sh, cached in ~/.cache/ironhook/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=(check unit fixtures)
 
+needs() { for t in "${tiers[@]}"; do for n in "$@"; do [ "$t" = "$n" ] && return 0; done; done; return 1; }
+
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "== installing npm packages"
   npm ci --no-audit --no-fund
+fi
+if needs integration e2e unit; then
+  bash scripts/setup-system-deps.sh
+  bash scripts/setup-test-binaries.sh
 fi
 
 for tier in "${tiers[@]}"; do
   echo "== ${tier}"
   case "$tier" in
-    check) npm run --silent typecheck && npm run --silent lint && npm run --silent layering ;;
-    unit) npx vitest run --project unit ;;
-    fixtures) npx vitest run --project fixtures ;;
-    e2e) npx vitest run --project e2e ;;
+    check)
+      npm run --silent typecheck
+      npm run --silent lint
+      npm run --silent layering
+      ;;
+    unit | fixtures | integration | e2e) npx vitest run --project "$tier" ;;
     *) echo "unknown tier: $tier" >&2; exit 2 ;;
   esac
 done
