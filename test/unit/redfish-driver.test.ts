@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBMCAddress } from '../../domain/bmc/index.js';
 import { createBMCDriver } from '../../drivers/bmc/registry.js';
 import { BMCError } from '../../drivers/bmc/types.js';
-import type { BootOptions, PowerAction } from '../../drivers/bmc/types.js';
+import type { BootOptions } from '../../drivers/bmc/types.js';
 import { ManualClock, startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
 import type { RedfishEmulator, StateChangeEvent, SystemConfig } from '../../drivers/emulator/redfish/index.js';
 import { emulatedConnection } from '../../drivers/emulator/redfish/testing.js';
