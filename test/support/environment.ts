@@ -1,5 +1,7 @@
 // The whole local environment: control plane, Ironhook's CRDs and controller objects, the hook
-// server and a real Metacontroller, all on 127.0.0.1. Backs the e2e tests and `npm run env:up`.
+// server and Metacontroller, all on 127.0.0.1. Backs the e2e tests and `npm run env:up`.
+// Metacontroller is our stand-in (test/support/metacontroller, docs/dev/metacontroller-standin.md)
+// because upstream v4.17.2 cannot be built here; production runs upstream from its Helm chart.
 import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,11 +50,8 @@ async function kubectlIn(kubeconfig: string, args: string[], input?: string): Pr
   }
 }
 
-/** The Metacontroller module directory in the Go module cache (it carries its CRDs). */
-async function metacontrollerModuleDir(): Promise<string> {
-  const { stdout } = await run('go', ['list', '-m', '-f', '{{with .Replace}}{{.Dir}}{{else}}{{.Dir}}{{end}}', 'metacontroller'], { cwd: join(REPO_ROOT, 'tools', 'metacontroller') });
-  return stdout.trim();
-}
+/** The Metacontroller stand-in: its entry point and the CRDs it serves. */
+const STAND_IN_DIR = join(REPO_ROOT, 'test', 'support', 'metacontroller');
 
 /** Ironhook's controller objects with the hook URLs pointed at this environment's hook server. */
 export function controllerManifests(hookPort: number): string {
@@ -80,8 +79,11 @@ async function startMetacontroller(dir: string, kubeconfig: string, detached: bo
   const [metrics, health] = [await freePort(), await freePort()];
   const started = startProcess({
     name: 'metacontroller',
-    command: binary('metacontroller'),
+    command: process.execPath,
     args: [
+      '--import',
+      'tsx',
+      join(STAND_IN_DIR, 'main.ts'),
       `--kubeconfig=${kubeconfig}`,
       '--zap-log-level=4',
       '--discovery-interval=2s',
@@ -89,6 +91,7 @@ async function startMetacontroller(dir: string, kubeconfig: string, detached: bo
       `--metrics-address=127.0.0.1:${String(metrics)}`,
       `--health-probe-bind-address=127.0.0.1:${String(health)}`,
     ],
+    cwd: REPO_ROOT,
     logDir: join(dir, 'logs'),
     detached,
   });
@@ -104,8 +107,7 @@ async function applyOrThrow(kubeconfig: string, args: string[], input?: string):
 }
 
 async function installDefinitions(kubeconfig: string): Promise<void> {
-  const metacontrollerCRDs = join(await metacontrollerModuleDir(), 'manifests', 'production', 'metacontroller-crds-v1.yaml');
-  await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', metacontrollerCRDs]);
+  await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(STAND_IN_DIR, 'crds.yaml')]);
   await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests', 'crds')]);
   await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests', 'policies')]);
   await applyOrThrow(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
