@@ -71,13 +71,13 @@ function patchSystem(system: EmulatedSystem, _context: EmulatorContext, request:
     return precondition;
   }
   const body = asObject(request.body);
-  const boot = asObject(body?.Boot);
-  if (body === undefined || boot === undefined) {
-    return malformed('The request body must be a JSON object with a Boot object.');
-  }
-  const others = Object.keys(body).filter((key) => key !== 'Boot');
+  const others = Object.keys(body ?? {}).filter((key) => key !== 'Boot');
   if (others.length > 0) {
     return errorReply(400, { messageId: 'PropertyNotWritable', message: `The property ${others.join(', ')} is a read only property.`, related: others.map((key) => `#/${key}`) });
+  }
+  const boot = asObject(body?.Boot);
+  if (boot === undefined) {
+    return malformed('The request body must be a JSON object with a Boot object.');
   }
   const validated = validateBoot(system, boot);
   if (!validated.ok) {

@@ -1,0 +1,160 @@
+// Each emulator fault against the driver, and the error class the driver reports for it:
+// unreachable, slow (client timeout), 5xx, busy, dropped requests, power that never settles,
+// and the wrong-password lockout. Time is virtual except for "slow", which exercises the real
+// client timeout (a few hundred milliseconds).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BMCError } from '../../drivers/bmc/types.js';
+import { ManualClock, startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
+import type { FaultConfig, RedfishEmulator, SystemConfig } from '../../drivers/emulator/redfish/index.js';
+import { emulatedConnection } from '../../drivers/emulator/redfish/testing.js';
+import { Reason, createRedfishDriver, waitForPower } from '../../drivers/redfish/index.js';
+import type { AuthMode, RedfishDriver } from '../../drivers/redfish/index.js';
+
+const PASSWORD = 'faults-password';
+const clock = new ManualClock();
+let emulator: RedfishEmulator;
+
+const host = (id: string, faults?: FaultConfig): SystemConfig => ({ id, username: 'admin', password: PASSWORD, ...(faults === undefined ? {} : { faults }) });
+
+beforeAll(async () => {
+  emulator = await startRedfishEmulator({
+    http: true,
+    scheduler: clock,
+    systems: [host('down'), host('slow'), host('broken'), host('busy'), host('drop'), host('stuck'), host('lockout'), host('lockout-timed'), host('healthy')],
+  });
+});
+
+afterAll(async () => {
+  await emulator.stop();
+});
+
+function driverFor(id: string, options: { password?: string; timeoutMs?: number; authMode?: AuthMode } = {}): RedfishDriver {
+  const connection = emulatedConnection(emulator, id, { username: 'admin', password: options.password ?? PASSWORD, timeoutMs: options.timeoutMs ?? 2_000 });
+  return createRedfishDriver({ ...connection, clock, ...(options.authMode === undefined ? {} : { authMode: options.authMode }) });
+}
+
+async function failure(promise: Promise<unknown>): Promise<BMCError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof BMCError) {
+      return error;
+    }
+    throw error;
+  }
+  throw new Error('expected a BMCError');
+}
+
+describe('request faults → error classes', () => {
+  const rows = [
+    { name: 'unreachable (sockets closed)', id: 'down', faults: { unreachable: true }, timeoutMs: 2_000, kind: 'Transient', reason: Reason.Unreachable },
+    { name: 'slow beyond the client timeout', id: 'slow', faults: { slowMs: 1_500 }, timeoutMs: 300, kind: 'Transient', reason: Reason.Timeout },
+    { name: 'HTTP 500 on every request', id: 'broken', faults: { serverError: {} }, timeoutMs: 2_000, kind: 'Transient', reason: Reason.ServerError },
+    { name: 'HTTP 503 busy with Retry-After', id: 'busy', faults: { serverError: { status: 503, retryAfterSeconds: 2 } }, timeoutMs: 2_000, kind: 'Transient', reason: Reason.Busy },
+    { name: 'more dropped requests than GET retries', id: 'drop', faults: { dropRequests: 3 }, timeoutMs: 2_000, kind: 'Transient', reason: Reason.Unreachable },
+  ] as const;
+
+  it.each(rows)('$name', async (row) => {
+    const driver = driverFor(row.id, { timeoutMs: row.timeoutMs });
+    await driver.getPower();
+    emulator.system(row.id).setFaults(row.faults);
+    const error = await failure(driver.getPower());
+    expect([error.kind, error.reason]).toEqual([row.kind, row.reason]);
+    emulator.system(row.id).setFaults({});
+    expect(await driver.getPower()).toBe('off');
+    await driver.close();
+  });
+
+  it('dropped requests within the GET retry budget are absorbed', async () => {
+    const driver = driverFor('drop');
+    await driver.getPower();
+    emulator.system('drop').setFaults({ dropRequests: 2 });
+    emulator.clearRequests();
+    expect(await driver.getPower()).toBe('off');
+    expect(emulator.requests().map((request) => request.status)).toEqual(['closed', 'closed', 200]);
+    await driver.close();
+  });
+
+  it('a BMC down then back: unreachable in check(), usable again afterwards', async () => {
+    emulator.setFaults({ unreachable: true });
+    const driver = driverFor('healthy');
+    const down = await driver.check();
+    expect([down.reachable, down.authenticated, down.problem?.reason]).toEqual([false, false, Reason.Unreachable]);
+    emulator.setFaults({});
+    const up = await driver.check();
+    expect([up.reachable, up.authenticated, up.problem]).toEqual([true, true, undefined]);
+    await driver.close();
+  });
+
+  it('a stopped BMC (connection refused) is unreachable', async () => {
+    const gone = await startRedfishEmulator({ http: true, systems: [host('gone')] });
+    const connection = emulatedConnection(gone, 'gone', { username: 'admin', password: PASSWORD });
+    await gone.stop();
+    const driver = createRedfishDriver({ ...connection, clock });
+    const error = await failure(driver.getPower());
+    expect([error.kind, error.reason]).toEqual(['Transient', Reason.Unreachable]);
+    expect(error.message).toContain('ECONNREFUSED');
+    await driver.close();
+  });
+});
+
+describe('power that never settles', () => {
+  it('the reset is accepted, waiting ends in PowerStateTimeout', async () => {
+    emulator.system('stuck').setFaults({ powerNeverSettles: true });
+    const driver = driverFor('stuck');
+    await driver.setPower('on');
+    const error = await failure(waitForPower(driver, 'on', { clock, timeoutMs: 30_000, random: () => 0.5 }));
+    expect([error.kind, error.reason]).toEqual(['Transient', Reason.PowerStateTimeout]);
+    expect(emulator.system('stuck').actions.map((action) => action.detail)).toEqual(['On']);
+    emulator.system('stuck').setFaults({});
+    await driver.setPower('on');
+    await waitForPower(driver, 'on', { clock, random: () => 0.5 });
+    await driver.close();
+  });
+});
+
+describe('wrong-password lockout', () => {
+  it.each([
+    { name: 'basic auth', authMode: 'basic' },
+    { name: 'session auth', authMode: 'session' },
+  ] as const)('locks after the configured failures, even for the right password, until unlocked ($name)', async ({ authMode }) => {
+    const system = emulator.system('lockout');
+    system.unlock();
+    system.setFaults({ lockoutAfter: 2 });
+    for (const attempt of [1, 2]) {
+      const wrong = driverFor('lockout', { password: `wrong-${attempt}`, authMode });
+      expect((await failure(wrong.getPower())).reason).toBe(Reason.CredentialsInvalid);
+      await wrong.close();
+    }
+    expect([system.failedLogins, system.locked]).toEqual([2, true]);
+    const right = driverFor('lockout', { authMode });
+    const locked = await failure(right.getPower());
+    expect([locked.kind, locked.reason]).toEqual(['Permanent', Reason.CredentialsInvalid]);
+    system.unlock();
+    expect(await right.getPower()).toBe('off');
+    await right.close();
+  });
+
+  it('a timed lockout ends on the emulator clock', async () => {
+    const system = emulator.system('lockout-timed');
+    system.setFaults({ lockoutAfter: 1, lockoutMs: 60_000 });
+    await failure(driverFor('lockout-timed', { password: 'nope', authMode: 'basic' }).getPower());
+    expect(system.locked).toBe(true);
+    clock.advance(60_000);
+    expect(system.locked).toBe(false);
+    const driver = driverFor('lockout-timed', { authMode: 'basic' });
+    expect(await driver.getPower()).toBe('off');
+    await driver.close();
+  });
+
+  it('a wrong password in auto mode costs one attempt, not two', async () => {
+    const system = emulator.system('lockout');
+    system.unlock();
+    system.setFaults({ lockoutAfter: 5 });
+    const driver = driverFor('lockout', { password: 'wrong' });
+    await failure(driver.getPower());
+    expect(system.failedLogins).toBe(1);
+    await driver.close();
+    system.unlock();
+  });
+});
