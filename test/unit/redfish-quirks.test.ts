@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { bootTarget } from '../../drivers/redfish/boot.js';
 import { cpuOf, driveOf, nicOf, ramMebibytesOf } from '../../drivers/redfish/inventory.js';
 import { QUIRK_TABLE, firmwareAtLeast, genericQuirks, selectQuirks } from '../../drivers/redfish/index.js';
-import type { BootDevice } from '../../drivers/bmc/types.js';
 import { BMCError } from '../../drivers/bmc/types.js';
 
 describe('vendor quirk selection', () => {
