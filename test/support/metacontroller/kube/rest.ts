@@ -106,6 +106,9 @@ export class RestClient {
   private async open(spec: RequestSpec, payload: string | undefined): Promise<IncomingMessage> {
     const url = toURL(this.server, spec);
     const headers = await this.headers(payload === undefined ? undefined : (spec.contentType ?? 'application/json'));
+    // Always an explicit length: Node sends a DELETE body with neither Content-Length nor
+    // chunked encoding, and the server then reads the body as the next request on the socket.
+    if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload));
     const send = this.secure ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       const req = send(url, { method: spec.method, headers, agent: this.agent }, resolve);
