@@ -1,0 +1,203 @@
+// `ironhook bmc …` on the pool's own drivers: parse, resolve the address (scheme registry), the
+// network guard, the credentials, then one driver call. Every side effect is a dependency, so
+// unit tests run it against fakes; main.ts wires the real ones.
+import { parseBMCAddress, type ParsedBMCAddress } from '../../domain/bmc/index.js';
+import type { BMCConnectionOptions, BMCCredentials, BMCDriver, PowerAction, PowerState } from '../bmc/types.js';
+import { parseCLI, type BMCCommand, type CommonOptions } from './args.js';
+import { CredentialsError, resolveCredentials, type CredentialSources } from './credentials.js';
+import { addressVerdict, checkVerdict, errorVerdict, EXIT_CODES, notAllowedVerdict, scrub, type Verdict } from './verdict.js';
+
+export interface HostGuard {
+  /** Resolves the host and checks every address; throws (reason AddressNotAllowed) when refused. */
+  checkHost(host: string, what: string): Promise<string[]>;
+}
+
+export interface CLIDeps extends CredentialSources {
+  out(text: string): void;
+  err(text: string): void;
+  createDriver(options: BMCConnectionOptions): BMCDriver;
+  /** Builds the guard from a comma-separated CIDR list; throws on a malformed list. */
+  createGuard(allowedNetworks: string): HostGuard;
+  sleep(ms: number): Promise<void>;
+  now(): number;
+}
+
+interface Prepared {
+  address: ParsedBMCAddress;
+  credentials: BMCCredentials;
+  caBundle?: string;
+}
+
+const POWER_POLL_MS = 1_000;
+
+class Printer {
+  readonly secrets: string[] = [];
+
+  constructor(
+    private readonly deps: CLIDeps,
+    private readonly json: boolean,
+  ) {}
+
+  out(text: string): void {
+    this.deps.out(scrub(text, this.secrets));
+  }
+
+  err(text: string): void {
+    this.deps.err(scrub(text, this.secrets));
+  }
+
+  verdict(verdict: Verdict, extra: Record<string, unknown> = {}): number {
+    if (this.json) {
+      this.out(JSON.stringify({ verdict: verdict.kind, exitCode: verdict.exitCode, message: verdict.headline.slice(2), hints: verdict.hints, ...extra }, null, 2));
+    } else {
+      const write = verdict.exitCode === 0 ? (text: string): void => { this.out(text); } : (text: string): void => { this.err(text); };
+      write([verdict.headline, ...verdict.hints.map((hint) => `  - ${hint}`)].join('\n'));
+    }
+    return verdict.exitCode;
+  }
+}
+
+function allowedNetworks(command: CommonOptions, env: CLIDeps['env']): string | undefined {
+  const text = command.allowedNetworks ?? env.ALLOWED_BMC_NETWORKS;
+  return text === undefined || text.trim() === '' ? undefined : text;
+}
+
+async function guardVerdict(command: CommonOptions, address: ParsedBMCAddress, deps: CLIDeps): Promise<Verdict | undefined> {
+  const networks = allowedNetworks(command, deps.env);
+  if (networks === undefined) {
+    return notAllowedVerdict('no allowed networks are configured; set ALLOWED_BMC_NETWORKS (e.g. 10.0.0.0/24) or pass --allowed-networks, as for the driver pool');
+  }
+  let guard: HostGuard;
+  try {
+    guard = deps.createGuard(networks);
+  } catch (err) {
+    return { ...errorVerdict(err), kind: 'usage', exitCode: EXIT_CODES.usage };
+  }
+  try {
+    await guard.checkHost(address.host, 'BMC');
+    return undefined;
+  } catch (err) {
+    const verdict = errorVerdict(err);
+    return verdict.kind === 'not-allowed' ? notAllowedVerdict(err instanceof Error ? err.message : String(err)) : verdict;
+  }
+}
+
+async function readCA(path: string | undefined, deps: CLIDeps): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    return await deps.readFile(path);
+  } catch {
+    throw new CredentialsError(`--ca-file ${path} cannot be read`);
+  }
+}
+
+/** Everything before the first BMC call; a Verdict when the command cannot go on. */
+async function prepare(command: BMCCommand, deps: CLIDeps): Promise<Prepared | Verdict> {
+  const parsed = parseBMCAddress(command.address);
+  if (parsed.kind === 'none') return { kind: 'usage', exitCode: EXIT_CODES.usage, headline: '✗ empty BMC address', hints: [] };
+  if (parsed.kind === 'invalid') return addressVerdict(parsed.error);
+  const refused = await guardVerdict(command, parsed.bmc, deps);
+  if (refused !== undefined) return refused;
+  try {
+    const credentials = await resolveCredentials(command, deps);
+    const caBundle = await readCA(command.caFile, deps);
+    return { address: parsed.bmc, credentials, ...(caBundle === undefined ? {} : { caBundle }) };
+  } catch (err) {
+    if (!(err instanceof CredentialsError)) throw err;
+    return { kind: 'usage', exitCode: EXIT_CODES.usage, headline: `✗ ${err.message}`, hints: [] };
+  }
+}
+
+const POWER_ACTIONS: Record<'on' | 'off' | 'reboot', [PowerAction, PowerAction, PowerState]> = {
+  on: ['on', 'on', 'on'],
+  off: ['off', 'soft-off', 'off'],
+  reboot: ['reboot', 'soft-reboot', 'on'],
+};
+
+async function waitForPower(driver: BMCDriver, target: PowerState, timeoutMs: number, deps: CLIDeps): Promise<boolean> {
+  const deadline = deps.now() + timeoutMs;
+  for (;;) {
+    if ((await driver.getPower()) === target) return true;
+    if (deps.now() >= deadline) return false;
+    await deps.sleep(POWER_POLL_MS);
+  }
+}
+
+async function power(driver: BMCDriver, command: Extract<BMCCommand, { kind: 'power' }>, printer: Printer, deps: CLIDeps): Promise<number> {
+  if (command.verb === 'status') {
+    const state = await driver.getPower();
+    printer.out(command.json ? JSON.stringify({ powerState: state }) : state);
+    return 0;
+  }
+  const [hard, soft, target] = POWER_ACTIONS[command.verb];
+  const action = command.soft ? soft : hard;
+  await driver.setPower(action);
+  if (!command.wait) {
+    printer.out(`power ${action}: accepted by the BMC`);
+    return 0;
+  }
+  const settled = await waitForPower(driver, target, command.timeoutSeconds * 1000, deps);
+  if (settled) {
+    printer.out(`power ${action}: the BMC reports power ${target}`);
+    return 0;
+  }
+  printer.err(`✗ power ${action}: accepted, but the BMC did not report power ${target} within ${String(command.timeoutSeconds)} s`);
+  return EXIT_CODES.error;
+}
+
+async function execute(driver: BMCDriver, command: BMCCommand, context: { printer: Printer; prepared: Prepared; deps: CLIDeps }): Promise<number> {
+  const { printer, prepared, deps } = context;
+  switch (command.kind) {
+    case 'check': {
+      const check = await driver.check();
+      const verdict = checkVerdict(check, { address: prepared.address, username: prepared.credentials.username });
+      if (!command.json) printer.out(Object.entries(check.identity).map(([key, value]) => `  ${key}: ${value}`).join('\n'));
+      return printer.verdict(verdict, { check });
+    }
+    case 'power':
+      return power(driver, command, printer, deps);
+    case 'boot': {
+      await driver.setBootDevice({ device: command.device, persistent: command.persistent, mode: command.mode });
+      printer.out(`boot device set: ${command.device} (${command.persistent ? 'persistent' : 'once'}, ${command.mode})`);
+      return 0;
+    }
+    case 'inventory':
+      printer.out(JSON.stringify(await driver.inventory(), null, 2));
+      return 0;
+  }
+}
+
+export async function runBMCCommand(command: BMCCommand, deps: CLIDeps): Promise<number> {
+  const printer = new Printer(deps, command.json);
+  const prepared = await prepare(command, deps);
+  if ('exitCode' in prepared) return printer.verdict(prepared);
+  printer.secrets.push(prepared.credentials.password);
+  const driver = deps.createDriver({
+    address: prepared.address,
+    credentials: prepared.credentials,
+    disableCertificateVerification: command.insecure,
+    ...(prepared.caBundle === undefined ? {} : { caBundle: prepared.caBundle }),
+    timeoutMs: command.timeoutSeconds * 1000,
+  });
+  try {
+    return await execute(driver, command, { printer, prepared, deps });
+  } catch (err) {
+    return printer.verdict(errorVerdict(err));
+  } finally {
+    await driver.close().catch(() => undefined);
+  }
+}
+
+/** The whole CLI: returns the exit code. */
+export async function runCLI(argv: readonly string[], deps: CLIDeps): Promise<number> {
+  const parsed = parseCLI(argv);
+  if (parsed.kind === 'help') {
+    deps.out(parsed.text);
+    return 0;
+  }
+  if (parsed.kind === 'usage') {
+    deps.err(`ironhook: ${parsed.message}\n(run "ironhook bmc --help" for usage)`);
+    return EXIT_CODES.usage;
+  }
+  return runBMCCommand(parsed.command, deps);
+}
