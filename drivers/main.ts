@@ -1,0 +1,156 @@
+// The driver pool process (`npm run drivers`): configuration from flags and the environment
+// (drivers/pool/config.ts, docs/drivers.md), the agent API, leader election, the probe and
+// metrics server, and a graceful shutdown on SIGTERM/SIGINT.
+import type { Server } from 'node:http';
+import { CoreV1Api } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import ipaddr from 'ipaddr.js';
+import { startAgentSide } from './agent/server.js';
+import type { AgentSide } from './agent/server.js';
+import { SecretAgentStateStore } from './agent/secret-store.js';
+import { createBMCDriver } from './bmc/registry.js';
+import { systemClock } from './pool/clock.js';
+import { loadConfig } from './pool/config.js';
+import type { PoolConfig } from './pool/config.js';
+import { KubeClient, loadKubeConfig } from './pool/kube/client.js';
+import { LeaderElector } from './pool/leader.js';
+import { createLogger, errorFields } from './pool/logging.js';
+import type { Logger } from './pool/logging.js';
+import { createPoolMetrics } from './pool/metrics.js';
+import type { PoolMetrics } from './pool/metrics.js';
+import { createNetworkGuard } from './pool/network-guard.js';
+import type { NetworkGuard } from './pool/network-guard.js';
+import { DriverPool } from './pool/pool.js';
+import { close, createProbeServer, listen } from './pool/server.js';
+
+interface Runtime {
+  config: PoolConfig;
+  logger: Logger;
+  metrics: PoolMetrics;
+  kube: KubeClient;
+  pool: DriverPool;
+  agent: AgentSide;
+  server: Server | undefined;
+  elector: LeaderElector | undefined;
+  stopping: boolean;
+}
+
+/** The agent client's synchronous guard: IP literals are checked; names were checked (resolved) before. */
+function agentGuard(guard: NetworkGuard): (url: URL) => string | undefined {
+  return (url) => {
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (!ipaddr.isValid(host)) {
+      return undefined;
+    }
+    return guard.allows(host) ? undefined : `${host} is outside the networks the driver pool may contact`;
+  };
+}
+
+async function startAgent(config: PoolConfig, kube: KubeConfig, guard: NetworkGuard, logger: Logger): Promise<AgentSide> {
+  const store = config.agentAPI.store === 'secret' ? new SecretAgentStateStore(kube.makeApiClient(CoreV1Api)) : undefined;
+  return startAgentSide({
+    host: config.agentAPI.host,
+    port: config.agentAPI.port,
+    advertiseURL: config.agentAPI.advertiseURL,
+    logger: logger.child({ component: 'agent-api' }),
+    store,
+    client: { guard: agentGuard(guard) },
+  });
+}
+
+async function shutdown(runtime: Runtime, why: string, code: number): Promise<void> {
+  if (runtime.stopping) {
+    return;
+  }
+  runtime.stopping = true;
+  runtime.logger.info({ why }, 'shutting down');
+  await runtime.pool.stop();
+  await runtime.elector?.stop();
+  await runtime.agent.close();
+  runtime.metrics.leader.set(0);
+  if (runtime.server !== undefined) {
+    await close(runtime.server);
+  }
+  process.exit(code);
+}
+
+function startWork(runtime: Runtime): void {
+  runtime.metrics.leader.set(1);
+  runtime.pool.start().catch((error: unknown) => {
+    runtime.logger.fatal({ err: errorFields(error) }, 'the driver pool could not start');
+    void shutdown(runtime, 'start failed', 1);
+  });
+}
+
+function kubeClient(kubeConfig: KubeConfig, config: PoolConfig, metrics: PoolMetrics, logger: Logger): KubeClient {
+  return new KubeClient(kubeConfig, {
+    clock: systemClock,
+    livenessMs: config.watchLivenessMs,
+    watchTimeoutSeconds: config.watchTimeoutSeconds,
+    onWatchRestart: (resource, reason, error) => {
+      metrics.watchRestarts.inc({ resource, reason });
+      const fields = { resource, reason, ...(error !== undefined && { err: errorFields(error) }) };
+      if (reason === 'error') {
+        logger.warn(fields, 'watch restarted');
+      } else {
+        logger.debug(fields, 'watch restarted');
+      }
+    },
+  });
+}
+
+/** Leader election when enabled (ADR 0022), else work at once. */
+function elect(runtime: Runtime): void {
+  const { config, kube, logger } = runtime;
+  if (!config.leaderElection.enabled) {
+    startWork(runtime);
+    return;
+  }
+  const callbacks = {
+    onStartedLeading: () => {
+      startWork(runtime);
+    },
+    onStoppedLeading: () => {
+      void shutdown(runtime, 'lost the lease', 1);
+    },
+  };
+  runtime.elector = new LeaderElector({ kube, clock: systemClock, config: config.leaderElection, callbacks, logger });
+  runtime.elector.start();
+}
+
+async function serveProbes(runtime: Runtime): Promise<number> {
+  const server = createProbeServer(runtime.metrics.registry, {
+    ready: () => !runtime.stopping && (runtime.elector?.isLeader === false || runtime.pool.ready),
+    reason: () => (runtime.stopping ? 'shutting down' : 'watches not synced yet'),
+  });
+  runtime.server = server;
+  return listen(server, runtime.config.metricsHost, runtime.config.metricsPort);
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.argv.slice(2), process.env);
+  const logger = createLogger({ level: config.logLevel });
+  const metrics = createPoolMetrics({ hostLabels: config.metricsHostLabels });
+  const kubeConfig = loadKubeConfig(config.kubeconfig);
+  const kube = kubeClient(kubeConfig, config, metrics, logger);
+  const guard = createNetworkGuard({ allowed: config.allowedNetworks, denied: config.deniedNetworks });
+  if (config.allowedNetworks.length === 0) {
+    logger.warn({}, 'ALLOWED_BMC_NETWORKS is empty: every BMC, agent and image address is refused');
+  }
+  const agent = await startAgent(config, kubeConfig, guard, logger);
+  const pool = new DriverPool({ kube, clock: systemClock, logger, metrics, agent: agent.service, factory: createBMCDriver, settings: config, instance: config.leaderElection.identity, guard });
+  const runtime: Runtime = { config, logger, metrics, kube, pool, agent, server: undefined, elector: undefined, stopping: false };
+  const port = await serveProbes(runtime);
+  logger.info({ port, agentAPI: agent.url, server: kube.server(), allowedNetworks: config.allowedNetworks }, 'driver pool process started');
+  elect(runtime);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      void shutdown(runtime, signal, 0);
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`driver pool: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

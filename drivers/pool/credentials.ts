@@ -1,0 +1,141 @@
+// BMC credentials (reference/baremetalhost.md §6): the Secret named by spec.bmc.credentialsName in
+// the host's namespace, keys username/password, values trimmed. Register claims it like BMO: the
+// label environment.metal3.io=baremetal, a non-controller ownerReference to the host, and the
+// finalizer baremetalhost.metal3.io/secret (not on a Secret that is being deleted); Delete
+// releases the finalizer. The password never leaves this module except to the driver.
+import type { OwnerReference } from '../../domain/k8s.js';
+import type { CredentialsReport } from '../../domain/operations.js';
+import type { BMCCredentials } from '../bmc/types.js';
+import { permanent } from './errors.js';
+import { isConflict } from './kube/port.js';
+import type { KubePort, Secret, SecretMetadataPatch } from './kube/port.js';
+
+export const SECRET_LABEL = 'environment.metal3.io';
+export const SECRET_LABEL_VALUE = 'baremetal';
+export const SECRET_FINALIZER = 'baremetalhost.metal3.io/secret';
+const CONFLICT_RETRIES = 3;
+
+export interface HostIdentity {
+  namespace: string;
+  name: string;
+  uid: string;
+}
+
+export interface ReadCredentials {
+  credentials: BMCCredentials;
+  report: CredentialsReport;
+  secret: Secret;
+}
+
+/** A Secret's value for `key`, base64-decoded and trimmed; undefined when absent or blank. */
+export function secretValue(secret: Secret, key: string): string | undefined {
+  const raw = secret.data?.[key];
+  if (raw === undefined) {
+    return undefined;
+  }
+  const value = Buffer.from(raw, 'base64').toString('utf8').trim();
+  return value === '' ? undefined : value;
+}
+
+export function credentialsReport(secret: Secret): CredentialsReport {
+  return { name: secret.metadata.name ?? '', namespace: secret.metadata.namespace ?? '', credentialsVersion: secret.metadata.resourceVersion ?? '' };
+}
+
+/** The credentials from a Secret already read; permanent CredentialsInvalid when a key is missing. */
+export function credentialsFrom(secret: Secret): ReadCredentials {
+  const where = `${secret.metadata.namespace ?? ''}/${secret.metadata.name ?? ''}`;
+  const username = secretValue(secret, 'username');
+  const password = secretValue(secret, 'password');
+  for (const [key, value] of [['username', username] as const, ['password', password] as const]) {
+    if (value === undefined) {
+      throw permanent('CredentialsInvalid', `Validation error with BMC credentials: Missing BMC connection detail '${key}' in secret ${where}`);
+    }
+  }
+  return { credentials: { username: username ?? '', password: password ?? '' }, report: credentialsReport(secret), secret };
+}
+
+export function missingSecret(namespace: string, name: string): Error {
+  if (name === '') {
+    return permanent('CredentialsNotFound', 'No BMC CredentialsName defined for the host');
+  }
+  return permanent('CredentialsNotFound', `BMC CredentialsName secret doesn't exist: ${namespace}/${name} does not exist`);
+}
+
+/** Reads the Secret fresh from the apiserver. */
+export async function readCredentials(kube: KubePort, namespace: string, name: string): Promise<ReadCredentials> {
+  const secret = name === '' ? undefined : await kube.getSecret(namespace, name);
+  if (secret === undefined) {
+    throw missingSecret(namespace, name);
+  }
+  return credentialsFrom(secret);
+}
+
+function hostOwnerReference(host: HostIdentity): OwnerReference {
+  return { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', name: host.name, uid: host.uid, controller: false };
+}
+
+/** An owner reference to the host that is not a controller reference (older BMO used one). */
+function ownedByHost(secret: Secret, host: HostIdentity): boolean {
+  const mine = (secret.metadata.ownerReferences ?? []).find((ref) => ref.uid === host.uid);
+  return mine !== undefined && mine.controller !== true;
+}
+
+/** The metadata a claimed Secret must carry, or undefined when it already does. */
+export function claimPatch(secret: Secret, host: HostIdentity): Omit<SecretMetadataPatch, 'resourceVersion'> | undefined {
+  const meta = secret.metadata;
+  const finalizers = meta.finalizers ?? [];
+  const labelled = meta.labels?.[SECRET_LABEL] === SECRET_LABEL_VALUE;
+  const addFinalizer = meta.deletionTimestamp === undefined && !finalizers.includes(SECRET_FINALIZER);
+  if (labelled && ownedByHost(secret, host) && !addFinalizer) {
+    return undefined;
+  }
+  const owners = (meta.ownerReferences ?? []).filter((ref) => ref.uid !== host.uid);
+  return {
+    labels: { ...meta.labels, [SECRET_LABEL]: SECRET_LABEL_VALUE },
+    ownerReferences: [...owners, hostOwnerReference(host)],
+    ...(addFinalizer && { finalizers: [...finalizers, SECRET_FINALIZER] }),
+  };
+}
+
+/** Label, own and finalize the Secret (retrying on conflicts); returns the Secret as stored. */
+export async function claimSecret(kube: KubePort, secret: Secret, host: HostIdentity): Promise<Secret> {
+  let current = secret;
+  for (let attempt = 0; ; attempt += 1) {
+    const patch = claimPatch(current, host);
+    if (patch === undefined) {
+      return current;
+    }
+    try {
+      return await kube.patchSecretMetadata(host.namespace, current.metadata.name ?? '', { ...patch, resourceVersion: current.metadata.resourceVersion ?? '' });
+    } catch (error) {
+      if (!isConflict(error) || attempt >= CONFLICT_RETRIES) {
+        throw error;
+      }
+      current = (await kube.getSecret(host.namespace, current.metadata.name ?? '')) ?? current;
+    }
+  }
+}
+
+async function removeFinalizer(kube: KubePort, namespace: string, name: string): Promise<boolean> {
+  const secret = name === '' ? undefined : await kube.getSecret(namespace, name);
+  const finalizers = secret?.metadata.finalizers ?? [];
+  if (secret === undefined || !finalizers.includes(SECRET_FINALIZER)) {
+    return false;
+  }
+  const remaining = finalizers.filter((item) => item !== SECRET_FINALIZER);
+  await kube.patchSecretMetadata(namespace, name, { finalizers: remaining, resourceVersion: secret.metadata.resourceVersion ?? '' });
+  return true;
+}
+
+/** Remove the pool's finalizer (retrying on conflicts); a missing Secret is already released. */
+export async function releaseSecret(kube: KubePort, namespace: string, name: string): Promise<boolean> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await removeFinalizer(kube, namespace, name);
+    } catch (error) {
+      if (!isConflict(error) || attempt >= CONFLICT_RETRIES) {
+        throw error;
+      }
+    }
+  }
+}

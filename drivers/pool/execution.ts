@@ -1,0 +1,134 @@
+// The ExecutionContext of one run of one request: records steps into status as they happen,
+// connects to the BMC once, collects the secrets the run handled (for scrubbing), and checks
+// the AbortSignal before every step.
+import { Phase } from '../../domain/operations.js';
+import type { HostOperation, OperationStep } from '../../domain/operations.js';
+import { formatTime } from '../../domain/backoff.js';
+import type { BMCDriver } from '../bmc/types.js';
+import { connect } from './connect.js';
+import type { ConnectDeps, Connection } from './connect.js';
+import { readCredentials } from './credentials.js';
+import type { HostIdentity, ReadCredentials } from './credentials.js';
+import { classify, isAbort } from './errors.js';
+import type { ExecutionContext, HostServices, OperationResult } from './executors/context.js';
+import type { OperationStatusWriter } from './status-writer.js';
+
+const STEP_PROGRESS: Record<string, string> = {
+  WaitForAgent: 'waiting for the agent to look up and heartbeat',
+  WriteImage: 'writing the image through the agent',
+  CollectInventory: 'collecting the inventory from the agent',
+  EraseDevicesMetadata: 'erasing disk metadata through the agent',
+  CheckBMC: 'checking the BMC',
+};
+
+export interface ExecutionOptions {
+  op: HostOperation;
+  host: HostIdentity;
+  signal: AbortSignal;
+  services: HostServices;
+  connectDeps: ConnectDeps;
+  writer: OperationStatusWriter;
+  resumed: boolean;
+  onPowerChange: (to: 'on' | 'off') => void;
+}
+
+export class Execution implements ExecutionContext {
+  readonly op: HostOperation;
+  readonly host: HostIdentity;
+  readonly signal: AbortSignal;
+  readonly services: HostServices;
+  readonly resumed: boolean;
+  readonly secrets: string[] = [];
+  result: OperationResult = {};
+  private readonly steps: OperationStep[];
+  private readonly earlier: Set<string>;
+  private opened: Promise<Connection> | undefined;
+  private driver: BMCDriver | undefined;
+
+  constructor(private readonly options: ExecutionOptions) {
+    this.op = options.op;
+    this.host = options.host;
+    this.signal = options.signal;
+    this.services = options.services;
+    this.resumed = options.resumed;
+    this.steps = [...(options.writer.status.steps ?? [])];
+    this.earlier = new Set(this.steps.filter((step) => step.state === Phase.Succeeded).map((step) => step.name));
+  }
+
+  get recordedSteps(): OperationStep[] {
+    return this.steps;
+  }
+
+  private now(): string {
+    return formatTime(this.services.clock.now());
+  }
+
+  connection(credentials?: ReadCredentials): Promise<Connection> {
+    this.opened ??= this.open(credentials);
+    return this.opened;
+  }
+
+  private async open(given: ReadCredentials | undefined): Promise<Connection> {
+    const credentials = given ?? (await readCredentials(this.services.kube, this.host.namespace, this.op.spec.bmc.credentialsName));
+    this.keepSecret(credentials.credentials.password);
+    const connection = await connect(this.options.connectDeps, this.op.spec.bmc, credentials, this.signal);
+    this.driver = connection.driver;
+    return connection;
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.driver?.close();
+    } catch {
+      // Closing is best effort: sessions expire on the BMC anyway.
+    }
+  }
+
+  async step<T>(name: string, run: () => Promise<T>, describe?: (value: T) => string | undefined): Promise<T> {
+    this.signal.throwIfAborted();
+    const index = this.steps.push({ name, state: Phase.Running, time: this.now() }) - 1;
+    await this.options.writer.write({ steps: [...this.steps], message: STEP_PROGRESS[name] ?? `running ${name}` });
+    let value: T;
+    try {
+      value = await run();
+    } catch (error) {
+      if (!isAbort(error) && !this.signal.aborted) {
+        this.steps[index] = { name, state: Phase.Failed, time: this.now(), message: classify(error, this.secrets).message };
+        await this.options.writer.write({ steps: [...this.steps] });
+      }
+      throw error;
+    }
+    const message = describe?.(value);
+    this.steps[index] = { name, state: Phase.Succeeded, time: this.now(), ...(message !== undefined && { message }) };
+    await this.options.writer.write({ steps: [...this.steps] });
+    return value;
+  }
+
+  async note(name: string, message: string): Promise<void> {
+    this.signal.throwIfAborted();
+    this.steps.push({ name, state: Phase.Succeeded, time: this.now(), message });
+    await this.options.writer.write({ steps: [...this.steps] });
+  }
+
+  async progress(message: string): Promise<void> {
+    await this.options.writer.write({ message });
+  }
+
+  completedEarlier(name: string): boolean {
+    return this.earlier.has(name);
+  }
+
+  keepSecret(value: string | undefined): void {
+    if (value !== undefined && value.length > 3 && !this.secrets.includes(value)) {
+      this.secrets.push(value);
+    }
+  }
+
+  powerChanged(to: 'on' | 'off'): void {
+    this.options.onPowerChange(to);
+  }
+
+  partialResult(result: OperationResult): void {
+    this.result = { ...this.result, ...result };
+  }
+}

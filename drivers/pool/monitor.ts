@@ -1,0 +1,266 @@
+// BMCMonitor refresh (docs/architecture.md, "BMCMonitor"): every spec.intervalSeconds (jittered
+// by ±10 %), right after a request for the host completes, and when the credentials Secret's
+// resourceVersion changes, read power through the driver and write observedTime, changedTime
+// (only when a value changed), poweredOn, reachable, credentials and error. Bounded
+// concurrency; the per-BMC gate keeps monitor reads from overlapping a running request's calls.
+import PQueue from 'p-queue';
+import { formatTime } from '../../domain/backoff.js';
+import type { BMCMonitor, BMCMonitorStatus, CredentialsReport, OperationError } from '../../domain/operations.js';
+import type { BMCDriverFactory } from '../bmc/types.js';
+import type { BMCGate } from './bmc-gate.js';
+import type { Clock, Timer } from './clock.js';
+import { connect } from './connect.js';
+import { credentialsFrom, missingSecret } from './credentials.js';
+import type { ReadCredentials } from './credentials.js';
+import { classify } from './errors.js';
+import { objectKey } from './kube/port.js';
+import type { KubePort, Secret, WatchEvent } from './kube/port.js';
+import type { Logger } from './logging.js';
+import { errorFields } from './logging.js';
+import type { PoolMetrics } from './metrics.js';
+import type { NetworkGuard } from './network-guard.js';
+
+const MIN_INTERVAL_SECONDS = 5;
+const UNREACHABLE = new Set(['BMCUnreachable', 'Timeout']);
+
+export interface MonitorDeps {
+  kube: KubePort;
+  clock: Clock;
+  logger: Logger;
+  metrics: PoolMetrics;
+  guard: NetworkGuard;
+  gate: BMCGate;
+  factory: BMCDriverFactory;
+  bmcTimeoutMs: number;
+  ipmiCommandIntervalMs: number;
+  concurrency: number;
+  random?: () => number;
+}
+
+interface Entry {
+  object: BMCMonitor;
+  spec: string;
+  timer?: Timer;
+  queued: boolean;
+  again: boolean;
+}
+
+export interface Observation {
+  poweredOn?: boolean;
+  reachable?: boolean;
+  credentials?: CredentialsReport;
+  error?: OperationError;
+}
+
+function sameError(a: OperationError | undefined, b: OperationError | undefined): boolean {
+  return a?.kind === b?.kind && a?.reason === b?.reason && a?.message === b?.message;
+}
+
+/** Did any observed value change? (observedTime alone is not a change.) */
+export function observationChanged(previous: BMCMonitorStatus, next: Observation): boolean {
+  return (
+    previous.poweredOn !== next.poweredOn ||
+    previous.reachable !== next.reachable ||
+    previous.credentials?.credentialsVersion !== next.credentials?.credentialsVersion ||
+    previous.credentials?.name !== next.credentials?.name ||
+    !sameError(previous.error, next.error)
+  );
+}
+
+function credentialsRotated(previous: CredentialsReport | undefined, next: CredentialsReport | undefined): boolean {
+  return previous !== undefined && next !== undefined && previous.credentialsVersion !== next.credentialsVersion;
+}
+
+/** The status after an observation: changedTime moves only when a value changed. */
+export function nextStatus(previous: BMCMonitorStatus, observation: Observation, now: string): BMCMonitorStatus {
+  const changed = observationChanged(previous, observation) || previous.changedTime === undefined;
+  const defined = Object.entries(observation).filter(([, value]) => value !== undefined);
+  return { observedTime: now, changedTime: changed ? now : previous.changedTime, ...Object.fromEntries(defined) };
+}
+
+export class MonitorRefresher {
+  private readonly entries = new Map<string, Entry>();
+  private readonly secrets = new Map<string, Secret>();
+  private readonly suspended = new Set<string>();
+  private readonly queue: PQueue;
+  private active = true;
+
+  constructor(private readonly deps: MonitorDeps) {
+    this.queue = new PQueue({ concurrency: deps.concurrency });
+  }
+
+  onMonitorEvent(event: WatchEvent<BMCMonitor>): void {
+    const key = objectKey(event.object);
+    const existing = this.entries.get(key);
+    if (event.type === 'deleted') {
+      existing?.timer?.cancel();
+      this.entries.delete(key);
+      return;
+    }
+    const spec = JSON.stringify(event.object.spec);
+    if (existing === undefined) {
+      this.suspended.delete(this.hostKey(event.object));
+      this.entries.set(key, { object: event.object, spec, queued: false, again: false });
+      this.refreshSoon(key);
+      return;
+    }
+    existing.object = event.object;
+    if (existing.spec !== spec) {
+      existing.spec = spec;
+      this.suspended.delete(this.hostKey(event.object));
+      this.refreshSoon(key);
+    }
+  }
+
+  onSecretEvent(event: WatchEvent<Secret>): void {
+    const key = objectKey(event.object);
+    if (event.type === 'deleted') {
+      this.secrets.delete(key);
+    } else {
+      this.secrets.set(key, event.object);
+    }
+    for (const [monitorKey, entry] of this.entries) {
+      const credentials = entry.object.status?.credentials;
+      const references = entry.object.metadata.namespace === event.object.metadata.namespace && entry.object.spec.bmc.credentialsName === event.object.metadata.name;
+      if (references && (event.type === 'deleted' || credentials?.credentialsVersion !== event.object.metadata.resourceVersion)) {
+        this.refreshSoon(monitorKey);
+      }
+    }
+  }
+
+  /** Refresh the monitors of one host now (after a request for it completed). */
+  refreshHost(namespace: string, host: string): void {
+    for (const [key, entry] of this.entries) {
+      if (entry.object.metadata.namespace === namespace && entry.object.spec.host.name === host) {
+        this.refreshSoon(key);
+      }
+    }
+  }
+
+  suspend(namespace: string, host: string): void {
+    this.suspended.add(`${namespace}/${host}`);
+    for (const entry of this.entries.values()) {
+      if (this.hostKey(entry.object) === `${namespace}/${host}`) {
+        entry.timer?.cancel();
+      }
+    }
+  }
+
+  stop(): void {
+    this.active = false;
+    this.queue.clear();
+    for (const entry of this.entries.values()) {
+      entry.timer?.cancel();
+    }
+  }
+
+  async settled(): Promise<void> {
+    await this.queue.onIdle();
+  }
+
+  private hostKey(monitor: BMCMonitor): string {
+    return `${monitor.metadata.namespace ?? ''}/${monitor.spec.host.name}`;
+  }
+
+  private refreshSoon(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined || !this.active || this.suspended.has(this.hostKey(entry.object))) {
+      return;
+    }
+    entry.timer?.cancel();
+    entry.timer = undefined;
+    if (entry.queued) {
+      entry.again = true;
+      return;
+    }
+    entry.queued = true;
+    void this.queue.add(() => this.refresh(key));
+  }
+
+  private schedule(key: string, entry: Entry): void {
+    if (!this.active || this.suspended.has(this.hostKey(entry.object))) {
+      return;
+    }
+    const interval = Math.max(MIN_INTERVAL_SECONDS, entry.object.spec.intervalSeconds) * 1000;
+    const jitter = 0.9 + 0.2 * (this.deps.random ?? Math.random)();
+    entry.timer?.cancel();
+    entry.timer = this.deps.clock.setTimer(interval * jitter, () => {
+      this.refreshSoon(key);
+    });
+  }
+
+  private async refresh(key: string): Promise<void> {
+    const entry = this.entries.get(key);
+    if (entry === undefined) {
+      return;
+    }
+    entry.again = false;
+    try {
+      const status = await this.write(entry.object, await this.observe(entry.object));
+      entry.object = { ...entry.object, status };
+    } catch (error) {
+      this.deps.logger.warn({ monitor: key, err: errorFields(error) }, 'could not refresh a BMC monitor');
+    } finally {
+      entry.queued = false;
+      this.next(key, entry);
+    }
+  }
+
+  /** After a refresh: again at once when asked meanwhile, else after the interval (unless deleted). */
+  private next(key: string, entry: Entry): void {
+    if (this.entries.get(key) !== entry) {
+      return;
+    }
+    if (entry.again) {
+      this.refreshSoon(key);
+    } else {
+      this.schedule(key, entry);
+    }
+  }
+
+  private async secretFor(namespace: string, name: string): Promise<Secret | undefined> {
+    return this.secrets.get(`${namespace}/${name}`) ?? (name === '' ? undefined : await this.deps.kube.getSecret(namespace, name));
+  }
+
+  private async readCredentials(monitor: BMCMonitor): Promise<ReadCredentials> {
+    const namespace = monitor.metadata.namespace ?? '';
+    const name = monitor.spec.bmc.credentialsName;
+    const secret = await this.secretFor(namespace, name);
+    if (secret === undefined) {
+      throw missingSecret(namespace, name);
+    }
+    return credentialsFrom(secret);
+  }
+
+  private async observe(monitor: BMCMonitor): Promise<Observation> {
+    const seen: { credentials?: ReadCredentials; contacted: boolean } = { contacted: false };
+    try {
+      const read = await this.readCredentials(monitor);
+      seen.credentials = read;
+      const connection = await connect({ ...this.deps, timeoutMs: this.deps.bmcTimeoutMs }, monitor.spec.bmc, read);
+      seen.contacted = true;
+      try {
+        return { poweredOn: (await connection.driver.getPower()) === 'on', reachable: true, credentials: read.report };
+      } finally {
+        await connection.driver.close().catch(() => undefined);
+      }
+    } catch (failure) {
+      const error = classify(failure, seen.credentials === undefined ? [] : [seen.credentials.credentials.password]);
+      const reachable = seen.contacted ? !UNREACHABLE.has(error.reason) : monitor.status?.reachable;
+      return { poweredOn: monitor.status?.poweredOn, reachable, credentials: seen.credentials?.report, error };
+    }
+  }
+
+  private async write(monitor: BMCMonitor, observation: Observation): Promise<BMCMonitorStatus> {
+    const previous = monitor.status ?? {};
+    const now = formatTime(this.deps.clock.now());
+    if (credentialsRotated(previous.credentials, observation.credentials)) {
+      this.deps.metrics.credentialsUpdated.inc();
+    }
+    const next = nextStatus(previous, observation, now);
+    const patch: Record<string, unknown> = { poweredOn: null, reachable: null, credentials: null, error: null, ...next };
+    await this.deps.kube.patchStatus('bmcmonitors', monitor.metadata.namespace ?? '', monitor.metadata.name ?? '', patch);
+    this.deps.metrics.monitorRefreshes.inc({ result: observation.error === undefined ? 'ok' : 'error' });
+    return next;
+  }
+}

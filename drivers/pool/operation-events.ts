@@ -1,0 +1,69 @@
+// Which Event a request emits when it starts, succeeds or fails: upstream's reasons
+// (reference/baremetalhost.md §2.5, §2.14). Data, one row per action.
+import { Action } from '../../domain/operations.js';
+import type { HostOperation, OperationError } from '../../domain/operations.js';
+import { displayURL } from './executors/context.js';
+
+interface EventText {
+  reason: string;
+  message: string;
+}
+
+interface ActionEvents {
+  start?: (op: HostOperation) => EventText;
+  success: (op: HostOperation) => EventText[];
+  failureReason: string;
+}
+
+const CREDENTIAL_REASONS = new Set(['CredentialsNotFound', 'CredentialsInvalid', 'AuthenticationFailed']);
+
+function imageOf(op: HostOperation): string {
+  const url = op.spec.provision?.image?.url;
+  return url === undefined ? 'no image' : displayURL(url);
+}
+
+const none = (): EventText[] => [];
+
+const TABLE: Record<Action, ActionEvents> = {
+  [Action.Register]: {
+    success: (op) => [
+      { reason: 'BMCAccessValidated', message: 'Verified access to BMC' },
+      ...(op.spec.hostStatus.state === 'registering' ? [{ reason: 'Registered', message: 'Registered new host' }] : []),
+    ],
+    failureReason: 'RegistrationError',
+  },
+  [Action.Inspect]: {
+    start: () => ({ reason: 'InspectionStarted', message: 'Hardware inspection started' }),
+    success: () => [{ reason: 'InspectionComplete', message: 'Hardware inspection completed' }],
+    failureReason: 'InspectionError',
+  },
+  [Action.Prepare]: { success: none, failureReason: 'PreparationError' },
+  [Action.Provision]: {
+    start: (op) => ({ reason: 'ProvisioningStarted', message: `Image provisioning started for ${imageOf(op)}` }),
+    success: (op) => [{ reason: 'ProvisioningComplete', message: `Image provisioning completed for ${imageOf(op)}` }],
+    failureReason: 'ProvisioningError',
+  },
+  [Action.Deprovision]: {
+    start: () => ({ reason: 'DeprovisioningStarted', message: 'Image deprovisioning started' }),
+    success: () => [{ reason: 'DeprovisioningComplete', message: 'Image deprovisioning completed' }],
+    failureReason: 'ProvisioningError',
+  },
+  [Action.PowerOn]: { success: () => [{ reason: 'PowerOn', message: 'Host powered on' }], failureReason: 'PowerManagementError' },
+  [Action.PowerOff]: { success: () => [{ reason: 'PowerOff', message: 'Host powered off' }], failureReason: 'PowerManagementError' },
+  [Action.Reboot]: { success: () => [{ reason: 'PowerOn', message: 'Host rebooted (powered off and on)' }], failureReason: 'PowerManagementError' },
+  [Action.Detach]: { success: none, failureReason: 'DetachError' },
+  [Action.Delete]: { success: none, failureReason: 'RegistrationError' },
+};
+
+export function startEvent(op: HostOperation): EventText | undefined {
+  return TABLE[op.spec.action].start?.(op);
+}
+
+export function successEvents(op: HostOperation): EventText[] {
+  return TABLE[op.spec.action].success(op);
+}
+
+export function failureEvent(op: HostOperation, error: OperationError): EventText {
+  const reason = op.spec.action === Action.Register && CREDENTIAL_REASONS.has(error.reason) ? 'BMCCredentialError' : TABLE[op.spec.action].failureReason;
+  return { reason, message: error.message };
+}

@@ -1,0 +1,151 @@
+// The driver pool: watches HostOperations, BMCMonitors and the claimed BMC Secrets, executes
+// requests through the scheduler and runner, refreshes monitors, records events and metrics.
+// Started when this replica becomes the leader, stopped on shutdown or lost leadership.
+import type { BMCMonitor, HostOperation, Action } from '../../domain/operations.js';
+import type { AgentService } from '../agent/port.js';
+import type { BMCDriverFactory } from '../bmc/types.js';
+import { BMCGate } from './bmc-gate.js';
+import type { Clock } from './clock.js';
+import type { PoolConfig } from './config.js';
+import type { ConnectDeps } from './connect.js';
+import { SECRET_LABEL, SECRET_LABEL_VALUE } from './credentials.js';
+import { EventRecorder } from './events.js';
+import type { Executor, HostServices } from './executors/index.js';
+import type { KubePort, KubeWatch, WatchEvent, WatchedResource } from './kube/port.js';
+import type { Logger } from './logging.js';
+import type { PoolMetrics } from './metrics.js';
+import { MonitorRefresher } from './monitor.js';
+import { createNetworkGuard } from './network-guard.js';
+import type { NetworkGuard } from './network-guard.js';
+import { runOperation } from './runner.js';
+import { Scheduler } from './scheduler.js';
+
+export type PoolSettings = Pick<
+  PoolConfig,
+  | 'namespaces'
+  | 'allowedNetworks'
+  | 'deniedNetworks'
+  | 'concurrency'
+  | 'provisioningLimit'
+  | 'monitorConcurrency'
+  | 'bmcTimeoutMs'
+  | 'ipmiCommandIntervalMs'
+  | 'powerSettleTimeoutMs'
+  | 'softPowerOffTimeoutMs'
+  | 'agentBootTimeoutMs'
+  | 'agentCommandTimeoutMs'
+  | 'deployISOURL'
+  | 'deployKernelURL'
+  | 'deployRamdiskURL'
+  | 'eventDedupWindowMs'
+  | 'shutdownTimeoutMs'
+>;
+
+export interface PoolDeps {
+  kube: KubePort;
+  clock: Clock;
+  logger: Logger;
+  metrics: PoolMetrics;
+  agent: AgentService;
+  factory: BMCDriverFactory;
+  settings: PoolSettings;
+  /** Reported in Events (reportingInstance): the pod name. */
+  instance: string;
+  guard?: NetworkGuard;
+  random?: () => number;
+  executors?: Record<Action, Executor>;
+}
+
+function isOperation(object: unknown): object is HostOperation {
+  const spec = (object as { spec?: { host?: { name?: unknown }; sequence?: unknown } }).spec;
+  return typeof spec?.host?.name === 'string' && typeof spec.sequence === 'number';
+}
+
+export class DriverPool {
+  readonly scheduler: Scheduler;
+  readonly monitor: MonitorRefresher;
+  readonly events: EventRecorder;
+  readonly gate: BMCGate;
+  readonly guard: NetworkGuard;
+  private watches: KubeWatch[] = [];
+  private synced = false;
+  private stopping = false;
+
+  constructor(private readonly deps: PoolDeps) {
+    const { settings, clock, logger, metrics, kube } = deps;
+    this.guard = deps.guard ?? createNetworkGuard({ allowed: settings.allowedNetworks, denied: settings.deniedNetworks });
+    this.gate = new BMCGate(clock, metrics);
+    this.events = new EventRecorder({ kube, clock, windowMs: settings.eventDedupWindowMs, instance: deps.instance, logger });
+    const connectDeps: ConnectDeps = { guard: this.guard, gate: this.gate, factory: deps.factory, timeoutMs: settings.bmcTimeoutMs, ipmiCommandIntervalMs: settings.ipmiCommandIntervalMs };
+    this.monitor = new MonitorRefresher({ ...connectDeps, kube, clock, logger, metrics, bmcTimeoutMs: settings.bmcTimeoutMs, concurrency: settings.monitorConcurrency, random: deps.random });
+    const services: HostServices = {
+      kube,
+      agent: deps.agent,
+      guard: this.guard,
+      clock,
+      settings,
+      suspendMonitoring: (namespace, host) => {
+        this.monitor.suspend(namespace, host);
+      },
+    };
+    const runnerDeps = { kube, clock, logger, metrics, events: this.events, services, connectDeps, executors: deps.executors };
+    this.scheduler = new Scheduler({
+      clock,
+      logger,
+      metrics,
+      kube,
+      concurrency: settings.concurrency,
+      provisioningLimit: settings.provisioningLimit,
+      run: (op, signal) => runOperation(runnerDeps, op, signal),
+      onFinished: (op) => {
+        this.monitor.refreshHost(op.metadata.namespace ?? '', op.spec.host.name);
+      },
+    });
+  }
+
+  get ready(): boolean {
+    return this.synced && !this.stopping;
+  }
+
+  private watchAll(resource: WatchedResource, onEvent: (event: WatchEvent) => void, labelSelector?: string): KubeWatch[] {
+    const scopes = this.deps.settings.namespaces.length === 0 ? [undefined] : this.deps.settings.namespaces;
+    return scopes.map((namespace) => this.deps.kube.watch(resource, { namespace, labelSelector }, onEvent));
+  }
+
+  /** Starts the watches; resolves once every initial list has been delivered. */
+  async start(): Promise<void> {
+    const secrets = this.watchAll('secrets', (event) => {
+      this.monitor.onSecretEvent(event);
+    }, `${SECRET_LABEL}=${SECRET_LABEL_VALUE}`);
+    const monitors = this.watchAll('bmcmonitors', (event) => {
+      this.monitor.onMonitorEvent(event as WatchEvent<BMCMonitor>);
+    });
+    const operations = this.watchAll('hostoperations', (event) => {
+      if (isOperation(event.object)) {
+        this.scheduler.onEvent(event as WatchEvent<HostOperation>);
+      } else {
+        this.deps.logger.warn({ namespace: event.object.metadata.namespace, operation: event.object.metadata.name }, 'ignoring a HostOperation without spec.host.name or spec.sequence');
+      }
+    });
+    this.watches = [...secrets, ...monitors, ...operations];
+    for (const group of [secrets, monitors, operations]) {
+      await Promise.all(group.map((watch) => watch.start()));
+    }
+    this.synced = true;
+    this.deps.logger.info({ namespaces: this.deps.settings.namespaces.length === 0 ? 'all' : this.deps.settings.namespaces }, 'driver pool started');
+  }
+
+  /** Graceful stop: no new work, in-flight requests cancelled with resumable statuses. */
+  async stop(): Promise<void> {
+    if (this.stopping) {
+      return;
+    }
+    this.stopping = true;
+    for (const watch of this.watches) {
+      watch.stop();
+    }
+    this.monitor.stop();
+    await this.scheduler.stop(this.deps.settings.shutdownTimeoutMs);
+    this.deps.logger.info({}, 'driver pool stopped');
+  }
+}

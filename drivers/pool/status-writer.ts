@@ -1,0 +1,69 @@
+// Writes a HostOperation's status through the status subresource (JSON merge patch; spec is
+// never touched) and keeps the pool's local view of it. Step updates are best effort; the final
+// status is retried, because a lost final write would make the request look interrupted.
+import type { HostOperationStatus } from '../../domain/operations.js';
+import type { Clock } from './clock.js';
+import { CancelledError } from './errors.js';
+import { isNotFound } from './kube/port.js';
+import type { KubePort } from './kube/port.js';
+import type { Logger } from './logging.js';
+import { errorFields } from './logging.js';
+
+/** A merge patch of the status: null removes a field. */
+export type StatusPatch = { [K in keyof HostOperationStatus]?: HostOperationStatus[K] | null };
+
+const FINAL_ATTEMPTS = 6;
+
+export class OperationStatusWriter {
+  private current: HostOperationStatus;
+
+  constructor(
+    private readonly kube: KubePort,
+    private readonly target: { namespace: string; name: string },
+    initial: HostOperationStatus | undefined,
+    private readonly options: { clock: Clock; logger: Logger },
+  ) {
+    this.current = structuredClone(initial ?? {});
+  }
+
+  get status(): HostOperationStatus {
+    return this.current;
+  }
+
+  private apply(patch: StatusPatch): void {
+    const kept = Object.entries(this.current).filter(([key]) => !(key in patch));
+    const set = Object.entries(patch).filter(([, value]) => value !== null);
+    this.current = Object.fromEntries([...kept, ...set]);
+  }
+
+  /** Best effort: a failure is logged, except that a deleted request cancels the execution. */
+  async write(patch: StatusPatch): Promise<void> {
+    this.apply(patch);
+    try {
+      await this.kube.patchStatus('hostoperations', this.target.namespace, this.target.name, patch);
+    } catch (error) {
+      if (isNotFound(error)) {
+        throw new CancelledError('the request was deleted');
+      }
+      this.options.logger.warn({ namespace: this.target.namespace, operation: this.target.name, err: errorFields(error) }, 'could not write progress to the request status');
+    }
+  }
+
+  /** The final status: retried with back-off; false when it could not be written. */
+  async writeFinal(patch: StatusPatch): Promise<boolean> {
+    this.apply(patch);
+    for (let attempt = 0; attempt < FINAL_ATTEMPTS; attempt += 1) {
+      try {
+        await this.kube.patchStatus('hostoperations', this.target.namespace, this.target.name, patch);
+        return true;
+      } catch (error) {
+        if (isNotFound(error)) {
+          return false;
+        }
+        this.options.logger.warn({ namespace: this.target.namespace, operation: this.target.name, attempt, err: errorFields(error) }, 'could not write the final request status; retrying');
+        await this.options.clock.sleep(500 * 2 ** attempt);
+      }
+    }
+    return false;
+  }
+}
