@@ -183,7 +183,15 @@ describe('check verdicts', () => {
 
 describe('credential sources', () => {
   const env = { ALLOWED_BMC_NETWORKS: '127.0.0.0/8' };
-  it.each([
+  interface Row {
+    name: string;
+    argv: string[];
+    options: Options;
+    code: number;
+    username?: string;
+    message?: RegExp;
+  }
+  it.each<Row>([
     { name: 'file, two lines', argv: ['--credentials-file', '/c'], options: { env, files: { '/c': `root\n${CANARY}\n` } }, code: 0, username: 'root' },
     { name: 'file, YAML', argv: ['--credentials-file', '/c'], options: { env, files: { '/c': `username: ops\npassword: ${CANARY}\n` } }, code: 0, username: 'ops' },
     { name: 'file missing', argv: ['--credentials-file', '/nope'], options: { env }, code: 2, message: /credentials file \/nope cannot be read \(ENOENT\)/ },
