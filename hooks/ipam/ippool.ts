@@ -19,7 +19,7 @@ import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } fr
 import { HookInputError } from '../types.js';
 import { capiClaims, metal3Claims, clusterIndex, type PoolClaim } from './claims.js';
 import { poolChildren } from './children.js';
-import { observedChildren } from './observed.js';
+import { observedChildren, type ObservedChildren } from './observed.js';
 import { planPool, type ClaimFailure, type Plan } from './plan.js';
 import { clusterGate, neighbours, poolConfig } from './pool-context.js';
 import { poolStatus } from './pool-status.js';
@@ -86,8 +86,10 @@ function outOfRange(plan: Plan): string[] {
   return [`${outside.length} allocated address(es) are outside spec.pools and are kept: ${sample.join(', ')}`];
 }
 
-function deletionBlocked(plan: Plan): string[] {
-  if (plan.holds.length === 0) return [];
+/** While the pool is being deleted: why it is not gone yet (nothing when it may go). */
+function deletionBlocked(plan: Plan, observed: ObservedChildren): string[] {
+  const left = observed.addresses.length + observed.unreadable.length;
+  if (plan.holds.length === 0) return left === 0 ? [] : [`deletion waits for ${left} released IPAddress(es) to be deleted`];
   const names = plan.holds.slice(0, 10).map((hold) => `${hold.claim.kind} ${hold.claim.name}`);
   const more = plan.holds.length > 10 ? `, … (${plan.holds.length} in all)` : '';
   return [`deletion blocked: ${plan.holds.length} address(es) still in use by ${names.join(', ')}${more}`];
@@ -144,7 +146,7 @@ function runPlan(req: ParsedComposite, inputs: PoolInputs): CompositeSyncRespons
     foreignNames: decision.foreignNames,
     ...holdPart(decision.holdMessage),
   });
-  const finalizing = req.finalizing ? deletionBlocked(plan) : [];
+  const finalizing = req.finalizing ? deletionBlocked(plan, observed) : [];
   const newStatus = poolStatus({
     plan: { ...plan, failures: [...duplicates, ...plan.failures] },
     ranges: config.ranges,
@@ -155,7 +157,8 @@ function runPlan(req: ParsedComposite, inputs: PoolInputs): CompositeSyncRespons
     notReadyReason: decision.notReadyReason,
   });
   const children = poolChildren(plan.holds, { name: pool.metadata.name ?? '', namespace }, pool.spec.namePrefix, capi?.ipam);
-  return req.finalizing ? { children, finalized: plan.holds.length === 0, status: newStatus } : { children, status: newStatus };
+  // Finalized once nothing is held and every released IPAddress is gone (not left to the garbage collector).
+  return req.finalizing ? { children, finalized: finalizing.length === 0, status: newStatus } : { children, status: newStatus };
 }
 
 function reconcile(req: ParsedComposite): CompositeSyncResponse {

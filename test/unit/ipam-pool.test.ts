@@ -265,9 +265,13 @@ describe('deletion (finalize)', () => {
     expect(ironhook(response).claimErrors).toEqual({ b: 'IPPool pool1 is being deleted' });
   });
 
-  it('finishes once no claim holds an address', () => {
-    const response = run({ pool: deleting, claims: [], children: [child], finalizing: true });
-    expect(response).toMatchObject({ children: [], finalized: true });
+  it('releases the last address, then finishes once its object is gone (not left to the garbage collector)', () => {
+    const releasing = run({ pool: deleting, claims: [], children: [child], finalizing: true });
+    expect(releasing).toMatchObject({ children: [], finalized: false });
+    expect(ironhook(releasing).errors).toEqual(['deletion waits for 1 released IPAddress(es) to be deleted']);
+    const done = run({ pool: deleting, claims: [], children: [], finalizing: true });
+    expect(done).toMatchObject({ children: [], finalized: true });
+    expect(ironhook(done).errors).toBeUndefined();
   });
 });
 
