@@ -12,6 +12,8 @@ interface Line {
   users: number;
 }
 
+const MAX_SPACING_MEMORY_MS = 60_000;
+
 export interface BMCCall<T> {
   key: string;
   family: string;
@@ -72,11 +74,24 @@ function resultLabel(error: unknown): string {
 
 export class BMCGate {
   private readonly lines = new Map<string, Line>();
+  private readonly lastEnds = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
     private readonly metrics?: PoolMetrics,
   ) {}
+
+  /** When spacing applies, the end of the last call outlives the line (pruned once it no longer matters). */
+  private remember(key: string, lastEnd: number, spacingMs: number): void {
+    for (const [other, end] of this.lastEnds) {
+      if (lastEnd - end > MAX_SPACING_MEMORY_MS) {
+        this.lastEnds.delete(other);
+      }
+    }
+    if (spacingMs > 0) {
+      this.lastEnds.set(key, lastEnd);
+    }
+  }
 
   /** Calls waiting for or holding a BMC's line (tests, debugging). */
   busy(key: string): number {
@@ -84,7 +99,7 @@ export class BMCGate {
   }
 
   async run<T>(call: BMCCall<T>): Promise<T> {
-    const line = this.lines.get(call.key) ?? { tail: Promise.resolve(), lastEnd: 0, users: 0 };
+    const line = this.lines.get(call.key) ?? { tail: Promise.resolve(), lastEnd: this.lastEnds.get(call.key) ?? 0, users: 0 };
     this.lines.set(call.key, line);
     line.users += 1;
     const previous = line.tail;
@@ -105,6 +120,7 @@ export class BMCGate {
       line.users -= 1;
       if (line.users === 0) {
         this.lines.delete(call.key);
+        this.remember(call.key, line.lastEnd, call.spacingMs);
       }
       release();
     }

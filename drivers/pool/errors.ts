@@ -2,6 +2,7 @@
 // a request becomes {kind, reason, message}; messages are scrubbed of every secret the pool
 // handled for that request (rule 7) and capped in length.
 import { BMCError } from '../bmc/types.js';
+import { KubeStatusError } from './kube/port.js';
 import type { ErrorKind, OperationError } from '../../domain/operations.js';
 
 const MAX_MESSAGE = 1024;
@@ -76,6 +77,9 @@ function errorCode(error: unknown): string | undefined {
 function kubernetesStatus(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) {
     return undefined;
+  }
+  if (error instanceof KubeStatusError) {
+    return error.status;
   }
   const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
   const value = typeof code === 'number' ? code : statusCode;

@@ -1,0 +1,164 @@
+// BMCMonitor refresh: observedTime on every read, changedTime only when a value changed, the
+// interval on the pool's clock, refresh after a request, credential rotation through the Secret
+// watch, unreachable BMCs and missing Secrets, and Detach stopping the polling.
+import { describe, expect, it } from 'vitest';
+import type { BMCMonitor, BMCMonitorStatus } from '../../domain/operations.js';
+import { nextStatus, observationChanged } from '../../drivers/pool/monitor.js';
+import type { Secret } from '../../drivers/pool/kube/port.js';
+import { createHarness, credentialsSecret, monitor, operation, NAMESPACE } from '../support/fake-driver.js';
+import type { FakeBMC, Harness } from '../support/fake-driver.js';
+
+const ADDRESS = 'redfish+http://127.0.0.1:8000/redfish/v1/Systems/1';
+const T0 = '2026-11-29T15:00:00Z';
+
+async function setup(configure: (bmc: FakeBMC, h: Harness) => void = () => undefined): Promise<{ h: Harness; bmc: FakeBMC }> {
+  const h = createHarness();
+  h.clock.autoAdvance = false;
+  const bmc = h.fleet.add(ADDRESS);
+  const secret = credentialsSecret('server-01-bmc', 'admin', 'password');
+  secret.metadata.labels = { 'environment.metal3.io': 'baremetal' };
+  h.kube.put('secrets', secret);
+  h.kube.put('bmcmonitors', monitor('server-01'));
+  configure(bmc, h);
+  await h.pool.start();
+  await h.settle();
+  return { h, bmc };
+}
+
+function statusOf(h: Harness): BMCMonitorStatus {
+  return (h.kube.get('bmcmonitors', NAMESPACE, 'server-01') as BMCMonitor).status ?? {};
+}
+
+async function tick(h: Harness, ms: number): Promise<void> {
+  h.clock.advance(ms);
+  await h.settle();
+}
+
+describe('observationChanged / nextStatus', () => {
+  const base: BMCMonitorStatus = { observedTime: T0, changedTime: T0, poweredOn: true, reachable: true, credentials: { name: 's', namespace: 'n', credentialsVersion: '1' } };
+  it.each([
+    { name: 'same values', next: { poweredOn: true, reachable: true, credentials: base.credentials }, changed: false },
+    { name: 'power changed', next: { poweredOn: false, reachable: true, credentials: base.credentials }, changed: true },
+    { name: 'reachability changed', next: { poweredOn: true, reachable: false, credentials: base.credentials }, changed: true },
+    { name: 'credentials version changed', next: { poweredOn: true, reachable: true, credentials: { ...base.credentials, credentialsVersion: '2' } as BMCMonitorStatus['credentials'] }, changed: true },
+    { name: 'an error appeared', next: { poweredOn: true, reachable: true, credentials: base.credentials, error: { kind: 'Transient' as const, reason: 'Timeout', message: 'slow' } }, changed: true },
+  ])('$name → changed: $changed', ({ next, changed }) => {
+    expect(observationChanged(base, next)).toBe(changed);
+    expect(nextStatus(base, next, '2026-11-29T15:01:00Z').changedTime).toBe(changed ? '2026-11-29T15:01:00Z' : T0);
+  });
+
+  it('a first observation always sets changedTime', () => {
+    expect(nextStatus({}, { poweredOn: false }, T0)).toEqual({ observedTime: T0, changedTime: T0, poweredOn: false });
+  });
+});
+
+describe('monitor refresh', () => {
+  it('reads the BMC as soon as the monitor appears', async () => {
+    const { h } = await setup((bmc) => {
+      bmc.power = 'on';
+    });
+    const status = statusOf(h);
+    expect(status).toMatchObject({ observedTime: T0, changedTime: T0, poweredOn: true, reachable: true });
+    expect(status.credentials).toMatchObject({ name: 'server-01-bmc', namespace: NAMESPACE });
+    expect(status.error).toBeUndefined();
+  });
+
+  it('refreshes every intervalSeconds; changedTime stays when nothing changed and moves when power did', async () => {
+    const { h, bmc } = await setup();
+    await tick(h, 59_000);
+    expect(statusOf(h).observedTime).toBe(T0);
+    await tick(h, 1_000);
+    expect(statusOf(h)).toMatchObject({ observedTime: '2026-11-29T15:01:00Z', changedTime: T0, poweredOn: false });
+    bmc.power = 'on';
+    await tick(h, 60_000);
+    expect(statusOf(h)).toMatchObject({ observedTime: '2026-11-29T15:02:00Z', changedTime: '2026-11-29T15:02:00Z', poweredOn: true });
+  });
+
+  it('an unreachable BMC: reachable false, a Transient error, the last known power kept', async () => {
+    const { h, bmc } = await setup((b) => {
+      b.power = 'on';
+    });
+    bmc.reachable = false;
+    await tick(h, 60_000);
+    expect(statusOf(h)).toMatchObject({ reachable: false, poweredOn: true, changedTime: '2026-11-29T15:01:00Z', error: { kind: 'Transient', reason: 'BMCUnreachable' } });
+    bmc.reachable = true;
+    await tick(h, 60_000);
+    expect(statusOf(h).error).toBeUndefined();
+    expect(statusOf(h).reachable).toBe(true);
+  });
+
+  it('wrong credentials: the BMC answered, so reachable stays true, with a Permanent error', async () => {
+    const { h } = await setup((bmc) => {
+      bmc.password = 'rotated-on-the-bmc';
+    });
+    expect(statusOf(h)).toMatchObject({ reachable: true, error: { kind: 'Permanent', reason: 'AuthenticationFailed' } });
+  });
+
+  it('a missing Secret: error CredentialsNotFound, no credentials reported, the BMC not contacted', async () => {
+    const { h, bmc } = await setup((_bmc, harness) => {
+      harness.kube.remove('secrets', NAMESPACE, 'server-01-bmc');
+    });
+    const status = statusOf(h);
+    expect(status.error).toMatchObject({ kind: 'Permanent', reason: 'CredentialsNotFound' });
+    expect(status.credentials).toBeUndefined();
+    expect(bmc.calls).toEqual([]);
+  });
+
+  it('refreshes at once when the claimed Secret changes and reports the new version', async () => {
+    const { h } = await setup();
+    const before = statusOf(h).credentials?.credentialsVersion;
+    const rotated = credentialsSecret('server-01-bmc', 'admin', 'password');
+    rotated.metadata.labels = { 'environment.metal3.io': 'baremetal' };
+    h.kube.put('secrets', rotated);
+    await h.settle();
+    const after = (h.kube.get('secrets', NAMESPACE, 'server-01-bmc') as Secret).metadata.resourceVersion;
+    expect(statusOf(h).credentials?.credentialsVersion).toBe(after);
+    expect(after).not.toBe(before);
+    expect(await h.metrics.registry.metrics()).toContain('metal3_credentials_updated_total 1');
+  });
+
+  it('refreshes right after a request for the host completes', async () => {
+    const { h, bmc } = await setup();
+    h.kube.put('hostoperations', operation('PowerOn', 1, { bmc: { address: ADDRESS, credentialsName: 'server-01-bmc' } }));
+    h.clock.autoAdvance = true;
+    await h.settle();
+    expect(bmc.power).toBe('on');
+    expect(statusOf(h).poweredOn).toBe(true);
+    expect(statusOf(h).observedTime).not.toBe(T0);
+  });
+
+  it('a changed spec is read at once; a status-only update is not', async () => {
+    const { h, bmc } = await setup();
+    const reads = bmc.calls.length;
+    const current = h.kube.get('bmcmonitors', NAMESPACE, 'server-01') as BMCMonitor;
+    h.kube.put('bmcmonitors', { ...current, status: { ...current.status, poweredOn: true } });
+    await h.settle();
+    expect(bmc.calls.length).toBe(reads);
+    h.kube.put('bmcmonitors', { ...current, spec: { ...current.spec, intervalSeconds: 30 } });
+    await h.settle();
+    expect(bmc.calls.length).toBe(reads + 1);
+    await tick(h, 30_000);
+    expect(bmc.calls.length).toBe(reads + 2);
+  });
+
+  it('Detach stops polling until the monitor is recreated', async () => {
+    const { h, bmc } = await setup();
+    h.kube.put('hostoperations', operation('Detach', 1));
+    await h.settle();
+    const reads = bmc.calls.length;
+    await tick(h, 600_000);
+    expect(bmc.calls.length).toBe(reads);
+    h.kube.remove('bmcmonitors', NAMESPACE, 'server-01');
+    h.kube.put('bmcmonitors', monitor('server-01'));
+    await h.settle();
+    expect(bmc.calls.length).toBe(reads + 1);
+  });
+
+  it('a deleted monitor is not read again', async () => {
+    const { h, bmc } = await setup();
+    h.kube.remove('bmcmonitors', NAMESPACE, 'server-01');
+    const reads = bmc.calls.length;
+    await tick(h, 600_000);
+    expect(bmc.calls.length).toBe(reads);
+  });
+});
