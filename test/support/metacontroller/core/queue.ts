@@ -112,6 +112,9 @@ export async function runWorkers(queue: WorkQueue, workers: number, process: (ke
     for (;;) {
       const key = await queue.get();
       if (key === undefined) return;
+      // Let pending I/O (watch events already received) reach the caches first: in Go the
+      // informers run in parallel with the workers; here they share one event loop.
+      await new Promise((resolve) => setImmediate(resolve));
       try {
         await process(key);
       } finally {
