@@ -7,16 +7,38 @@ import type { HardwareDetails, NIC, Storage } from '../../domain/baremetalhost.j
 import { normalizeMAC } from '../../domain/bmc/index.js';
 import type { Loaded } from './client.js';
 import type { RedfishContext } from './context.js';
+import { Reason, RedfishHttpError } from './errors.js';
 import { asResource, list, num, ref, refs, text } from './resource.js';
 import type { Resource } from './resource.js';
 
-async function members(context: RedfishContext, collection: string | undefined): Promise<Resource[]> {
-  if (collection === undefined) {
-    return [];
+const FATAL_FOR_INVENTORY = new Set<string>([Reason.CredentialsInvalid, Reason.Busy]);
+
+/**
+ * Loads a linked resource that inventory can do without. A BMC that links something it does not
+ * serve (sushy-tools' fake driver: 404 for Memory, 501 for Processors, 500 for Storage, even after
+ * the GET retries) yields nothing for that part instead of failing the whole inventory. Bad
+ * credentials, a busy BMC and transport failures (unreachable, timeout, TLS) still fail it.
+ */
+async function optional(context: RedfishContext, path: string): Promise<Resource | undefined> {
+  try {
+    return (await context.client.load(path)).resource;
+  } catch (error) {
+    if (error instanceof RedfishHttpError && !FATAL_FOR_INVENTORY.has(error.reason)) {
+      context.logger.warn({ path, status: error.status }, 'Redfish inventory: linked resource not served, skipped');
+      return undefined;
+    }
+    throw error;
   }
+}
+
+async function members(context: RedfishContext, collection: string | undefined): Promise<Resource[]> {
   const loaded: Resource[] = [];
-  for (const member of refs((await context.client.load(collection)).resource, 'Members')) {
-    loaded.push((await context.client.load(member)).resource);
+  const list = collection === undefined ? undefined : await optional(context, collection);
+  for (const member of refs(list, 'Members')) {
+    const resource = await optional(context, member);
+    if (resource !== undefined) {
+      loaded.push(resource);
+    }
   }
   return loaded;
 }
@@ -113,7 +135,8 @@ async function drives(context: RedfishContext, system: Resource): Promise<Storag
   const found: Storage[] = [];
   for (const storage of await members(context, ref(system, 'Storage'))) {
     for (const drive of refs(storage, 'Drives')) {
-      found.push(driveOf((await context.client.load(drive)).resource));
+      const resource = await optional(context, drive);
+      found.push(...(resource === undefined ? [] : [driveOf(resource)]));
     }
   }
   if (found.length > 0) {
