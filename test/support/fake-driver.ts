@@ -395,6 +395,20 @@ export interface OperationOptions extends Partial<HostOperationSpec> {
   namespace?: string;
 }
 
+/** The parameter block each action carries (the CRD requires exactly the matching one). */
+const PARAMETERS: Record<HostOperationSpec['action'], Partial<HostOperationSpec>> = {
+  Register: { register: {} },
+  Inspect: { inspect: { mode: 'agent' } },
+  Prepare: { prepare: {} },
+  Provision: { provision: {} },
+  Deprovision: { deprovision: { automatedCleaningMode: 'metadata' } },
+  PowerOn: { power: { mode: 'hard' } },
+  PowerOff: { power: { mode: 'hard' } },
+  Reboot: { power: { mode: 'hard' } },
+  Detach: {},
+  Delete: {},
+};
+
 /** A HostOperation as the hook would emit it (fluent enough for table rows). */
 export function operation(action: HostOperationSpec['action'], sequence: number, options: OperationOptions = {}): HostOperation {
   const { name, status, namespace = NAMESPACE, host = { name: 'server-01', uid: 'uid-server-01' }, ...spec } = options;
@@ -411,6 +425,7 @@ export function operation(action: HostOperationSpec['action'], sequence: number,
       bmc: { address: 'redfish+http://127.0.0.1:8000/redfish/v1/Systems/1', credentialsName: 'server-01-bmc' },
       bootMACAddress: '00:11:22:33:44:55',
       bootMode: 'UEFI',
+      ...PARAMETERS[action],
       ...spec,
     },
     ...(status && { status }),
