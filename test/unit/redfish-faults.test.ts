@@ -158,3 +158,52 @@ describe('wrong-password lockout', () => {
     system.unlock();
   });
 });
+
+describe('canary password through the driver', () => {
+  const CANARY = 'canary-Driver-Secret-42';
+  const BASIC = Buffer.from(`admin:${CANARY}`).toString('base64');
+
+  it('appears in no error, check() result or log line, whatever goes wrong', async () => {
+    const lines: string[] = [];
+    const logger = {
+      debug: (fields: Record<string, unknown>, message: string) => lines.push(`${message} ${JSON.stringify(fields)}`),
+      warn: (fields: Record<string, unknown>, message: string) => lines.push(`${message} ${JSON.stringify(fields)}`),
+    };
+    const canaryHost = await startRedfishEmulator({ http: true, scheduler: clock, systems: [{ id: 'c', username: 'admin', password: CANARY, continuousBoot: false }] });
+    const drive = (password: string, authMode: AuthMode): RedfishDriver =>
+      createRedfishDriver({ ...emulatedConnection(canaryHost, 'c', { username: 'admin', password, timeoutMs: 300 }), clock, logger, authMode });
+    const outcomes: unknown[] = [];
+    const attempt = async (work: () => Promise<unknown>): Promise<void> => {
+      try {
+        outcomes.push(await work());
+      } catch (error) {
+        const cause = error instanceof Error && error.cause instanceof Error ? `${error.cause.message} ${error.cause.stack ?? ''}` : '';
+        outcomes.push(error instanceof Error ? { message: error.message, stack: error.stack, own: JSON.stringify(error), cause } : error);
+      }
+    };
+    for (const authMode of ['basic', 'session', 'auto'] as const) {
+      const wrong = drive(`${CANARY}-wrong`, authMode);
+      await attempt(async () => wrong.check());
+      await attempt(async () => wrong.getPower());
+      await wrong.close();
+      const right = drive(CANARY, authMode);
+      await attempt(async () => right.check());
+      await attempt(async () => right.setBootDevice({ device: 'disk', persistent: true, mode: 'UEFI' }));
+      canaryHost.expireSessions();
+      await attempt(async () => right.inventory());
+      for (const faults of [{ serverError: { status: 500 } }, { dropRequests: 5 }, { slowMs: 1_000 }, { unreachable: true }]) {
+        canaryHost.system('c').setFaults(faults);
+        await attempt(async () => right.setPower('on'));
+        await attempt(async () => right.check());
+      }
+      canaryHost.system('c').setFaults({});
+      await right.close();
+    }
+    await canaryHost.stop();
+    const text = [...lines, ...outcomes.map((outcome) => JSON.stringify(outcome))].join('\n');
+    expect(lines.length).toBeGreaterThan(10);
+    expect(text).toContain('CredentialsInvalid');
+    expect(text).not.toContain(CANARY);
+    expect(text).not.toContain(BASIC);
+  });
+});
