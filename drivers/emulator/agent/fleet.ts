@@ -20,7 +20,7 @@ export interface FakeAgentOptions {
   commandDelayMs?: number;
   /** Post in-band inspection data before lookup (default true). */
   inspect?: boolean;
-  /** Which virtual media image is the agent ISO (default: the URL mentions "ipa" or "agent"). */
+  /** Which virtual media image is the agent ISO (default: defaultIsAgentMedia). */
   isAgentMedia?: (url: string) => boolean;
   /** Address the agents' command servers listen on (default 127.0.0.1). */
   listenHost?: string;
@@ -37,6 +37,8 @@ export interface FakeAgentFleet {
   /** The host lost power: its agent (if any) stops. */
   powerLoss(hostId: string): Promise<void>;
   addHost(spec: FakeHostSpec): void;
+  /** Ids of every known host. */
+  hosts(): string[];
   record(hostId: string): FakeAgentRecord;
   /** The running agent's callback URL, if one runs on the host. */
   callbackURL(hostId: string): string | undefined;
@@ -45,7 +47,24 @@ export interface FakeAgentFleet {
   close(): Promise<void>;
 }
 
-const AGENT_MEDIA = /ipa|agent/i;
+/**
+ * The agent ISO as the pool inserts it carries ipa-api-url in its query (the ISO's kernel
+ * parameters); an ISO named like IPA (ironic-python-agent, ipa*.iso, *agent*.iso) counts too.
+ * Anything else on the virtual CD (a live ISO) is "the OS".
+ */
+export function defaultIsAgentMedia(media: string): boolean {
+  if (!URL.canParse(media)) return false;
+  const url = new URL(media);
+  const file = url.pathname.split('/').at(-1) ?? '';
+  return url.searchParams.has('ipa-api-url') || /ironic-python-agent|^ipa[^/]*\.iso$|agent[^/]*\.iso$/i.test(file);
+}
+
+/** ipa-api-url from the agent ISO's query, when the pool put it there. */
+function apiURLFromMedia(media: string | undefined): string | undefined {
+  if (media === undefined || !URL.canParse(media)) return undefined;
+  const api = new URL(media).searchParams.get('ipa-api-url');
+  return api === null || !URL.canParse(api) ? undefined : api.endsWith('/') ? api : `${api}/`;
+}
 
 function emptyRecord(hostId: string): FakeAgentRecord {
   return { hostId, agentBoots: 0, osBoots: 0, lookups: 0, heartbeats: 0, inspections: 0, images: [], metadataErased: 0, poweredOff: 0, failures: [], lockedDown: false };
@@ -81,12 +100,13 @@ class Fleet extends EventEmitter implements FakeAgentFleet {
   ) {
     super();
     this.settings = settingsOf(options, logger);
-    this.isAgentMedia = options.isAgentMedia ?? ((url) => AGENT_MEDIA.test(url));
+    this.isAgentMedia = options.isAgentMedia ?? defaultIsAgentMedia;
     for (const spec of options.hosts) this.addHost(spec);
     for (const source of options.sources ?? []) {
       this.unsubscribe.push(
         source.subscribe({
           boot: (event) => {
+            if (event.macs !== undefined && !this.specs.has(event.hostId)) this.addHost({ id: event.hostId, nics: event.macs.map((mac) => ({ mac })) });
             this.background(this.boot(event.hostId, event.device, event.media));
           },
           powerOff: (hostId) => {
@@ -106,6 +126,10 @@ class Fleet extends EventEmitter implements FakeAgentFleet {
   addHost(spec: FakeHostSpec): void {
     this.specs.set(spec.id, spec);
     if (!this.records.has(spec.id)) this.records.set(spec.id, emptyRecord(spec.id));
+  }
+
+  hosts(): string[] {
+    return [...this.specs.keys()];
   }
 
   record(hostId: string): FakeAgentRecord {
@@ -130,7 +154,8 @@ class Fleet extends EventEmitter implements FakeAgentFleet {
       this.changed(hostId);
       return 'os';
     }
-    const agent = new FakeAgent(spec, record, this.settings, {
+    const apiURL = apiURLFromMedia(device === 'cdrom' ? media : undefined) ?? this.settings.apiURL;
+    const agent = new FakeAgent(spec, record, { ...this.settings, apiURL }, {
       changed: () => {
         this.changed(hostId);
       },

@@ -41,6 +41,8 @@ export interface HostBoot {
   device: BootDevice;
   /** The virtual media image inserted when the host booted from cdrom. */
   media?: string;
+  /** The host's MACs, when the event carries them: an unknown host is added with these. */
+  macs?: string[];
 }
 
 export interface BootHandlers {
