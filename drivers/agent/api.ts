@@ -5,6 +5,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Req
 import { pino, type Logger } from 'pino';
 import type { AgentState, HeartbeatOutcome, InspectionOutcome, LookupOutcome } from './state.js';
 import { hardwareFromInventory, inventoryMACs } from './inventory.js';
+import { ipxeRouter, type PXEBootConfig } from './ipxe.js';
 
 /** The API version Ironhook reports; IPA needs ≥ 1.62 for tokens and ≥ 1.68 for agent_verify_ca. */
 export const API_VERSION = '1.68';
@@ -19,6 +20,8 @@ export interface AgentAPIOptions {
   state: AgentState;
   logger?: Logger;
   heartbeatTimeoutSeconds?: number;
+  /** Serve iPXE scripts for agent boots over the network (GET /boot.ipxe, /ipxe/<mac>). */
+  pxe?: PXEBootConfig & { apiURL: string };
 }
 
 function versionParts(version: string): [number, number] | undefined {
@@ -195,6 +198,7 @@ export function createAgentAPI(options: AgentAPIOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  if (options.pxe !== undefined) app.use(ipxeRouter(options.state, options.pxe, options.pxe.apiURL));
   app.use(negotiate);
   app.get('/', (req, res) => {
     res.json(rootDocument(req));

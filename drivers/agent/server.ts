@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { createAgentAPI, DEFAULT_HEARTBEAT_TIMEOUT_SECONDS } from './api.js';
 import { AgentClient, type AgentClientOptions } from './client.js';
+import type { PXEBootConfig } from './ipxe.js';
 import { IronhookAgentService, type AgentServiceTimeouts } from './service.js';
 import { AgentState } from './state.js';
 import type { AgentStateStore } from './store.js';
@@ -20,6 +21,8 @@ export interface AgentSideOptions {
   heartbeatTimeoutSeconds?: number;
   client?: AgentClientOptions;
   timeouts?: Partial<AgentServiceTimeouts>;
+  /** Also serve iPXE scripts (GET /boot.ipxe) with this agent kernel and ramdisk. */
+  pxe?: PXEBootConfig;
 }
 
 export interface AgentSide {
@@ -63,14 +66,17 @@ export async function startAgentSide(options: AgentSideOptions): Promise<AgentSi
   const state = new AgentState();
   // Stored hosts are back before the first lookup or heartbeat can arrive.
   for (const record of (await options.store?.list()) ?? []) state.restore(record);
-  const app = createAgentAPI({ state, logger, heartbeatTimeoutSeconds: options.heartbeatTimeoutSeconds ?? DEFAULT_HEARTBEAT_TIMEOUT_SECONDS });
-  const server = createServer(app);
+  // The app needs the final URL (iPXE scripts carry it), known only once the port is bound.
+  const server = createServer();
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
   const url = localURL(options.host, await listen(server, options.port, options.host));
+  const apiURL = options.advertiseURL ?? url;
+  const heartbeatTimeoutSeconds = options.heartbeatTimeoutSeconds ?? DEFAULT_HEARTBEAT_TIMEOUT_SECONDS;
+  server.on('request', createAgentAPI({ state, logger, heartbeatTimeoutSeconds, ...(options.pxe === undefined ? {} : { pxe: { ...options.pxe, apiURL } }) }));
   const service = new IronhookAgentService({
     state,
-    apiURL: options.advertiseURL ?? url,
+    apiURL,
     client: new AgentClient(options.client),
     logger,
     store: options.store,

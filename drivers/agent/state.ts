@@ -111,6 +111,11 @@ export class AgentState extends EventEmitter {
     }
   }
 
+  /** True when exactly one armed host has this (normalised) MAC. */
+  isArmedMAC(mac: string): boolean {
+    return this.matching([mac], undefined).length === 1;
+  }
+
   size(): number {
     return this.entries.size;
   }

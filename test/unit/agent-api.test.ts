@@ -270,3 +270,47 @@ describe('canary: the token never reaches a log line or an error', () => {
     expect(lines.join('\n')).not.toContain(token.slice(0, 16));
   });
 });
+
+describe('iPXE boot configuration', () => {
+  const pxe = { kernelURL: 'http://127.0.0.1:8080/ipa.kernel', ramdiskURL: 'http://127.0.0.1:8080/ipa.initramfs', extraKernelParams: 'console=ttyS0', apiURL: 'http://127.0.0.1:6385/' };
+
+  function pxeSetup() {
+    const state = new AgentState();
+    return { state, app: createAgentAPI({ state, pxe }) };
+  }
+
+  it('/boot.ipxe chains to the per-MAC script', async () => {
+    const res = await request(pxeSetup().app).get('/boot.ipxe');
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('#!ipxe\nchain --autofree ipxe/${mac:hexhyp} || exit\n');
+  });
+
+  it.each([
+    { name: 'armed, iPXE hexhyp spelling', arm: true, mac: '52-54-00-ab-cd-ef', agent: true },
+    { name: 'armed, colon spelling', arm: true, mac: '52:54:00:AB:CD:EF', agent: true },
+    { name: 'not armed', arm: false, mac: '52-54-00-ab-cd-ef', agent: false },
+    { name: 'unknown MAC', arm: true, mac: '52-54-00-00-00-00', agent: false },
+    { name: 'not a MAC', arm: true, mac: 'garbage', agent: false },
+  ])('/ipxe/<mac>: $name', async (row) => {
+    const { state, app } = pxeSetup();
+    const token = row.arm ? state.arm(HOST, MACS).token : 'no-token';
+    const res = await request(app).get(`/ipxe/${row.mac}`);
+    expect(res.status).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    if (row.agent) {
+      expect(res.text).toBe(
+        '#!ipxe\n' +
+          'kernel --name kernel http://127.0.0.1:8080/ipa.kernel ipa-api-url=http://127.0.0.1:6385 ipa-inspection-callback-url=http://127.0.0.1:6385/v1/continue_inspection BOOTIF=52:54:00:ab:cd:ef ipa-ironic-api-version=1.68 initrd=ramdisk console=ttyS0\n' +
+          'initrd --name ramdisk http://127.0.0.1:8080/ipa.initramfs\nboot\n',
+      );
+    } else {
+      expect(res.text).toMatch(/^#!ipxe\n[\s\S]*\nexit\n$/);
+    }
+    expect(res.text).not.toContain(token);
+  });
+
+  it('without a PXE configuration there are no iPXE routes', async () => {
+    const { app } = setup();
+    expect((await request(app).get('/boot.ipxe')).status).toBe(404);
+  });
+});
