@@ -10,7 +10,7 @@ import type { RedfishContext } from './context.js';
 import { Reason } from './errors.js';
 import { firmwareAtLeast } from './quirks/index.js';
 import { powerStateOf } from './power.js';
-import { action, allowable, obj, refs, text } from './resource.js';
+import { action, allowable, obj, ref, refs, text } from './resource.js';
 import type { Resource } from './resource.js';
 import { cdDevices } from './vmedia.js';
 
@@ -74,18 +74,29 @@ async function missingFor(context: RedfishContext, system: Loaded, capabilities:
   return missing;
 }
 
+/** Root, the Systems collection (proves the credentials whatever the address path), the System. */
+async function identify(context: RedfishContext, identity: Record<string, string>): Promise<Loaded> {
+  const root = await context.client.root();
+  put(identity, 'redfishVersion', text(root, 'RedfishVersion'));
+  const systems = ref(root, 'Systems');
+  if (systems !== undefined) {
+    await context.client.get(systems);
+  }
+  const system = await context.system();
+  put(identity, 'system', system.path);
+  put(identity, 'manufacturer', text(system.resource, 'Manufacturer'));
+  put(identity, 'model', text(system.resource, 'Model'));
+  put(identity, 'serialNumber', text(system.resource, 'SerialNumber'));
+  put(identity, 'biosVersion', text(system.resource, 'BiosVersion'));
+  put(identity, 'vendorQuirks', (await context.quirks()).vendor);
+  put(identity, 'auth', context.client.authKind);
+  return system;
+}
+
 export async function checkBMC(context: RedfishContext, capabilities: BMCSchemeCapabilities): Promise<RedfishCheck> {
   const identity: Record<string, string> = {};
   try {
-    put(identity, 'redfishVersion', text(await context.client.root(), 'RedfishVersion'));
-    const system = await context.system();
-    put(identity, 'system', system.path);
-    put(identity, 'manufacturer', text(system.resource, 'Manufacturer'));
-    put(identity, 'model', text(system.resource, 'Model'));
-    put(identity, 'serialNumber', text(system.resource, 'SerialNumber'));
-    put(identity, 'biosVersion', text(system.resource, 'BiosVersion'));
-    put(identity, 'vendorQuirks', (await context.quirks()).vendor);
-    put(identity, 'auth', context.client.authKind);
+    const system = await identify(context, identity);
     const manager = await managerOf(context, system.resource);
     const firmware = text(manager, 'FirmwareVersion');
     put(identity, 'managerFirmware', firmware);
@@ -96,4 +107,3 @@ export async function checkBMC(context: RedfishContext, capabilities: BMCSchemeC
     return failed(error, identity);
   }
 }
-

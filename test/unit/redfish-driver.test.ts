@@ -307,6 +307,17 @@ describe('check()', () => {
     await driver.close();
   });
 
+  it('an unknown system id with a wrong password: not authenticated (credentials are checked first)', async () => {
+    const parsed = parseBMCAddress(emulator.address('check').replace('/check', '/nope'));
+    if (parsed.kind !== 'parsed') {
+      throw new Error('address');
+    }
+    const driver = createRedfishDriver({ ...emulatedConnection(emulator, 'check', { username: 'admin', password: 'wrong' }), address: parsed.bmc, clock });
+    const check = await driver.check();
+    expect([check.reachable, check.authenticated, check.missing, check.problem?.reason]).toEqual([true, false, [], Reason.CredentialsInvalid]);
+    await driver.close();
+  });
+
   it('without a system path on a BMC with many systems: SystemNotFound', async () => {
     const parsed = parseBMCAddress(`redfish+http://127.0.0.1:${emulator.port}`);
     if (parsed.kind !== 'parsed') {

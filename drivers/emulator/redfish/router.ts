@@ -64,6 +64,15 @@ function authorized(context: EmulatorContext, request: EmulatorRequest, target: 
   return context.auth.authorized(credentials, target);
 }
 
+/** 401 or 404 before the handler runs; credentials are checked before a missing system is admitted. */
+function admit(context: EmulatorContext, request: EmulatorRequest, route: Route, id: string | undefined): Reply | undefined {
+  const target = route.scope === 'system' ? context.systems.get(id ?? '') : undefined;
+  if (route.scope === 'system' && target === undefined) {
+    return authorized(context, request, undefined) ? notFound(request.path) : unauthorized();
+  }
+  return route.public === true || authorized(context, request, target) ? undefined : unauthorized();
+}
+
 function choose(routes: readonly Route[], request: EmulatorRequest): { route: Route; match: RegExpExecArray } | undefined {
   const candidates = routes
     .map((route) => ({ route, match: route.pattern.exec(request.path) }))
@@ -78,12 +87,9 @@ export function dispatch(routes: readonly Route[], context: EmulatorContext, req
   }
   const { route } = chosen;
   const params = paramsOf(chosen.match);
-  const target = route.scope === 'system' ? context.systems.get(params[0] ?? '') : undefined;
-  if (route.scope === 'system' && target === undefined) {
-    return notFound(request.path);
-  }
-  if (route.public !== true && !authorized(context, request, target)) {
-    return unauthorized();
+  const gate = admit(context, request, route, params[0]);
+  if (gate !== undefined) {
+    return gate;
   }
   if (route.method !== request.method) {
     return methodNotAllowed(request.method, request.path);
