@@ -2,9 +2,10 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { benchBareMetalHost } from './bmh.js';
+import { benchIpam } from './ipam.js';
 import type { BenchResult } from './types.js';
 
-const benches: (() => Promise<BenchResult>)[] = [benchBareMetalHost];
+const benches: (() => Promise<BenchResult>)[] = [benchBareMetalHost, benchIpam];
 
 function table(result: BenchResult): string {
   const lines = [`## ${result.title}`, '', `| ${result.header.join(' | ')} |`, `|${result.header.map(() => '---').join('|')}|`];

@@ -26,6 +26,11 @@ describe('every CEL rule', () => {
       'BareMetalHost (root)', // externallyProvisioned only from available
       'BareMetalHost.spec', // bootMACAddress immutable once set
       'HostOperation.spec', // the whole request is immutable
+      'IPAddress.spec.address', // an allocation never moves
+      'IPAddress.spec.claim',
+      'IPAddress.spec.pool',
+      'IPClaim.spec.pool', // a claim never changes pools
+      'IPPool.spec.namePrefix', // IPAddress names derive from it
     ]);
   });
 
