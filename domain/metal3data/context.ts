@@ -1,0 +1,92 @@
+// What rendering reads: the Metal3Data's own facts, the Metal3Machine, Machine and BareMetalHost
+// it was created for, and the address each IP pool gave it. Pure data; the hook assembles it.
+import type { KObject } from '../k8s.js';
+import { formatAddress } from '../ipam/address.js';
+import type { SourceObject } from './types.js';
+
+/** What an IPAddress of one pool says (reference §7.7: address, prefix, gateway, DNS servers). */
+export interface PoolAddress {
+  address: string;
+  prefix: number;
+  gateway: string;
+  dnsServers: string[];
+}
+
+export interface RenderContext {
+  /** The Metal3Data's namespace (the `namespaces` metaData source). */
+  namespace: string;
+  index: number;
+  metal3Machine: KObject;
+  machine: KObject;
+  host: KObject;
+  /** By pool name; every pool the template references must be present. */
+  addresses: ReadonlyMap<string, PoolAddress>;
+}
+
+/** A template that cannot be rendered for this host; the text goes to status.errorMessage. */
+export class RenderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RenderError';
+  }
+}
+
+export function sourceObject(ctx: Pick<RenderContext, 'metal3Machine' | 'machine' | 'host'>, which: SourceObject): KObject {
+  if (which === 'machine') return ctx.machine;
+  if (which === 'metal3machine') return ctx.metal3Machine;
+  return ctx.host;
+}
+
+export function poolAddress(ctx: RenderContext, pool: string): PoolAddress {
+  const found = ctx.addresses.get(pool);
+  if (found === undefined) throw new RenderError(`no address from IPPool ${pool}`);
+  return found;
+}
+
+/**
+ * Go's net.IP(net.CIDRMask(prefix, bits)).String(): a dotted quad for IPv4, RFC 5952 text for
+ * IPv6, and Go's "<nil>" when the prefix does not fit the family.
+ */
+export function netmask(prefix: number, ipv4: boolean): string {
+  const bits = ipv4 ? 32 : 128;
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > bits) return '<nil>';
+  const ones = (1n << BigInt(prefix)) - 1n;
+  return formatAddress({ family: ipv4 ? 4 : 6, value: ones << BigInt(bits - prefix) });
+}
+
+interface Nic {
+  name?: unknown;
+  mac?: unknown;
+}
+
+function nicsOf(host: KObject): Nic[] {
+  const status = host.status as { hardware?: { nics?: unknown } } | undefined;
+  const nics = status?.hardware?.nics;
+  return Array.isArray(nics) ? (nics as Nic[]) : [];
+}
+
+/** The MAC of the host NIC called `name` in status.hardware.nics. */
+export function hostInterfaceMac(host: KObject, name: string): string {
+  const nics = nicsOf(host);
+  const nic = nics.find((n) => n.name === name);
+  if (nic !== undefined && typeof nic.mac === 'string' && nic.mac !== '') return nic.mac;
+  const known = nics.map((n) => (typeof n.name === 'string' ? n.name : '')).filter((n) => n !== '');
+  const list = known.length === 0 ? 'it has no inspected NICs' : `its NICs are ${known.join(', ')}`;
+  throw new RenderError(`interface ${name} not found on BareMetalHost ${host.metadata.name ?? ''} (${list})`);
+}
+
+/** The host's spec.bootMACAddress. */
+export function bootMac(host: KObject): string {
+  const spec = host.spec as { bootMACAddress?: unknown } | undefined;
+  const mac = spec?.bootMACAddress;
+  if (typeof mac === 'string' && mac !== '') return mac;
+  throw new RenderError(`BareMetalHost ${host.metadata.name ?? ''} has no spec.bootMACAddress`);
+}
+
+export function labelOf(obj: KObject, key: string): string {
+  return obj.metadata.labels?.[key] ?? '';
+}
+
+export function annotationOf(obj: KObject, key: string): string {
+  return obj.metadata.annotations?.[key] ?? '';
+}
