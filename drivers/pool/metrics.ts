@@ -65,7 +65,7 @@ function poolGauges(registry: Registry): Pick<PoolMetrics, 'queueDepth' | 'inFli
     queueDepth: new Gauge({ name: 'ironhook_pool_queue_depth', help: 'Requests admitted and waiting for a worker.', registers }),
     inFlight: new Gauge({ name: 'ironhook_pool_in_flight', help: 'Requests being executed.', registers }),
     delayed: new Gauge({ name: 'ironhook_pool_delayed', help: 'Requests waiting for a provisioning slot (phase Delayed).', registers }),
-    leader: new Gauge({ name: 'ironhook_pool_is_leader', help: '1 while this replica holds the lease and executes requests.', registers }),
+    leader: new Gauge({ name: 'ironhook_pool_is_leader', help: 'Whether this replica holds the lease and executes requests (1) or stands by (0).', registers }),
   };
 }
 

@@ -71,7 +71,13 @@ interface Run {
   startTime: string;
 }
 
+function logFields(op: HostOperation): Record<string, unknown> {
+  const host = hostOf(op);
+  return { namespace: host.namespace, host: host.name, operation: op.metadata.name, action: op.spec.action, sequence: op.spec.sequence };
+}
+
 async function begin({ deps, op, writer, execution }: Run): Promise<void> {
+  deps.logger.info(logFields(op), execution.resumed ? 'resuming a request found Running' : 'running a request');
   await writer.write({ phase: Phase.Running, startTime: writer.status.startTime, delayReason: null, message: `running ${op.spec.action}` });
   if (execution.resumed) {
     await execution.note('Resume', 'the pool restarted while this request was running; the BMC state is read before acting');
@@ -96,6 +102,7 @@ async function succeed({ deps, op, writer, execution }: Run, result: HostOperati
     await deps.events.record(hostOf(op), event.reason, event.message);
   }
   deps.metrics.operations.inc({ action: op.spec.action, result: 'succeeded' });
+  deps.logger.info({ ...logFields(op), durationMs: deps.clock.now() - Date.parse(writer.status.startTime ?? '') }, 'request succeeded');
 }
 
 async function fail({ deps, op, writer, execution }: Run, failure: unknown): Promise<void> {
@@ -112,8 +119,7 @@ async function fail({ deps, op, writer, execution }: Run, failure: unknown): Pro
   deps.metrics.hostErrors.inc({ error_type: event.reason });
   deps.metrics.operations.inc({ action: op.spec.action, result: 'failed' });
   countCredentials(deps, op, error);
-  const host = hostOf(op);
-  deps.logger.warn({ namespace: host.namespace, host: host.name, operation: op.metadata.name, action: op.spec.action, reason: error.reason, kind: error.kind, detail: error.message }, 'request failed');
+  deps.logger.warn({ ...logFields(op), reason: error.reason, kind: error.kind, detail: error.message }, 'request failed');
 }
 
 function prepare(deps: RunnerDeps, op: HostOperation, signal: AbortSignal): Run {

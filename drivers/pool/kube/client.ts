@@ -59,7 +59,8 @@ function secretJSON(secret: V1Secret): Secret {
 function leaseJSON(lease: V1Lease): Lease {
   const { holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions } = lease.spec ?? new V1LeaseSpec();
   const { name = '', namespace = '', resourceVersion } = lease.metadata ?? new V1ObjectMeta();
-  const time = (value: Date | string | undefined): string | undefined => (value === undefined ? undefined : new Date(value).toISOString());
+  // MicroTime: the apiserver parses exactly six fractional digits.
+  const time = (value: Date | string | undefined): string | undefined => (value === undefined ? undefined : new Date(value).toISOString().replace(/Z$/, '000Z'));
   return {
     metadata: { name, namespace, resourceVersion },
     spec: { holderIdentity, leaseDurationSeconds, acquireTime: time(acquireTime), renewTime: time(renewTime), leaseTransitions },
