@@ -132,7 +132,7 @@ function leaderElection(env: Env, flag: string | undefined): LeaderElectionConfi
 function timings(env: Env): Pick<PoolConfig, 'bmcTimeoutMs' | 'ipmiCommandIntervalMs' | 'powerSettleTimeoutMs' | 'softPowerOffTimeoutMs' | 'agentBootTimeoutMs' | 'agentCommandTimeoutMs'> {
   return {
     bmcTimeoutMs: seconds('BMC_TIMEOUT_SECONDS', env.BMC_TIMEOUT_SECONDS, 30),
-    ipmiCommandIntervalMs: integer('IPMI_MIN_COMMAND_INTERVAL_MS', env.IPMI_MIN_COMMAND_INTERVAL_MS, 5000),
+    ipmiCommandIntervalMs: integer('IPMI_MIN_COMMAND_INTERVAL_MS', env.IPMI_MIN_COMMAND_INTERVAL_MS, 0),
     powerSettleTimeoutMs: seconds('POWER_STATE_CHANGE_TIMEOUT_SECONDS', env.POWER_STATE_CHANGE_TIMEOUT_SECONDS, 60),
     softPowerOffTimeoutMs: seconds('SOFT_POWER_OFF_TIMEOUT_SECONDS', env.SOFT_POWER_OFF_TIMEOUT_SECONDS, 180),
     agentBootTimeoutMs: seconds('AGENT_BOOT_TIMEOUT_SECONDS', env.AGENT_BOOT_TIMEOUT_SECONDS, 1800),

@@ -5,6 +5,7 @@ import { Phase } from '../../domain/operations.js';
 import type { HostOperation, OperationStep } from '../../domain/operations.js';
 import { formatTime } from '../../domain/backoff.js';
 import type { BMCDriver } from '../bmc/types.js';
+import { withTimeout } from './bmc-gate.js';
 import { connect } from './connect.js';
 import type { ConnectDeps, Connection } from './connect.js';
 import { readCredentials } from './credentials.js';
@@ -12,6 +13,9 @@ import type { HostIdentity, ReadCredentials } from './credentials.js';
 import { classify, isAbort } from './errors.js';
 import type { ExecutionContext, HostServices, OperationResult } from './executors/context.js';
 import type { OperationStatusWriter } from './status-writer.js';
+
+/** Logging out of a BMC session must not hold a worker. */
+const CLOSE_TIMEOUT_MS = 10_000;
 
 const STEP_PROGRESS: Record<string, string> = {
   WaitForAgent: 'waiting for the agent to look up and heartbeat',
@@ -77,8 +81,11 @@ export class Execution implements ExecutionContext {
   }
 
   async close(): Promise<void> {
+    if (this.driver === undefined) {
+      return;
+    }
     try {
-      await this.driver?.close();
+      await withTimeout(this.driver.close(), { clock: this.services.clock, ms: CLOSE_TIMEOUT_MS, what: 'closing the BMC session' });
     } catch {
       // Closing is best effort: sessions expire on the BMC anyway.
     }

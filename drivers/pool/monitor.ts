@@ -7,6 +7,7 @@ import PQueue from 'p-queue';
 import { formatTime } from '../../domain/backoff.js';
 import type { BMCMonitor, BMCMonitorStatus, CredentialsReport, OperationError } from '../../domain/operations.js';
 import type { BMCDriverFactory } from '../bmc/types.js';
+import { withTimeout } from './bmc-gate.js';
 import type { BMCGate } from './bmc-gate.js';
 import type { Clock, Timer } from './clock.js';
 import { connect } from './connect.js';
@@ -242,7 +243,7 @@ export class MonitorRefresher {
       try {
         return { poweredOn: (await connection.driver.getPower()) === 'on', reachable: true, credentials: read.report };
       } finally {
-        await connection.driver.close().catch(() => undefined);
+        await withTimeout(connection.driver.close(), { clock: this.deps.clock, ms: this.deps.bmcTimeoutMs, what: 'closing the BMC session' }).catch(() => undefined);
       }
     } catch (failure) {
       const error = classify(failure, seen.credentials === undefined ? [] : [seen.credentials.credentials.password]);
