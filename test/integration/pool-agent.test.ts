@@ -108,7 +108,8 @@ async function setup(): Promise<Rig> {
   return rig;
 }
 
-async function run(r: Rig, action: HostOperationSpec['action'], sequence: number, scheme: string, extra: Partial<HostOperationSpec> = {}): Promise<NonNullable<HostOperation['status']>> {
+async function run(r: Rig, action: HostOperationSpec['action'], sequence: number, options: Partial<HostOperationSpec> & { scheme: string }): Promise<NonNullable<HostOperation['status']>> {
+  const { scheme, ...extra } = options;
   const op = operation(action, sequence, { host: { name: 'host-0', uid: 'uid-host-0' }, bmc: { address: r.emulator.address('host-0', scheme), credentialsName: 'host-0-bmc' }, bootMACAddress: MACS[0], ...extra });
   r.kube.put('hostoperations', op);
   let status: HostOperation['status'];
@@ -122,7 +123,7 @@ async function run(r: Rig, action: HostOperationSpec['action'], sequence: number
 describe('executors on the real drivers, agent side and emulators', () => {
   it('inspects through the agent booted from the agent ISO over virtual media', async () => {
     const r = await setup();
-    const status = await run(r, 'Inspect', 1, 'redfish-virtualmedia', { inspect: { mode: 'agent' } });
+    const status = await run(r, 'Inspect', 1, { scheme: 'redfish-virtualmedia', inspect: { mode: 'agent' } });
     expect(status.error).toBeUndefined();
     expect(status.phase).toBe(Phase.Succeeded);
     expect(status.result?.hardware?.nics?.map((nic) => nic.mac)).toEqual(MACS);
@@ -136,7 +137,7 @@ describe('executors on the real drivers, agent side and emulators', () => {
   it('provisions a disk image over PXE (verified download), then cleans metadata on deprovision', async () => {
     const r = await setup();
     const image = { url: `${filesURL}/images/disk.raw`, checksum: SHA256, checksumType: 'sha256' as const, format: 'raw' as const };
-    const provisioned = await run(r, 'Provision', 1, 'redfish', { provision: { image } });
+    const provisioned = await run(r, 'Provision', 1, { scheme: 'redfish', provision: { image } });
     expect(provisioned.error).toBeUndefined();
     const system = r.emulator.system('host-0');
     expect(system.powerState).toBe('On');
@@ -144,7 +145,7 @@ describe('executors on the real drivers, agent side and emulators', () => {
     expect(r.fleet.record('host-0').images).toEqual([expect.objectContaining({ digest: SHA256, bytes: IMAGE.length })]);
     expect(r.fleet.record('host-0').osBoots).toBe(1);
 
-    const cleaned = await run(r, 'Deprovision', 2, 'redfish', { deprovision: { automatedCleaningMode: 'metadata' } });
+    const cleaned = await run(r, 'Deprovision', 2, { scheme: 'redfish', deprovision: { automatedCleaningMode: 'metadata' } });
     expect(cleaned.error).toBeUndefined();
     expect(r.fleet.record('host-0').metadataErased).toBe(1);
     expect(system.powerState).toBe('Off');
@@ -153,14 +154,14 @@ describe('executors on the real drivers, agent side and emulators', () => {
   it('fails a disk image whose checksum does not match as Permanent', async () => {
     const r = await setup();
     const image = { url: `${filesURL}/images/disk.raw`, checksum: 'f'.repeat(64), checksumType: 'sha256' as const, format: 'raw' as const };
-    const status = await run(r, 'Provision', 1, 'redfish', { provision: { image } });
+    const status = await run(r, 'Provision', 1, { scheme: 'redfish', provision: { image } });
     expect(status.error).toMatchObject({ kind: 'Permanent', reason: 'ImageChecksumMismatch' });
   });
 
   it('boots a live ISO from virtual media without any agent', async () => {
     const r = await setup();
     const url = `${filesURL}/live.iso`;
-    const status = await run(r, 'Provision', 1, 'redfish-virtualmedia', { provision: { image: { url, format: 'live-iso' } } });
+    const status = await run(r, 'Provision', 1, { scheme: 'redfish-virtualmedia', provision: { image: { url, format: 'live-iso' } } });
     expect(status.error).toBeUndefined();
     const system = r.emulator.system('host-0');
     expect(system.powerState).toBe('On');
