@@ -1,0 +1,103 @@
+// The children of a Metal3Data: one IPClaim per IP pool (`<data>-<pool>`, reference §7.7) and the
+// rendered Secrets (`<m3m>-metadata`, `<m3m>-networkdata`, §7.5). Both are updated OnDelete and an
+// existing one is returned as observed: an allocation is never moved, a Secret never rewritten.
+import { CLUSTER_NAME_LABEL, copiedLabels, INFRA_GROUP } from '../../domain/capi/types.js';
+import { IPAM_API_VERSION, Kind as IpamKind } from '../../domain/ipam/types.js';
+import type { KObject } from '../../domain/k8s.js';
+import { labelValue } from '../../domain/naming.js';
+import { DATA_CLAIM_LABEL, DATA_LABEL, Kind, SECRET_TYPE, type Metal3DataStatus } from '../../domain/metal3data/types.js';
+import { addressFor, ipClaimName, type DataView, type NeededSecret } from './data-view.js';
+import { compareText, echoChild, isDeleting, named, ownerOf, rec, str } from './request.js';
+
+/** What one sync decides: the complete child list and the status. */
+export interface Outcome {
+  children: KObject[];
+  status: Metal3DataStatus;
+}
+
+export function echoIPClaim(obj: KObject): KObject {
+  return echoChild(obj, ['spec']);
+}
+
+export function echoSecret(obj: KObject): KObject {
+  return echoChild(obj, ['type', 'data']);
+}
+
+/** Every observed child as it is: what a sync returns while it cannot decide anything new. */
+export function keepAll(v: DataView): KObject[] {
+  return [...v.ipClaims.map(echoIPClaim), ...v.secrets.map(echoSecret)];
+}
+
+/** Pool name → address of every IPClaim child that has one, sorted by pool. */
+export function heldAddresses(v: DataView): Record<string, string> | undefined {
+  const held: [string, string][] = [];
+  for (const claim of v.ipClaims) {
+    const pool = str(rec(rec(claim.spec).pool).name);
+    const found = addressFor(v, pool);
+    if ('address' in found) held.push([pool, found.address.address]);
+  }
+  return held.length === 0 ? undefined : Object.fromEntries(held.sort(([a], [b]) => compareText(a, b)));
+}
+
+function ironhookStatus(v: DataView, waitingFor?: string): Metal3DataStatus['ironhook'] | undefined {
+  const addresses = heldAddresses(v);
+  const block = { ...(addresses !== undefined && { addresses }), ...(waitingFor !== undefined && { waitingFor }) };
+  return Object.keys(block).length === 0 ? undefined : block;
+}
+
+export function statusOf(v: DataView, ready: boolean, waitingFor?: string): Metal3DataStatus {
+  const ironhook = ironhookStatus(v, waitingFor);
+  return ironhook === undefined ? { ready } : { ready, ironhook };
+}
+
+export function readyStatus(v: DataView): Metal3DataStatus {
+  return statusOf(v, true);
+}
+
+export function waiting(v: DataView, waitingFor: string, ready = false): Outcome {
+  return { children: keepAll(v), status: statusOf(v, ready, waitingFor) };
+}
+
+/** IPClaims for `pools` (observed ones as they are); claims of other pools are left out (released). */
+export function ipClaimChildren(v: DataView, pools: readonly string[]): KObject[] {
+  return pools.map((pool) => {
+    const name = ipClaimName(v, pool);
+    const observed = named(v.ipClaims, name);
+    if (observed !== undefined) return echoIPClaim(observed);
+    const labels = Object.fromEntries(Object.entries(copiedLabels(v.data.metadata.labels)).filter(([key]) => key !== DATA_CLAIM_LABEL));
+    return {
+      apiVersion: IPAM_API_VERSION,
+      kind: IpamKind.IPClaim,
+      metadata: { name, labels: { ...labels, [DATA_LABEL]: labelValue(v.name) } },
+      spec: { pool: { name: pool, namespace: v.namespace } },
+    };
+  });
+}
+
+export type SecretState = { kind: 'owned'; obj: KObject } | { kind: 'foreign' } | { kind: 'blocked'; reason: string } | { kind: 'missing' };
+
+/**
+ * A needed Secret: ours (a child), someone else's that upstream would use as is (no Metal3Data
+ * owns it), one that is in the way (being deleted, or another Metal3Data's), or missing.
+ */
+export function secretState(v: DataView, secret: NeededSecret): SecretState {
+  const owned = named(v.secrets, secret.name);
+  if (owned !== undefined) return { kind: 'owned', obj: owned };
+  const other = named(v.related.secrets, secret.name);
+  if (other === undefined) return { kind: 'missing' };
+  if (isDeleting(other)) return { kind: 'blocked', reason: `Secret ${secret.name} to finish deleting` };
+  const owner = ownerOf(other, Kind.Metal3Data, INFRA_GROUP);
+  if (owner !== undefined && owner.uid !== v.data.metadata.uid) return { kind: 'blocked', reason: `Secret ${secret.name} to be released by Metal3Data ${owner.name}` };
+  return { kind: 'foreign' };
+}
+
+/** A rendered Secret; the cluster-name label comes from the template's label (§7.5, §14). */
+export function newSecret(v: DataView, secret: NeededSecret, text: string): KObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: secret.name, labels: { [CLUSTER_NAME_LABEL]: v.template?.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '' } },
+    type: SECRET_TYPE,
+    data: { [secret.key]: Buffer.from(text, 'utf8').toString('base64') },
+  };
+}

@@ -1,0 +1,87 @@
+// The rendering step of a Metal3Data sync: pools → IPClaims → addresses → metaData and
+// networkData → the missing Secrets. Any step that cannot finish yet keeps every observed child
+// and says what it waits for; a template that cannot be rendered for this host is an error.
+import { RenderError, type PoolAddress, type RenderContext } from '../../domain/metal3data/context.js';
+import { renderMetaData } from '../../domain/metal3data/metadata.js';
+import { renderNetworkData } from '../../domain/metal3data/networkdata.js';
+import { isMetal3Pool, templatePools, type PoolUse } from '../../domain/metal3data/pools.js';
+import { META_DATA_KEY, type SourceObject } from '../../domain/metal3data/types.js';
+import type { KObject } from '../../domain/k8s.js';
+import { echoSecret, ipClaimChildren, keepAll, newSecret, statusOf, waiting, type Outcome, type SecretState } from './data-children.js';
+import { addressFor, type DataView, type NeededSecret } from './data-view.js';
+import { rec } from './request.js';
+
+function lookupIn(v: DataView): (object: SourceObject, annotation: string) => string | undefined {
+  return (object, annotation) => {
+    const obj = object === 'machine' ? v.machine : object === 'metal3machine' ? v.m3m : v.host;
+    return obj === undefined ? undefined : (obj.metadata.annotations?.[annotation] ?? '');
+  };
+}
+
+function failed(v: DataView, children: KObject[], error: string): Outcome {
+  return { children, status: { errorMessage: error, ...statusOf(v, false) } };
+}
+
+type Addresses = { addresses: Map<string, PoolAddress> } | { error: string } | { waitingFor: string };
+
+function collectAddresses(v: DataView, pools: readonly PoolUse[]): Addresses {
+  const addresses = new Map<string, PoolAddress>();
+  for (const pool of pools) {
+    const found = addressFor(v, pool.name);
+    if (!('address' in found)) return found;
+    addresses.set(pool.name, found.address);
+  }
+  return { addresses };
+}
+
+function contextOf(v: DataView, addresses: Map<string, PoolAddress>): RenderContext | string {
+  if (v.m3m === undefined) return `Metal3Machine ${v.m3mName}`;
+  if (v.host === undefined) return 'the BareMetalHost (annotation ironhook.dev/baremetalhost)';
+  if (v.machine === undefined) return 'the Machine (annotation ironhook.dev/machine)';
+  const index = rec(v.data.spec).index;
+  return { namespace: v.namespace, index: typeof index === 'number' ? index : 0, metal3Machine: v.m3m, machine: v.machine, host: v.host, addresses };
+}
+
+function secretText(v: DataView, secret: NeededSecret, ctx: RenderContext): string {
+  if (secret.key === META_DATA_KEY) return renderMetaData(v.spec.metaData ?? {}, ctx);
+  return renderNetworkData(v.spec.networkData ?? {}, ctx);
+}
+
+function writeSecrets(v: DataView, needed: readonly NeededSecret[], states: readonly SecretState[], ctx: RenderContext): KObject[] {
+  return needed.flatMap((secret, i) => {
+    const state = states[i];
+    if (state?.kind === 'owned') return [echoSecret(state.obj)];
+    return state?.kind === 'missing' ? [newSecret(v, secret, secretText(v, secret, ctx))] : [];
+  });
+}
+
+function renderWith(v: DataView, claims: KObject[], addresses: Map<string, PoolAddress>, secrets: { needed: readonly NeededSecret[]; states: readonly SecretState[] }): Outcome {
+  const ctx = contextOf(v, addresses);
+  if (typeof ctx === 'string') return { children: [...claims, ...v.secrets.map(echoSecret)], status: statusOf(v, false, ctx) };
+  try {
+    const written = writeSecrets(v, secrets.needed, secrets.states, ctx);
+    return { children: [...claims, ...written], status: statusOf(v, false, 'the rendered Secrets to be created') };
+  } catch (error) {
+    if (error instanceof RenderError) return failed(v, [...claims, ...v.secrets.map(echoSecret)], error.message);
+    throw error;
+  }
+}
+
+/** Renders the missing Secrets (the caller has checked that at least one is missing). */
+export function render(v: DataView, needed: readonly NeededSecret[], states: readonly SecretState[]): Outcome {
+  let resolved;
+  try {
+    resolved = templatePools(v.spec, lookupIn(v));
+  } catch (error) {
+    if (error instanceof RenderError) return failed(v, keepAll(v), error.message);
+    throw error;
+  }
+  if ('waitingFor' in resolved) return waiting(v, resolved.waitingFor);
+  const foreign = resolved.pools.find((pool) => !isMetal3Pool(pool));
+  if (foreign !== undefined) return failed(v, keepAll(v), `pool ${foreign.name} is a ${foreign.kind}.${foreign.apiGroup}; only ipam.metal3.io IPPools are supported yet`);
+  const claims = ipClaimChildren(v, resolved.pools.map((p) => p.name));
+  const found = collectAddresses(v, resolved.pools);
+  if ('error' in found) return failed(v, [...claims, ...v.secrets.map(echoSecret)], found.error);
+  if ('waitingFor' in found) return { children: [...claims, ...v.secrets.map(echoSecret)], status: statusOf(v, false, found.waitingFor) };
+  return renderWith(v, claims, found.addresses, { needed, states });
+}

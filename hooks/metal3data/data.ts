@@ -1,0 +1,87 @@
+// CompositeController `ironhook-metal3data`: parent Metal3Data, children its IPClaims and its
+// rendered Secrets (both OnDelete), related its template, claim, Metal3Machine, BareMetalHost,
+// Machine, the IPAddresses of its claims and same-named Secrets. Routes:
+// /hooks/metal3data/{sync,finalize,customize}.
+//
+// Sync (reference §7.5): Secrets that exist are kept and never rendered again; otherwise one
+// IPClaim per pool, then, once every pool has answered and the objects are known, metaData and
+// networkData are rendered into the missing Secrets. `ready` is true once every Secret the
+// template asks for exists. Finalize holds the data while its claim lives, then releases the
+// IPClaims (and Secrets) and finishes once the IPClaims are gone.
+import { CAPI_V1BETA2, INFRA_V1BETA2, PAUSED_ANNOTATION } from '../../domain/capi/types.js';
+import { IPAM_API_VERSION } from '../../domain/ipam/types.js';
+import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
+import { labelValue } from '../../domain/naming.js';
+import { DATA_LABEL, Kind, RenderAnnotation, Resource, type Metal3DataStatus } from '../../domain/metal3data/types.js';
+import { keepAll, readyStatus, secretState, waiting, type Outcome } from './data-children.js';
+import { render } from './data-render.js';
+import { claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
+import { parseComposite, parseCustomize, rec } from './request.js';
+
+function byName(names: readonly string[]): string[] {
+  return [...new Set(names.filter((n) => n !== ''))].sort();
+}
+
+export function metal3dataCustomize(request: unknown): CustomizeResponse {
+  const data = parseCustomize(request, Kind.Metal3Data);
+  const namespace = data.metadata.namespace ?? '';
+  const annotations = data.metadata.annotations ?? {};
+  const rule = (apiVersion: string, resource: string, name: string | undefined): RelatedResourceRule[] =>
+    name === undefined || name === '' ? [] : [{ apiVersion, names: [name], namespace, resource }];
+  const secrets = byName(Object.values(secretNames(data)));
+  return {
+    relatedResources: [
+      ...rule(INFRA_V1BETA2, Resource.Metal3DataTemplate, templateNameOf(data)),
+      ...rule(INFRA_V1BETA2, Resource.Metal3DataClaim, claimNameOf(data)),
+      ...rule(INFRA_V1BETA2, 'metal3machines', annotations[RenderAnnotation.Metal3Machine]),
+      ...rule('metal3.io/v1alpha1', 'baremetalhosts', annotations[RenderAnnotation.BareMetalHost]),
+      ...rule(CAPI_V1BETA2, 'machines', annotations[RenderAnnotation.Machine]),
+      { apiVersion: IPAM_API_VERSION, labelSelector: { matchLabels: { [DATA_LABEL]: labelValue(data.metadata.name ?? '') } }, namespace, resource: 'ipaddresses' },
+      ...(secrets.length > 0 ? [{ apiVersion: 'v1', names: secrets, namespace, resource: 'secrets' }] : []),
+    ],
+  };
+}
+
+function reconcile(v: DataView): Outcome {
+  if (v.template === undefined) return waiting(v, `Metal3DataTemplate ${templateNameOf(v.data)}`);
+  const needed = neededSecrets(v);
+  if (needed.some((s) => s.name === '')) return waiting(v, 'the Metal3Machine name (annotation ironhook.dev/metal3machine)');
+  const states = needed.map((s) => secretState(v, s));
+  const blocked = states.find((s) => s.kind === 'blocked');
+  if (blocked !== undefined) return waiting(v, blocked.reason);
+  if (states.every((s) => s.kind !== 'missing')) return { children: keepAll(v), status: readyStatus(v) };
+  return render(v, needed, states);
+}
+
+function paused(v: DataView): Outcome {
+  const old = rec(v.data.status);
+  const status = Object.fromEntries(Object.entries(old).filter(([key]) => key !== 'observedGeneration')) as Metal3DataStatus;
+  return { children: keepAll(v), status };
+}
+
+function respond(outcome: Outcome): CompositeSyncResponse {
+  return { children: outcome.children, status: outcome.status as Record<string, unknown> };
+}
+
+export function metal3dataSync(request: unknown): CompositeSyncResponse {
+  const v = readView(parseComposite(request, Kind.Metal3Data));
+  if (v.data.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined) return respond(paused(v));
+  return respond(reconcile(v));
+}
+
+/**
+ * While the claim lives the data is in use (upstream's finalizer holds it, #1356): everything is
+ * kept. Then the IPClaims and Secrets are dropped (Metacontroller deletes them, the pools free
+ * the addresses) and the finalizer goes once no IPClaim is left.
+ */
+export function metal3dataFinalize(request: unknown): CompositeSyncResponse {
+  const v = readView(parseComposite(request, Kind.Metal3Data));
+  const claim = liveClaim(v);
+  if (claim !== undefined) {
+    const held = waiting(v, `Metal3DataClaim ${claim.metadata.name ?? ''} to be deleted (the data is in use)`, rec(v.data.status).ready === true);
+    return { ...respond(held), finalized: false };
+  }
+  const finalized = v.ipClaims.length === 0;
+  const status: Metal3DataStatus = finalized ? { ready: false } : { ready: false, ironhook: { waitingFor: `${String(v.ipClaims.length)} IPClaim(s) to release their addresses` } };
+  return { children: [], finalized, status: status as Record<string, unknown> };
+}
