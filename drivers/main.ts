@@ -1,6 +1,8 @@
 // The driver pool process (`npm run drivers`): configuration from flags and the environment
-// (drivers/pool/config.ts, docs/drivers.md), the agent API, leader election, the probe and
-// metrics server, and a graceful shutdown on SIGTERM/SIGINT.
+// (drivers/pool/config.ts, docs/drivers.md), leader election, the probe and metrics server,
+// and a graceful shutdown on SIGTERM/SIGINT. The agent API and the pool start only on the
+// leader, so armed hosts are restored from their Secrets by the replica that will use them and
+// a standby never answers an agent.
 import type { Server } from 'node:http';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -27,9 +29,11 @@ interface Runtime {
   config: PoolConfig;
   logger: Logger;
   metrics: PoolMetrics;
+  kubeConfig: KubeConfig;
   kube: KubeClient;
-  pool: DriverPool;
-  agent: AgentSide;
+  guard: NetworkGuard;
+  pool: DriverPool | undefined;
+  agent: AgentSide | undefined;
   server: Server | undefined;
   elector: LeaderElector | undefined;
   stopping: boolean;
@@ -64,9 +68,9 @@ async function shutdown(runtime: Runtime, why: string, code: number): Promise<vo
   }
   runtime.stopping = true;
   runtime.logger.info({ why }, 'shutting down');
-  await runtime.pool.stop();
+  await runtime.pool?.stop();
   await runtime.elector?.stop();
-  await runtime.agent.close();
+  await runtime.agent?.close();
   runtime.metrics.leader.set(0);
   if (runtime.server !== undefined) {
     await close(runtime.server);
@@ -74,9 +78,20 @@ async function shutdown(runtime: Runtime, why: string, code: number): Promise<vo
   process.exit(code);
 }
 
+/** On becoming the leader: the agent API (restoring armed hosts), then the pool's watches. */
+async function work(runtime: Runtime): Promise<void> {
+  const { config, logger, metrics, kube, guard } = runtime;
+  const agent = await startAgent(config, runtime.kubeConfig, guard, logger);
+  runtime.agent = agent;
+  const pool = new DriverPool({ kube, clock: systemClock, logger, metrics, agent: agent.service, factory: createBMCDriver, settings: config, instance: config.leaderElection.identity, guard });
+  runtime.pool = pool;
+  logger.info({ agentAPI: agent.url }, 'agent API listening');
+  await pool.start();
+}
+
 function startWork(runtime: Runtime): void {
   runtime.metrics.leader.set(1);
-  runtime.pool.start().catch((error: unknown) => {
+  work(runtime).catch((error: unknown) => {
     runtime.logger.fatal({ err: errorFields(error) }, 'the driver pool could not start');
     void shutdown(runtime, 'start failed', 1);
   });
@@ -120,7 +135,7 @@ function elect(runtime: Runtime): void {
 
 async function serveProbes(runtime: Runtime): Promise<number> {
   const server = createProbeServer(runtime.metrics.registry, {
-    ready: () => !runtime.stopping && (runtime.elector?.isLeader === false || runtime.pool.ready),
+    ready: () => !runtime.stopping && (runtime.elector?.isLeader === false || runtime.pool?.ready === true),
     reason: () => (runtime.stopping ? 'shutting down' : 'watches not synced yet'),
   });
   runtime.server = server;
@@ -137,11 +152,9 @@ async function main(): Promise<void> {
   if (config.allowedNetworks.length === 0) {
     logger.warn({}, 'ALLOWED_BMC_NETWORKS is empty: every BMC, agent and image address is refused');
   }
-  const agent = await startAgent(config, kubeConfig, guard, logger);
-  const pool = new DriverPool({ kube, clock: systemClock, logger, metrics, agent: agent.service, factory: createBMCDriver, settings: config, instance: config.leaderElection.identity, guard });
-  const runtime: Runtime = { config, logger, metrics, kube, pool, agent, server: undefined, elector: undefined, stopping: false };
+  const runtime: Runtime = { config, logger, metrics, kubeConfig, kube, guard, pool: undefined, agent: undefined, server: undefined, elector: undefined, stopping: false };
   const port = await serveProbes(runtime);
-  logger.info({ port, agentAPI: agent.url, server: kube.server(), allowedNetworks: config.allowedNetworks }, 'driver pool process started');
+  logger.info({ port, server: kube.server(), allowedNetworks: config.allowedNetworks }, 'driver pool process started');
   elect(runtime);
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
