@@ -85,7 +85,8 @@ async function startMetacontroller(dir: string, kubeconfig: string, detached: bo
       'tsx',
       join(STAND_IN_DIR, 'main.ts'),
       `--kubeconfig=${kubeconfig}`,
-      '--zap-log-level=4',
+      // 6 logs every hook request and response (Secret data redacted).
+      `--zap-log-level=${process.env.METACONTROLLER_LOG_LEVEL ?? '4'}`,
       '--discovery-interval=2s',
       '--workers=5',
       `--metrics-address=127.0.0.1:${String(metrics)}`,

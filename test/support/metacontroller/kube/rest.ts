@@ -96,7 +96,8 @@ export class RestClient {
   private async headers(contentType?: string): Promise<Record<string, string>> {
     const options: RequestOptions = {};
     await this.config.applyToHTTPSOptions(options);
-    const headers: Record<string, string> = { accept: 'application/json' };
+    // The API server names the field manager after the user agent's first word: "metacontroller", as upstream.
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `metacontroller/v4.17.2-standin (node ${process.version}) ironhook` };
     for (const [key, value] of Object.entries(options.headers ?? {})) headers[key.toLowerCase()] = String(value);
     if (typeof options.auth === 'string') headers.authorization = `Basic ${Buffer.from(options.auth).toString('base64')}`;
     if (contentType !== undefined) headers['content-type'] = contentType;
