@@ -16,7 +16,7 @@ import { DATA_LABEL, Kind, RenderAnnotation, Resource, type Metal3DataStatus } f
 import { keepAll, readyStatus, secretState, waiting, type Outcome } from './data-children.js';
 import { render } from './data-render.js';
 import { claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
-import { parseComposite, parseCustomize, rec } from './request.js';
+import { canonicalChild, parseComposite, parseCustomize, rec } from './request.js';
 
 function byName(names: readonly string[]): string[] {
   return [...new Set(names.filter((n) => n !== ''))].sort();
@@ -60,7 +60,7 @@ function paused(v: DataView): Outcome {
 }
 
 function respond(outcome: Outcome): CompositeSyncResponse {
-  return { children: outcome.children, status: outcome.status as Record<string, unknown> };
+  return { children: outcome.children.map(canonicalChild), status: outcome.status as Record<string, unknown> };
 }
 
 export function metal3dataSync(request: unknown): CompositeSyncResponse {

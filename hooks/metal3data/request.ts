@@ -3,6 +3,7 @@
 // found by group whatever version the rule used, from the parent's namespace, sorted by name.
 import type { KObject, OwnerReference } from '../../domain/k8s.js';
 import type { ObjectMap } from '../../domain/metacontroller.js';
+import { canonicalize } from '../../domain/canonical.js';
 import { CONTROLLER_UID_LABEL } from '../../domain/capi/types.js';
 import { HookInputError } from '../types.js';
 
@@ -122,3 +123,8 @@ export function echoChild(obj: KObject, fields: readonly string[], annotationKey
 }
 
 export { compareText };
+
+/** A child with its keys sorted at every level, so equal children are equal text (metacontroller.md F3). */
+export function canonicalChild(obj: KObject): KObject {
+  return canonicalize(obj) as KObject;
+}

@@ -12,7 +12,7 @@ import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/meta
 import { labelValue } from '../../domain/naming.js';
 import { indexEntries, planIndexes, type Assignment, type ClaimInfo, type DataInfo } from '../../domain/metal3data/indexes.js';
 import { DATA_CLAIM_LABEL, Kind, RenderAnnotation, Resource, type ClaimSources, type IndexEntry } from '../../domain/metal3data/types.js';
-import { echoChild, isDeleting, objectsOf, ownerOf, parseComposite, parseCustomize, rec, str, type Composite } from './request.js';
+import { canonicalChild, echoChild, isDeleting, objectsOf, ownerOf, parseComposite, parseCustomize, rec, str, type Composite } from './request.js';
 
 const RENDER_ANNOTATIONS = Object.values(RenderAnnotation);
 
@@ -165,7 +165,7 @@ function status(c: Composite, indexes: IndexEntry[]): Record<string, unknown> {
 function paused(c: Composite): CompositeSyncResponse {
   const children = objectsOf(c.children, Kind.Metal3Data, INFRA_GROUP, c.namespace).map((obj) => echoChild(obj, ['spec'], RENDER_ANNOTATIONS));
   const old = Object.fromEntries(Object.entries(rec(c.parent.status)).filter(([key]) => key !== 'observedGeneration'));
-  return { children, status: old };
+  return { children: children.map(canonicalChild), status: old };
 }
 
 function isPaused(template: KObject): boolean {
@@ -176,7 +176,7 @@ export function metal3datatemplateSync(request: unknown): CompositeSyncResponse 
   const c = parseComposite(request, Kind.Metal3DataTemplate);
   if (isPaused(c.parent)) return paused(c);
   const planned = plan(c);
-  return { children: planned.children, status: status(c, planned.indexes) };
+  return { children: planned.children.map(canonicalChild), status: status(c, planned.indexes) };
 }
 
 /** Deletion waits while claims use the template and until every Metal3Data is gone (§7.4 step 5). */
@@ -185,5 +185,5 @@ export function metal3datatemplateFinalize(request: unknown): CompositeSyncRespo
   if (isPaused(c.parent)) return { ...paused(c), finalized: false };
   const planned = plan(c);
   const finalized = planned.observed === 0 && planned.liveClaims.length === 0;
-  return { children: finalized ? [] : planned.children, finalized, status: status(c, planned.indexes) };
+  return { children: finalized ? [] : planned.children.map(canonicalChild), finalized, status: status(c, planned.indexes) };
 }
