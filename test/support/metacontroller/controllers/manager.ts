@@ -54,6 +54,11 @@ export class Manager {
       await acquired.informer.waitForSync();
     }
     loop.start();
+    // A controller waiting for a resource (a CRD installed later) is retried as soon as discovery
+    // sees new resources, instead of after its grown back-off.
+    this.runtime.discovery.onRefresh(() => {
+      for (const key of loop.queue.limiter.waitingKeys()) if (!this.running.has(key)) loop.queue.add(key);
+    });
   }
 
   /** Bring the running loop for `key` in line with the controller object. */

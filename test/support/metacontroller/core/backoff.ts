@@ -69,6 +69,11 @@ export class RateLimiter {
   requeues(key: string): number {
     return this.failures.get(key) ?? 0;
   }
+
+  /** Keys that failed and have not succeeded since. */
+  waitingKeys(): string[] {
+    return [...this.failures.keys()];
+  }
 }
 
 /** Retry-After: integer seconds or an HTTP date; missing or unparseable means 0. */

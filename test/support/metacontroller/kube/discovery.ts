@@ -77,9 +77,10 @@ export class Discovery {
       byResource.set(`${info.apiVersion}|${info.resource}`, info);
       byKind.set(`${info.apiVersion}|${info.kind}`, info);
     }
+    const changed = [...byResource.keys()].sort().join(',') !== [...this.byResource.keys()].sort().join(',');
     this.byResource = byResource;
     this.byKind = byKind;
-    for (const listener of this.listeners) listener();
+    if (changed) for (const listener of this.listeners) listener();
   }
 
   private async fetchList(groupVersion: string): Promise<ResourceInfo[]> {
@@ -107,6 +108,7 @@ export class Discovery {
     clearInterval(this.timer);
   }
 
+  /** Called after a refresh that found resources added or removed. */
   onRefresh(listener: () => void): void {
     this.listeners.push(listener);
   }
