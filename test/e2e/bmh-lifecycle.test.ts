@@ -6,7 +6,7 @@ import { waitFor } from '../support/processes.js';
 import type { Cluster } from './support.js';
 import { apply, createNamespace, host, monitor, openCluster, operations, start, succeed, waitForHost, waitForRequest, waitForState } from './support.js';
 
-const CREDS = (namespace: string): Record<string, string> => ({ name: 'server-01-bmc-secret', namespace, credentialsVersion: '1' });
+const CREDS = (namespace: string, host = 'server-01'): Record<string, string> => ({ name: `${host}-bmc-secret`, namespace, credentialsVersion: '1' });
 const IMAGE = { url: 'http://127.0.0.1:8088/images/ubuntu.qcow2', checksum: 'http://127.0.0.1:8088/images/ubuntu.qcow2.sha256sum', checksumType: 'sha256', format: 'qcow2' };
 const HARDWARE = { cpu: { arch: 'x86_64', count: 2 }, ramMebibytes: 4096, nics: [{ name: 'eth0', mac: '00:5c:52:31:3a:9c', pxe: true }] };
 
@@ -44,8 +44,8 @@ async function bringToAvailable(namespace: string, name: string): Promise<void> 
   await apply(env, hostYAML(name), namespace);
   const register = await waitForRequest(env, namespace, 'Register');
   await waitForState(env, namespace, name, 'registering');
-  await succeed(env, namespace, register, { credentials: CREDS(namespace), poweredOn: false, provisioningID: 'e2e-node' });
-  await monitor(env, namespace, name, { poweredOn: false, credentials: CREDS(namespace) });
+  await succeed(env, namespace, register, { credentials: CREDS(namespace, name), poweredOn: false, provisioningID: 'e2e-node' });
+  await monitor(env, namespace, name, { poweredOn: false, credentials: CREDS(namespace, name) });
   const inspect = await waitForRequest(env, namespace, 'Inspect');
   await start(env, namespace, inspect, 'booting the agent');
   await waitForState(env, namespace, name, 'inspecting');
@@ -101,8 +101,8 @@ describe('BareMetalHost lifecycle through Metacontroller', () => {
     const register = await waitForRequest(env, namespace, 'Register');
     await env.kubectl('annotate', 'bmh', 'server-03', '-n', namespace, 'baremetalhost.metal3.io/paused=e2e');
     const before = await hookCalls(env.hookPort);
-    await succeed(env, namespace, register, { credentials: CREDS(namespace), poweredOn: false });
-    await monitor(env, namespace, 'server-03', { poweredOn: false, credentials: CREDS(namespace) });
+    await succeed(env, namespace, register, { credentials: CREDS(namespace, 'server-03'), poweredOn: false });
+    await monitor(env, namespace, 'server-03', { poweredOn: false, credentials: CREDS(namespace, 'server-03') });
     // Both status changes reach the hook (the paused host answers "unchanged") before we look.
     await waitFor('two more sync calls', async () => (await hookCalls(env.hookPort)) >= before + 2, 30_000, 100);
     expect((await operations(env, namespace)).map((item) => item.spec.action)).toEqual(['Register']);
@@ -121,7 +121,7 @@ describe('BareMetalHost lifecycle through Metacontroller', () => {
     await waitForHost(env, namespace, 'server-04', { what: 'operationalStatus detached', check: (view) => view.status?.operationalStatus === 'detached' });
     await env.kubectl('annotate', 'bmh', 'server-04', '-n', namespace, 'baremetalhost.metal3.io/detached-');
     const register = await waitForRequest(env, namespace, 'Register');
-    await succeed(env, namespace, register, { credentials: CREDS(namespace), poweredOn: false });
+    await succeed(env, namespace, register, { credentials: CREDS(namespace, 'server-04'), poweredOn: false });
     await waitForHost(env, namespace, 'server-04', { what: 'operationalStatus OK', check: (view) => view.status?.operationalStatus === 'OK' });
   });
 
@@ -147,8 +147,8 @@ describe('BareMetalHost lifecycle through Metacontroller', () => {
     await apply(env, hostYAML('server-06'), namespace);
     const register = await waitForRequest(env, namespace, 'Register');
     await env.restartHooks();
-    await succeed(env, namespace, register, { credentials: CREDS(namespace), poweredOn: false });
-    await monitor(env, namespace, 'server-06', { poweredOn: false, credentials: CREDS(namespace) });
+    await succeed(env, namespace, register, { credentials: CREDS(namespace, 'server-06'), poweredOn: false });
+    await monitor(env, namespace, 'server-06', { poweredOn: false, credentials: CREDS(namespace, 'server-06') });
     const inspect = await waitForRequest(env, namespace, 'Inspect');
     await env.restartHooks();
     await succeed(env, namespace, inspect, { hardware: HARDWARE, poweredOn: false });
