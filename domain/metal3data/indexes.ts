@@ -81,10 +81,15 @@ function newcomers(claims: readonly ClaimInfo[], assigned: Set<string>): ClaimIn
     .sort((a, b) => compareText(a.created, b.created) || compareText(a.name, b.name));
 }
 
-function reserveCommitted(claims: readonly ClaimInfo[], committed: readonly IndexEntry[], taken: Set<number>, assignments: Assignment[]): void {
-  const live = new Set(claims.filter((c) => !c.deleting).map((c) => c.name));
+/**
+ * Committed entries whose data the cache does not show yet keep their index, but only for a claim
+ * that already existed when the entry was committed (created no later than the committed
+ * lastUpdated): a claim deleted and created again under the same name starts afresh.
+ */
+function reserveCommitted(claims: readonly ClaimInfo[], committed: Committed, taken: Set<number>, assignments: Assignment[]): void {
+  const live = new Set(claims.filter((c) => !c.deleting && (committed.lastUpdated === undefined || c.created <= committed.lastUpdated)).map((c) => c.name));
   const assigned = new Set(assignments.map((a) => a.claim));
-  for (const entry of [...committed].sort((a, b) => a.index - b.index)) {
+  for (const entry of [...committed.entries].sort((a, b) => a.index - b.index)) {
     if (!live.has(entry.name) || assigned.has(entry.name) || taken.has(entry.index) || entry.index < 0) continue;
     taken.add(entry.index);
     assigned.add(entry.name);
@@ -92,9 +97,15 @@ function reserveCommitted(claims: readonly ClaimInfo[], committed: readonly Inde
   }
 }
 
-export function planIndexes(claims: readonly ClaimInfo[], datas: readonly DataInfo[], committed: readonly IndexEntry[]): IndexPlan {
+/** What the template's status said: its indexes and the lastUpdated written with them. */
+export interface Committed {
+  entries: readonly IndexEntry[];
+  lastUpdated?: string;
+}
+
+export function planIndexes(claims: readonly ClaimInfo[], datas: readonly DataInfo[], committed: Committed = { entries: [] }): IndexPlan {
   const byName = new Map(claims.map((c) => [c.name, c]));
-  const committedByClaim = new Map(committed.map((e) => [e.name, e.index]));
+  const committedByClaim = new Map(committed.entries.map((e) => [e.name, e.index]));
   const kept = keptData(byName, datas, committedByClaim);
   const taken = new Set(datas.map((d) => d.index));
   const assignments: Assignment[] = [...kept.values()].map((data) => ({ claim: data.claimName, index: data.index, data }));

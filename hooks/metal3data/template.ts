@@ -122,7 +122,8 @@ function childFor(assignment: Assignment, c: Composite, claims: Map<string, Clai
 function plan(c: Composite): Planned {
   const claims = claimsOf(c);
   const datas = dataChildren(c);
-  const committed = committedIndexes(c.parent);
+  const lastUpdated = str(rec(c.parent.status).lastUpdated);
+  const committed = { entries: committedIndexes(c.parent), ...(lastUpdated !== '' && { lastUpdated }) };
   const result = planIndexes(claims.map((v) => v.info), datas.map((d) => d.info), committed);
   const byClaim = new Map(claims.map((v) => [v.info.name, v]));
   const observed = new Map(datas.map((d) => [d.info.name, d.obj]));
