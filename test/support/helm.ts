@@ -2,7 +2,7 @@
 // tests: lint, template, and parsing of the rendered objects. Nothing here is skipped: when helm
 // cannot be built, or the chart cannot be prepared, preparing throws with the script's output.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -145,4 +145,91 @@ export async function renderNotes(options: RenderOptions = {}): Promise<string> 
   const text = (cm?.data as Record<string, unknown> | undefined)?.notes;
   if (typeof text !== 'string') throw new Error('NOTES.txt rendered to nothing');
   return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the chart is checked against: manifests/, and what the code reads and calls.
+
+/** Every object of manifests/<folder>/*.yaml, files in name order. */
+export function manifestObjects(folder: string): RenderedObject[] {
+  const dir = join(ROOT, 'manifests', folder);
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .flatMap((f) => parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as RenderedObject | null))
+    .filter((o): o is RenderedObject => o !== null);
+}
+
+export interface Rule {
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  verbs?: string[];
+  nonResourceURLs?: string[];
+}
+
+export const rulesOf = (o: RenderedObject): Rule[] => (o.rules as Rule[] | undefined) ?? [];
+
+/** Verbs a set of rules grants on group/resource (any resourceNames). */
+export function verbsOn(rules: Rule[], group: string, resource: string): Set<string> {
+  const verbs = new Set<string>();
+  for (const r of rules) {
+    if (r.apiGroups?.includes(group) === true && r.resources?.includes(resource) === true) r.verbs?.forEach((v) => verbs.add(v));
+  }
+  return verbs;
+}
+
+/** Every `group resource verb` a set of rules grants, sorted. */
+export function grants(rules: Rule[]): string[] {
+  const of = (r: Rule): string[] =>
+    (r.apiGroups ?? []).flatMap((g) => (r.resources ?? []).flatMap((res) => (r.verbs ?? []).map((v) => `${g || 'core'} ${res} ${v}`)));
+  return [...new Set(rules.flatMap(of))].sort();
+}
+
+export const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
+
+/** Environment variable names a source file reads as `env.NAME` (drivers/pool/config.ts). */
+export function envNamesRead(file: string): Set<string> {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return new Set([...text.matchAll(/\benv\.([A-Z][A-Z0-9_]*)\b/g)].map((m) => m[1]!));
+}
+
+/** The members of a string-literal union type `export type Name = 'a' | 'b';` in a source file. */
+function literalUnion(file: string, name: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const decl = new RegExp(`export type ${name} = ([^;]+);`).exec(text);
+  if (decl === null) throw new Error(`${file}: no "export type ${name} = ..."`);
+  return [...decl[1]!.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+}
+
+const CLIENT_VERBS: Record<string, string> = { read: 'get', list: 'list', create: 'create', replace: 'update', patch: 'patch', delete: 'delete' };
+
+/**
+ * Every `group resource verb` the driver pool's Kubernetes code calls: the @kubernetes/client-node
+ * API methods (`this.core.…(`, `this.custom.…(`, `this.coordination.…(`, `this.api.…(`) in
+ * drivers/pool/kube/client.ts and drivers/agent/secret-store.ts, and the watches of
+ * drivers/pool/kube/port.ts's WatchedResource. Throws on a call it cannot map, so a new kind of
+ * call is noticed.
+ */
+export function poolApiCalls(): string[] {
+  const watched = literalUnion('drivers/pool/kube/port.ts', 'WatchedResource');
+  const status = literalUnion('drivers/pool/kube/port.ts', 'StatusResource');
+  const custom = (resources: string[], sub: string): string[] => resources.filter((r) => r !== 'secrets').map((r) => `ironhook.dev ${r}${sub}`);
+  const kinds: Record<string, string[]> = {
+    Secret: ['core secrets'],
+    Event: ['core events'],
+    Lease: ['coordination.k8s.io leases'],
+    CustomObject: custom(watched, ''),
+    CustomObjectStatus: custom(status, '/status'),
+  };
+  const out = new Set(watched.map((r) => (r === 'secrets' ? 'core secrets watch' : `ironhook.dev ${r} watch`)));
+  for (const file of ['drivers/pool/kube/client.ts', 'drivers/agent/secret-store.ts']) {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    for (const m of text.matchAll(/\.(?:core|custom|coordination|api)\.(read|list|create|replace|patch|delete)(?:Namespaced|Cluster)?([A-Z][A-Za-z]*?)(?:ForAllNamespaces)?\(/g)) {
+      const types = kinds[m[2]!];
+      if (types === undefined) throw new Error(`${file}: ${m[0]} calls a kind the chart test does not map`);
+      for (const t of types) out.add(`${t} ${CLIENT_VERBS[m[1]!]!}`);
+    }
+  }
+  return [...out].sort();
 }

@@ -1,22 +1,33 @@
 // The Helm chart charts/ironhook, through the real helm binary: lint and render with every
 // ci/*-values.yaml, generated templates in sync with manifests/, controller objects pointing at
-// the release's Service with hook version v2 and explicit update strategies, restricted pods,
-// least-privilege RBAC without wildcards, the values schema, NetworkPolicy and NOTES.txt.
-import { readdirSync, readFileSync } from 'node:fs';
+// the release's Service with hook version v2, their own timeouts and explicit update strategies,
+// the Cluster API switch, restricted pods, least-privilege RBAC without wildcards (derived from
+// the controller objects, the customize fixtures run through the real hooks, and the driver
+// pool's API calls), the pool's environment and ports as drivers/ reads them, the values schema,
+// NetworkPolicy and NOTES.txt. Counts and names come from manifests/, never from this file.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isMap, isScalar, parseAllDocuments, parseDocument, type Node, type Pair } from 'yaml';
+import { isMap, isScalar, parseDocument, type Node, type Pair } from 'yaml';
+import { hookRegistry } from '../../hooks/registry.js';
+import { DEFAULT_HOOK_CONFIG } from '../../hooks/types.js';
 import { driftedTemplates, LOCAL_HOOK_BASE, ROOT } from '../../scripts/chart-sync.js';
 import {
+  grants,
+  groupOf,
   helm,
+  manifestObjects,
   NAMESPACE,
   prepareChart,
   removeScratchCharts,
   render,
   renderNotes,
+  rulesOf,
   templateArgs,
+  verbsOn,
   type PreparedChart,
   type RenderedObject,
+  type Rule,
 } from '../support/helm.js';
 
 const CHART = join(ROOT, 'charts', 'ironhook');
@@ -47,15 +58,6 @@ const ofKind = (objects: RenderedObject[], kind: string): RenderedObject[] => ob
 const named = (objects: RenderedObject[], kind: string, name: string): RenderedObject | undefined =>
   objects.find((o) => o.kind === kind && o.metadata.name === name);
 
-function manifestObjects(folder: string): RenderedObject[] {
-  const dir = join(ROOT, 'manifests', folder);
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort()
-    .flatMap((f) => parseAllDocuments(readFileSync(join(dir, f), 'utf8')).map((d) => d.toJS() as RenderedObject | null))
-    .filter((o): o is RenderedObject => o !== null);
-}
-
 interface Webhook {
   url?: string;
   timeout?: string;
@@ -68,16 +70,85 @@ interface Hook {
   version?: string;
   webhook?: Webhook;
 }
+interface ResourceRule {
+  apiVersion: string;
+  resource: string;
+  updateStrategy?: { method?: string };
+}
 interface ControllerSpec {
   hooks: Record<string, Hook>;
-  childResources?: { apiVersion: string; resource: string; updateStrategy?: { method?: string } }[];
-  parentResource?: { apiVersion: string; resource: string };
-  resources?: { apiVersion: string; resource: string }[];
+  resyncPeriodSeconds?: number;
+  childResources?: ResourceRule[];
+  attachments?: ResourceRule[];
+  parentResource?: ResourceRule;
+  resources?: ResourceRule[];
 }
 
 const specOf = (o: RenderedObject): ControllerSpec => o.spec as ControllerSpec;
 const controllersOf = (objects: RenderedObject[]): RenderedObject[] => objects.filter((o) => CONTROLLER_KINDS.has(o.kind));
 const hooksOf = (o: RenderedObject): [string, Hook][] => Object.entries(specOf(o).hooks);
+/** The parent (CompositeController) or decorated types (DecoratorController). */
+const parentsOf = (o: RenderedObject): ResourceRule[] => {
+  const spec = specOf(o);
+  return spec.parentResource === undefined ? (spec.resources ?? []) : [spec.parentResource];
+};
+const childrenOf = (o: RenderedObject): ResourceRule[] => specOf(o).childResources ?? specOf(o).attachments ?? [];
+
+const MANIFEST_CONTROLLERS = manifestObjects('controllers');
+const MANIFEST_CRDS = manifestObjects('crds');
+/** `<plural>.<group>` of every CRD the chart installs. */
+const CRD_TYPES = new Set(MANIFEST_CRDS.map((c) => { const spec = c.spec as { group: string; names: { plural: string } }; return `${spec.names.plural}.${spec.group}`; }));
+
+/** A Cluster API type (cluster.x-k8s.io or a subgroup) the chart does not install: behind ipam.clusterAPI.enabled. */
+function isExternalClusterAPI(group: string, resource: string): boolean {
+  const capi = group === 'cluster.x-k8s.io' || group.endsWith('.cluster.x-k8s.io');
+  return capi && !CRD_TYPES.has(`${resource.split('/')[0] ?? ''}.${group}`);
+}
+const externalRule = (r: ResourceRule): boolean => isExternalClusterAPI(groupOf(r.apiVersion), r.resource);
+
+/** manifests/controllers as documented for clusters without Cluster API: its child rules and the objects on its types dropped. */
+function withoutClusterAPI(objects: RenderedObject[]): RenderedObject[] {
+  return objects
+    .filter((o) => !(parentsOf(o).length > 0 && parentsOf(o).every(externalRule)))
+    .map((o) => {
+      const copy = structuredClone(o);
+      const spec = specOf(copy);
+      for (const key of ['childResources', 'attachments', 'resources'] as const) {
+        if (spec[key] !== undefined) spec[key] = spec[key].filter((r) => !externalRule(r));
+      }
+      return copy;
+    });
+}
+
+/** What a hook's timeout and its object's resync period are in manifests/controllers. */
+function manifestSettings(name: string): { resync: number | undefined; timeouts: Record<string, string | undefined> } {
+  const o = MANIFEST_CONTROLLERS.find((m) => m.metadata.name === name);
+  if (o === undefined) throw new Error(`${name} is not in manifests/controllers`);
+  return { resync: specOf(o).resyncPeriodSeconds, timeouts: Object.fromEntries(hooksOf(o).map(([hook, h]) => [hook, h.webhook?.timeout])) };
+}
+
+interface Conversion {
+  strategy?: string;
+  webhook?: { clientConfig?: { service?: { path?: string }; caBundle?: string } };
+}
+const conversionOf = (crd: RenderedObject): Conversion | undefined => (crd.spec as { conversion?: Conversion }).conversion;
+const hasConversionWebhook = (crd: RenderedObject): boolean => conversionOf(crd)?.strategy === 'Webhook';
+
+/** A CRD rendered as release "lab" in namespace "metal" with a CA bundle and a cert-manager annotation for conversion webhooks. */
+function expectLabConversion(crd: RenderedObject): void {
+  const source = MANIFEST_CRDS.find((m) => m.metadata.name === crd.metadata.name)!;
+  if (!hasConversionWebhook(source)) {
+    expect(crd.metadata.annotations, crd.metadata.name).toEqual({ 'helm.sh/resource-policy': 'keep' });
+    return;
+  }
+  expect(crd.metadata.annotations, crd.metadata.name).toEqual({ 'helm.sh/resource-policy': 'keep', 'cert-manager.io/inject-ca-from': 'metal/hooks' });
+  const service = { name: 'lab-ironhook-hooks', namespace: 'metal', port: 8080, path: conversionOf(source)?.webhook?.clientConfig?.service?.path };
+  expect(conversionOf(crd)?.webhook?.clientConfig, crd.metadata.name).toEqual({ service, caBundle: 'Q0E=' });
+}
+
+/** Objects in kind/name order (helm template orders by kind, manifests/ by file). */
+const sorted = (objects: RenderedObject[]): RenderedObject[] =>
+  [...objects].sort((a, b) => `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`));
 
 /** The object without the labels (and keep annotation) the chart adds. */
 function withoutChartMetadata(o: RenderedObject): RenderedObject {
@@ -154,35 +225,53 @@ describe('helm lint --strict and helm template', () => {
 describe('Metacontroller objects', () => {
   it('equal manifests/controllers except for the hook URLs, which point at the release Service', () => {
     const objects = controllersOf(rendered('default-values.yaml'));
-    expect(objects.map(withoutChartMetadata).map((o) => withLocalUrls(o, SERVICE_BASE))).toEqual(manifestObjects('controllers'));
+    expect(sorted(objects.map(withoutChartMetadata).map((o) => withLocalUrls(o, SERVICE_BASE)))).toEqual(sorted(MANIFEST_CONTROLLERS));
   });
 
   it('point at https://<service>.<namespace>.svc with TLS, and at controllers.hookBaseURL when set', async () => {
     const tls = controllersOf(rendered('tls-auth-values.yaml'));
-    expect(tls.map((o) => withLocalUrls(o, SERVICE_BASE.replace('http:', 'https:'))).length).toBe(2);
+    expect(tls.map((o) => withLocalUrls(o, SERVICE_BASE.replace('http:', 'https:'))).length).toBe(MANIFEST_CONTROLLERS.length);
     const local = await render(chart.dir, { set: ['controllers.hookBaseURL=http://127.0.0.1:18080/', 'hooks.enabled=false'] });
-    expect(controllersOf(local).map((o) => withLocalUrls(o, 'http://127.0.0.1:18080')).length).toBe(2);
+    expect(controllersOf(local).map((o) => withLocalUrls(o, 'http://127.0.0.1:18080')).length).toBe(MANIFEST_CONTROLLERS.length);
     expect(ofKind(local, 'Deployment').map((d) => d.metadata.name)).toEqual(['ironhook-drivers']);
   });
 
-  it.each(CI_FILES)('use hook version v2, the configured timeout and a resync period on every hook (ci/%s)', (file) => {
+  it.each(CI_FILES)("use hook version v2 with each hook's own timeout and each object's resync period from manifests/ (ci/%s)", (file) => {
     const objects = controllersOf(rendered(file));
-    expect(objects.map((o) => o.kind).sort()).toEqual(['CompositeController', 'DecoratorController']);
+    expect(objects.length).toBeGreaterThan(0);
     for (const o of objects) {
-      expect((o.spec as { resyncPeriodSeconds?: unknown }).resyncPeriodSeconds).toBe(600);
+      const own = manifestSettings(o.metadata.name);
+      expect(specOf(o).resyncPeriodSeconds, o.metadata.name).toBe(own.resync);
       for (const [name, hook] of hooksOf(o)) {
         expect(hook.version, `${o.metadata.name} ${name}`).toBe('v2');
-        expect(hook.webhook?.timeout).toBe('10s');
+        expect(hook.webhook?.timeout, `${o.metadata.name} ${name}`).toBe(own.timeouts[name]);
       }
+    }
+    expect(new Set(MANIFEST_CONTROLLERS.flatMap((o) => hooksOf(o).map(([, h]) => h.webhook?.timeout))).size, 'manifests/ use more than one timeout').toBeGreaterThan(1);
+  });
+
+  it('use controllers.hookTimeout and controllers.resyncPeriodSeconds for every object when set', async () => {
+    const objects = controllersOf(await render(chart.dir, { set: ['controllers.hookTimeout=45s', 'controllers.resyncPeriodSeconds=120'] }));
+    expect(objects.length).toBe(MANIFEST_CONTROLLERS.length);
+    for (const o of objects) {
+      expect(specOf(o).resyncPeriodSeconds).toBe(120);
+      for (const [, hook] of hooksOf(o)) expect(hook.webhook?.timeout, o.metadata.name).toBe('45s');
     }
   });
 
+  it('leave out the Cluster API child rules and objects with ipam.clusterAPI.enabled=false, exactly as manifests/controllers describes', () => {
+    const off = controllersOf(rendered('no-cluster-api-values.yaml'));
+    const expected = withoutClusterAPI(MANIFEST_CONTROLLERS);
+    expect(sorted(off.map((o) => withLocalUrls(o, SERVICE_BASE)))).toEqual(sorted(expected));
+    expect(expected, 'manifests/controllers has Cluster API parts to switch off').not.toEqual(MANIFEST_CONTROLLERS);
+    const rules = off.flatMap((o) => [...parentsOf(o), ...childrenOf(o)]);
+    expect(rules.filter(externalRule)).toEqual([]);
+  });
+
   it('give every child type an explicit update strategy', () => {
-    for (const o of ofKind(rendered('default-values.yaml'), 'CompositeController')) {
-      const children = specOf(o).childResources ?? [];
-      expect(children.length).toBeGreaterThan(0);
-      for (const child of children) expect(UPDATE_METHODS, child.resource).toContain(child.updateStrategy?.method);
-    }
+    const children = ofKind(rendered('default-values.yaml'), 'CompositeController').flatMap((o) => childrenOf(o));
+    expect(children.length).toBeGreaterThan(0);
+    for (const child of children) expect(UPDATE_METHODS, child.resource).toContain(child.updateStrategy?.method);
   });
 
   it('carry caBundle, clientTLS and bearer authorization from the release namespace when TLS and auth are on', () => {
@@ -210,20 +299,31 @@ describe('Metacontroller objects', () => {
 });
 
 describe('CRDs', () => {
-  it('equal manifests/crds, labelled and kept on uninstall', () => {
+  it('equal manifests/crds, with their own labels and the chart labels, kept on uninstall', () => {
     const crds = ofKind(rendered('default-values.yaml'), 'CustomResourceDefinition');
     for (const crd of crds) {
       expect(crd.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
       expect(crd.metadata.labels?.['app.kubernetes.io/part-of']).toBe('ironhook');
+      expect(crd.metadata.labels).toMatchObject(MANIFEST_CRDS.find((m) => m.metadata.name === crd.metadata.name)?.metadata.labels ?? {});
     }
-    const byName = (a: RenderedObject, b: RenderedObject): number => a.metadata.name.localeCompare(b.metadata.name);
-    expect(crds.map(withoutChartMetadata).sort(byName)).toEqual(manifestObjects('crds').sort(byName));
+    expect(sorted(crds.map(withoutChartMetadata))).toEqual(sorted(MANIFEST_CRDS.map(withoutChartMetadata)));
+  });
+
+  it('point conversion webhooks at the release hook Service, with the CA bundle and annotations from values', async () => {
+    const set = ['crds.conversion.caBundle=Q0E=', 'crds.conversion.annotations.cert-manager\\.io/inject-ca-from=metal/hooks'];
+    const crds = ofKind(await render(chart.dir, { release: 'lab', namespace: 'metal', set }), 'CustomResourceDefinition');
+    expect(crds.length).toBe(MANIFEST_CRDS.length);
+    crds.forEach(expectLabConversion);
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+    const tls = ['webhook.tls.enabled=true', 'webhook.tls.secretName=tls', 'webhook.tls.caBundle.source=inline'];
+    const inline = ofKind(await render(chart.dir, { set: tls, setString: [`webhook.tls.caBundle.inline=${pem}`] }), 'CustomResourceDefinition');
+    for (const crd of inline.filter(hasConversionWebhook)) expect(conversionOf(crd)?.webhook?.clientConfig?.caBundle).toBe(Buffer.from(pem).toString('base64'));
   });
 
   it('are templates (upgraded by helm upgrade), not files in crds/, and follow crds.install and crds.keep', async () => {
     expect(readdirSync(CHART)).not.toContain('crds');
     const notKept = ofKind(await render(chart.dir, { set: ['crds.keep=false'] }), 'CustomResourceDefinition');
-    expect(notKept.length).toBe(5);
+    expect(notKept.length).toBe(MANIFEST_CRDS.length);
     for (const crd of notKept) expect(crd.metadata.annotations).toBeUndefined();
     expect(ofKind(await render(chart.dir, { set: ['crds.install=false'] }), 'CustomResourceDefinition')).toEqual([]);
   });
@@ -247,7 +347,8 @@ interface Container {
   resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
   readinessProbe?: { httpGet?: { path?: string; port?: unknown } };
   livenessProbe?: { httpGet?: { path?: string; port?: unknown } };
-  env?: { name: string; value?: string }[];
+  ports?: { name: string; containerPort: number }[];
+  env?: { name: string; value?: string; valueFrom?: unknown }[];
   command?: string[];
 }
 interface PodSpec {
@@ -264,6 +365,7 @@ function podSpecOf(o: RenderedObject): PodSpec | undefined {
 }
 
 const workloads = (objects: RenderedObject[]): RenderedObject[] => objects.filter((o) => podSpecOf(o) !== undefined);
+const poolContainer = (file: string): Container => podSpecOf(named(rendered(file), 'Deployment', 'ironhook-drivers')!)!.containers[0]!;
 const envOf = (c: Container): Record<string, string | undefined> => Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
 
 function expectRestrictedContainer(c: Container, where: string): void {
@@ -321,7 +423,7 @@ describe('workloads', () => {
   it('run the driver pool behind drivers.enabled with its own token-mounting ServiceAccount', () => {
     const drivers = named(rendered('default-values.yaml'), 'Deployment', 'ironhook-drivers')!;
     expect(podSpecOf(drivers)?.containers[0]?.command).toEqual(['node', 'dist/drivers/main.js']);
-    expect(envOf(podSpecOf(named(rendered('tls-auth-values.yaml'), 'Deployment', 'ironhook-drivers')!)!.containers[0]!).ALLOWED_BMC_NETWORKS).toBe('192.0.2.0/24');
+    expect(envOf(poolContainer('tls-auth-values.yaml')).ALLOWED_BMC_NETWORKS).toBe('192.0.2.0/24');
     const off = rendered('drivers-disabled-values.yaml');
     expect(off.filter((o) => o.metadata.name.startsWith('ironhook-drivers'))).toEqual([]);
   });
@@ -335,25 +437,55 @@ describe('workloads', () => {
   });
 });
 
-interface Rule {
-  apiGroups?: string[];
-  resources?: string[];
-  verbs?: string[];
-  nonResourceURLs?: string[];
-}
-const rulesOf = (o: RenderedObject): Rule[] => (o.rules as Rule[] | undefined) ?? [];
 const roles = (objects: RenderedObject[]): RenderedObject[] => objects.filter((o) => o.kind === 'Role' || o.kind === 'ClusterRole');
+const aggregatedRules = (objects: RenderedObject[]): Rule[] =>
+  roles(objects)
+    .filter((o) => o.metadata.labels?.['ironhook.dev/aggregate-to-metacontroller'] === 'true')
+    .flatMap(rulesOf);
+const READ = ['get', 'list', 'watch'];
 
-/** Verbs a set of rules grants on group/resource. */
-function verbsOn(rules: Rule[], group: string, resource: string): Set<string> {
-  const verbs = new Set<string>();
-  for (const r of rules) {
-    if (r.apiGroups?.includes(group) === true && r.resources?.includes(resource) === true) r.verbs?.forEach((v) => verbs.add(v));
+/** Customize requests recorded in test/fixtures/<route>/<scenario>/ (route = the hook URL's controller part). */
+function customizeFixtures(): { route: string; request: Record<string, unknown> }[] {
+  const root = join(ROOT, 'test', 'fixtures');
+  const out: { route: string; request: Record<string, unknown> }[] = [];
+  for (const route of readdirSync(root).filter((d) => existsSync(join(root, d)) && !d.includes('.'))) {
+    for (const scenario of readdirSync(join(root, route)).filter((d) => existsSync(join(root, route, d, 'request.json')))) {
+      const hookFile = join(root, route, scenario, 'hook');
+      const hook = existsSync(hookFile) ? readFileSync(hookFile, 'utf8').trim() : scenario.endsWith('-customize') ? 'customize' : '';
+      if (hook === 'customize') out.push({ route, request: JSON.parse(readFileSync(join(root, route, scenario, 'request.json'), 'utf8')) as Record<string, unknown> });
+    }
   }
-  return verbs;
+  return out;
 }
 
-const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.split('/')[0]! : '');
+/** Related types the real customize hooks answer for the fixtures, asked with the rendered controller objects. */
+function relatedTypes(controllers: RenderedObject[]): { controller: string; group: string; resource: string }[] {
+  const out: { controller: string; group: string; resource: string }[] = [];
+  for (const { route, request } of customizeFixtures()) {
+    const controller = controllers.find((o) => specOf(o).hooks.customize?.webhook?.url?.endsWith(`/hooks/${route}/customize`) === true);
+    const customize = hookRegistry[route]?.customize;
+    if (controller === undefined || customize === undefined) continue;
+    const answer = customize({ ...request, controller }, { config: DEFAULT_HOOK_CONFIG }) as { relatedResources?: { apiVersion: string; resource: string }[] };
+    for (const r of answer.relatedResources ?? []) out.push({ controller: controller.metadata.name, group: groupOf(r.apiVersion), resource: r.resource });
+  }
+  return out;
+}
+
+/** What the controller objects need: parents and decorated types with status, children, and <parent>/finalizers for blockOwnerDeletion. */
+function expectControllerNeeds(controllers: RenderedObject[], rules: Rule[]): void {
+  for (const o of controllers) {
+    for (const p of parentsOf(o)) {
+      const group = groupOf(p.apiVersion);
+      expect([...verbsOn(rules, group, p.resource)], `${o.metadata.name} ${p.resource}`).toEqual(expect.arrayContaining([...READ, 'update']));
+      expect([...verbsOn(rules, group, `${p.resource}/status`)], `${o.metadata.name} ${p.resource}/status`).toContain('update');
+      if (childrenOf(o).length > 0) expect([...verbsOn(rules, group, `${p.resource}/finalizers`)], `${p.resource}/finalizers`).toContain('update');
+    }
+    for (const c of childrenOf(o)) {
+      const verbs = [...verbsOn(rules, groupOf(c.apiVersion), c.resource)];
+      expect(verbs, `${o.metadata.name} child ${c.resource}`).toEqual(expect.arrayContaining([...READ, 'create', 'update', 'patch', 'delete']));
+    }
+  }
+}
 
 describe('RBAC', () => {
   it.each(CI_FILES)('has no wildcards in any Role or ClusterRole (ci/%s)', (file) => {
@@ -368,24 +500,46 @@ describe('RBAC', () => {
     }
   });
 
-  it('gives Metacontroller, by aggregation, what the controller objects need on parents and children', () => {
+  it.each(['default-values.yaml', 'no-cluster-api-values.yaml'])(
+    'gives Metacontroller, by aggregation, what the rendered controller objects need on parents, children and related types (ci/%s)',
+    (file) => {
+      const objects = rendered(file);
+      const rules = aggregatedRules(objects);
+      expectControllerNeeds(controllersOf(objects), rules);
+      const related = relatedTypes(controllersOf(objects));
+      expect(related.length, 'customize fixtures answered').toBeGreaterThan(0);
+      for (const r of related) expect([...verbsOn(rules, r.group, r.resource)], `${r.controller} related ${r.resource}.${r.group}`).toEqual(expect.arrayContaining(READ));
+      expect([...verbsOn(rules, 'metacontroller.k8s.io', 'compositecontrollers')]).toEqual(READ);
+      expect([...verbsOn(rules, 'apiextensions.k8s.io', 'customresourcedefinitions')]).toEqual(READ);
+    },
+  );
+
+  it('lets Metacontroller read the Cluster API types the IPAM hooks relate to and set blockOwnerDeletion on IPAddressClaims, and the IPAM role nothing of Cluster API when switched off', () => {
+    const on = aggregatedRules(rendered('default-values.yaml'));
+    expect([...verbsOn(on, 'ipam.cluster.x-k8s.io', 'ipaddressclaims')]).toEqual(expect.arrayContaining([...READ, 'update']));
+    expect([...verbsOn(on, 'ipam.cluster.x-k8s.io', 'ipaddressclaims/status')]).toContain('update');
+    expect([...verbsOn(on, 'ipam.cluster.x-k8s.io', 'ipaddressclaims/finalizers')]).toEqual(['update']);
+    expect([...verbsOn(on, 'ipam.cluster.x-k8s.io', 'ipaddresses')]).toEqual(expect.arrayContaining(READ));
+    expect([...verbsOn(on, 'cluster.x-k8s.io', 'clusters')]).toEqual(READ);
+    const off = rulesOf(named(rendered('no-cluster-api-values.yaml'), 'ClusterRole', 'ironhook-controllers-ipam')!);
+    expect(off.length).toBeGreaterThan(0);
+    expect(grants(off).filter((g) => { const [group = '', resource = ''] = g.split(' '); return isExternalClusterAPI(group, resource); })).toEqual([]);
+  });
+
+  it('lets the built-in view role read every CRD of the chart, and the edit role write only user-owned CRD types', () => {
     const objects = rendered('default-values.yaml');
-    const aggregated = roles(objects).filter((o) => o.metadata.labels?.['ironhook.dev/aggregate-to-metacontroller'] === 'true');
-    const rules = aggregated.flatMap(rulesOf);
-    for (const o of controllersOf(objects)) {
-      const spec = specOf(o);
-      const parents = spec.parentResource === undefined ? (spec.resources ?? []) : [spec.parentResource];
-      for (const p of parents) {
-        expect([...verbsOn(rules, groupOf(p.apiVersion), p.resource)]).toEqual(expect.arrayContaining(['get', 'list', 'watch', 'update']));
-        expect([...verbsOn(rules, groupOf(p.apiVersion), `${p.resource}/status`)]).toContain('update');
-      }
-      for (const c of spec.childResources ?? []) {
-        const verbs = [...verbsOn(rules, groupOf(c.apiVersion), c.resource)];
-        expect(verbs, c.resource).toEqual(expect.arrayContaining(['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']));
-      }
+    const view = rulesOf(named(objects, 'ClusterRole', 'ironhook-view')!);
+    for (const crd of MANIFEST_CRDS) {
+      const spec = crd.spec as { group: string; names: { plural: string } };
+      expect([...verbsOn(view, spec.group, spec.names.plural)], crd.metadata.name).toEqual(READ);
     }
-    expect([...verbsOn(rules, 'metacontroller.k8s.io', 'compositecontrollers')]).toEqual(['get', 'list', 'watch']);
-    expect([...verbsOn(rules, 'apiextensions.k8s.io', 'customresourcedefinitions')]).toEqual(['get', 'list', 'watch']);
+    const edit = rulesOf(named(objects, 'ClusterRole', 'ironhook-edit')!);
+    for (const g of grants(edit)) {
+      const [group = '', resource = ''] = g.split(' ');
+      expect(CRD_TYPES, g).toContain(`${resource}.${group}`);
+      expect(group, g).not.toBe('ironhook.dev');
+    }
+    expect(grants(edit).some((g) => g.startsWith('ipam.metal3.io ippools'))).toBe(true);
   });
 
   it("makes the bundled Metacontroller's ClusterRole aggregate exactly Ironhook's labels, not upstream's wildcard", () => {
@@ -423,8 +577,8 @@ describe('RBAC', () => {
 });
 
 describe('NetworkPolicy', () => {
-  const ingressOf = (objects: RenderedObject[]): { from: Record<string, unknown>[]; ports: unknown[] }[] =>
-    (named(objects, 'NetworkPolicy', 'ironhook-hooks')!.spec as { ingress: { from: Record<string, unknown>[]; ports: unknown[] }[] }).ingress;
+  type Ingress = { from: Record<string, unknown>[]; ports: unknown[] }[];
+  const ingressOf = (objects: RenderedObject[], name = 'ironhook-hooks'): Ingress => (named(objects, 'NetworkPolicy', name)!.spec as { ingress: Ingress | null }).ingress ?? [];
 
   it("admits only the bundled Metacontroller's pods, scrapers from the metrics namespaces and the chart's test pods to the hook port", () => {
     const [rule] = ingressOf(rendered('default-values.yaml'));
@@ -455,6 +609,7 @@ describe('values', () => {
     ['an unknown auth type', { set: ['webhook.auth.type=token'] }, /webhook\/auth\/type/],
     ['a hook base URL with a path', { set: ['controllers.hookBaseURL=http://x/hooks'] }, /hookBaseURL/],
     ['a bad hook timeout', { set: ['controllers.hookTimeout=10'] }, /hookTimeout/],
+    ['a non-boolean Cluster API switch', { setString: ['ipam.clusterAPI.enabled=yes'] }, /clusterAPI\/enabled/],
   ])('values.schema.json rejects %s', async (_name, options, message) => {
     const res = await helm(templateArgs(chart.dir, options));
     expect(res.code).not.toBe(0);

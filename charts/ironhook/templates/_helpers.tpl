@@ -258,3 +258,17 @@ capabilities:
   drop:
     - ALL
 {{- end }}
+
+{{/*
+caBundle (base64 PEM) of the CRDs' conversion webhooks: crds.conversion.caBundle, else the inline
+webhook CA (webhook.tls.caBundle.source inline); empty otherwise (the API server then uses its
+system roots, or cert-manager's CA injector fills it through crds.conversion.annotations).
+*/}}
+{{- define "ironhook.conversionCABundle" -}}
+{{- $tls := .Values.webhook.tls }}
+{{- if .Values.crds.conversion.caBundle }}
+{{- .Values.crds.conversion.caBundle }}
+{{- else if and $tls.enabled (eq $tls.caBundle.source "inline") $tls.caBundle.inline }}
+{{- $tls.caBundle.inline | b64enc }}
+{{- end }}
+{{- end }}
