@@ -13,11 +13,13 @@ import { hookRegistry } from '../../hooks/registry.js';
 import { DEFAULT_HOOK_CONFIG } from '../../hooks/types.js';
 import { driftedTemplates, LOCAL_HOOK_BASE, ROOT } from '../../scripts/chart-sync.js';
 import {
+  envNamesRead,
   grants,
   groupOf,
   helm,
   manifestObjects,
   NAMESPACE,
+  poolApiCalls,
   prepareChart,
   removeScratchCharts,
   render,
@@ -428,12 +430,54 @@ describe('workloads', () => {
     expect(off.filter((o) => o.metadata.name.startsWith('ironhook-drivers'))).toEqual([]);
   });
 
+  it('configure the driver pool only through environment variables drivers/pool/config.ts reads', () => {
+    const read = envNamesRead('drivers/pool/config.ts');
+    const files = CI_FILES.filter((f) => named(rendered(f), 'Deployment', 'ironhook-drivers') !== undefined);
+    expect(files.length).toBeGreaterThan(2);
+    for (const file of files) {
+      for (const e of poolContainer(file).env ?? []) expect(read, `${file}: ${e.name}`).toContain(e.name);
+    }
+    const env = poolContainer('default-values.yaml').env ?? [];
+    expect(env.find((e) => e.name === 'LEADER_ELECTION_NAMESPACE')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.namespace' } });
+    expect(env.find((e) => e.name === 'POD_NAME')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+    expect(envOf(poolContainer('default-values.yaml'))).toMatchObject({ LEADER_ELECT: 'true', LEADER_ELECTION_ID: 'ironhook-drivers', AGENT_STATE_STORE: 'secret', SHUTDOWN_TIMEOUT_SECONDS: '20' });
+    expect(envOf(poolContainer('agent-api-values.yaml'))).toMatchObject({
+      WATCH_NAMESPACE: 'metal3,lab',
+      AGENT_API_URL: 'http://172.22.0.2:30385',
+      AGENT_STATE_STORE: 'memory',
+      DEPLOY_KERNEL_URL: 'http://172.22.0.1:8080/ipa.kernel',
+      DEPLOY_RAMDISK_URL: 'http://172.22.0.1:8080/ipa.initramfs',
+    });
+  });
+
+  it('serve the pool probes and /metrics on METRICS_PORT and the agent API on AGENT_API_PORT, each behind its own Service', () => {
+    const served = readFileSync(join(ROOT, 'drivers', 'pool', 'server.ts'), 'utf8');
+    const c = poolContainer('default-values.yaml');
+    const env = envOf(c);
+    const port = (name: string): string | undefined => c.ports?.find((p) => p.name === name)?.containerPort.toString();
+    expect(port('metrics')).toBe(env.METRICS_PORT);
+    expect(port('agent-api')).toBe(env.AGENT_API_PORT);
+    for (const probe of [c.readinessProbe, c.livenessProbe]) {
+      expect(probe?.httpGet?.port).toBe('metrics');
+      expect(served).toContain(`path === '${probe?.httpGet?.path ?? '?'}'`);
+    }
+    const objects = rendered('default-values.yaml');
+    const portsOf = (name: string): unknown => (named(objects, 'Service', name)?.spec as { ports?: unknown } | undefined)?.ports;
+    expect(portsOf('ironhook-drivers-metrics')).toEqual([{ name: 'metrics', port: 9090, targetPort: 'metrics', protocol: 'TCP' }]);
+    expect(portsOf('ironhook-drivers-agent')).toEqual([{ name: 'agent-api', port: 6385, targetPort: 'agent-api', protocol: 'TCP', appProtocol: 'http' }]);
+    const nodePort = named(rendered('agent-api-values.yaml'), 'Service', 'ironhook-drivers-agent')!.spec as { type: string; externalTrafficPolicy?: string; ports: { nodePort?: number }[] };
+    expect(nodePort).toMatchObject({ type: 'NodePort', externalTrafficPolicy: 'Local', ports: [{ nodePort: 30385 }] });
+  });
+
   it('ship ServiceMonitors only when enabled, scraping the hooks over HTTPS with TLS', () => {
     expect(ofKind(rendered('default-values.yaml'), 'ServiceMonitor')).toEqual([]);
     const monitors = ofKind(rendered('tls-auth-values.yaml'), 'ServiceMonitor');
     expect(monitors.map((m) => m.metadata.name).sort()).toEqual(['ironhook-drivers', 'ironhook-hooks']);
     const hooks = monitors.find((m) => m.metadata.name === 'ironhook-hooks')!;
     expect((hooks.spec as { endpoints: unknown[] }).endpoints[0]).toMatchObject({ port: 'http', path: '/metrics', scheme: 'https' });
+    const selector = (monitors.find((m) => m.metadata.name === 'ironhook-drivers')!.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
+    const services = ofKind(rendered('tls-auth-values.yaml'), 'Service').filter((svc) => Object.entries(selector).every(([k, v]) => svc.metadata.labels?.[k] === v));
+    expect(services.map((svc) => svc.metadata.name)).toEqual(['ironhook-drivers-metrics']);
   });
 });
 
@@ -561,18 +605,17 @@ describe('RBAC', () => {
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'metacontroller-metacontroller-helm', namespace: 'metacontroller' }]);
   });
 
-  it('gives the driver pool exactly its request, host, Secret, event and lease permissions', () => {
+  it('gives the driver pool exactly the API calls its code makes (drivers/pool/kube/client.ts, drivers/agent/secret-store.ts)', () => {
     const objects = rendered('default-values.yaml');
-    const rules = rulesOf(named(objects, 'ClusterRole', 'ironhook-drivers')!);
-    expect([...verbsOn(rules, 'ironhook.dev', 'hostoperations')].sort()).toEqual(['get', 'list', 'watch']);
-    expect([...verbsOn(rules, 'ironhook.dev', 'bmcmonitors/status')].sort()).toEqual(['get', 'patch', 'update']);
-    expect([...verbsOn(rules, 'ironhook.dev', 'hostoperations/status')].sort()).toEqual(['get', 'patch', 'update']);
-    expect([...verbsOn(rules, 'metal3.io', 'baremetalhosts')].sort()).toEqual(['get', 'list', 'patch', 'update', 'watch']);
-    expect([...verbsOn(rules, '', 'secrets')].sort()).toEqual(['get', 'list', 'patch', 'update', 'watch']);
-    expect([...verbsOn(rules, '', 'events')].sort()).toEqual(['create', 'patch']);
+    const cluster = rulesOf(named(objects, 'ClusterRole', 'ironhook-drivers')!);
     const lease = named(objects, 'Role', 'ironhook-drivers-leader-election')!;
-    expect(verbsOn(rulesOf(lease), 'coordination.k8s.io', 'leases').has('update')).toBe(true);
+    expect(lease.metadata.namespace).toBe(NAMESPACE);
+    expect(grants([...cluster, ...rulesOf(lease)])).toEqual(poolApiCalls());
+    expect(rulesOf(lease).filter((r) => r.verbs?.includes('update') === true).map((r) => r.resourceNames)).toEqual([['ironhook-drivers']]);
+    expect(verbsOn(cluster, 'metal3.io', 'baremetalhosts').size).toBe(0);
     expect(named(objects, 'ClusterRoleBinding', 'ironhook-drivers')?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'ironhook-drivers', namespace: NAMESPACE }]);
+    const memory = rulesOf(named(rendered('agent-api-values.yaml'), 'ClusterRole', 'ironhook-drivers')!);
+    expect([...verbsOn(memory, '', 'secrets')].sort()).toEqual(['get', 'list', 'patch', 'watch']);
   });
 });
 
@@ -600,6 +643,16 @@ describe('NetworkPolicy', () => {
       podSelector: { matchLabels: { 'app.kubernetes.io/name': 'metacontroller-helm' } },
     });
   });
+  it("admits scrapers to the pool's metrics port, and the agents' networks (networkPolicy.agentAPI.cidrs, else drivers.allowedBMCNetworks) to its agent API port", () => {
+    const agentRule = (file: string): Ingress[number] | undefined =>
+      ingressOf(rendered(file), 'ironhook-drivers').find((r) => JSON.stringify(r.ports) === JSON.stringify([{ protocol: 'TCP', port: 'agent-api' }]));
+    const [metrics] = ingressOf(rendered('default-values.yaml'), 'ironhook-drivers');
+    expect(metrics).toEqual({ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ protocol: 'TCP', port: 'metrics' }] });
+    expect(agentRule('default-values.yaml'), 'no networks, no agents').toBeUndefined();
+    expect(agentRule('replicas-values.yaml')?.from).toEqual([{ ipBlock: { cidr: '10.10.0.0/16' } }, { ipBlock: { cidr: 'fd00:10::/64' } }]);
+    expect(agentRule('agent-api-values.yaml')?.from).toEqual([{ ipBlock: { cidr: '172.22.0.0/24' } }, { ipBlock: { cidr: '172.23.0.0/24' } }]);
+    expect(named(rendered('drivers-disabled-values.yaml'), 'NetworkPolicy', 'ironhook-drivers')).toBeUndefined();
+  });
 });
 
 describe('values', () => {
@@ -609,6 +662,8 @@ describe('values', () => {
     ['an unknown auth type', { set: ['webhook.auth.type=token'] }, /webhook\/auth\/type/],
     ['a hook base URL with a path', { set: ['controllers.hookBaseURL=http://x/hooks'] }, /hookBaseURL/],
     ['a bad hook timeout', { set: ['controllers.hookTimeout=10'] }, /hookTimeout/],
+    ['an unknown agent state store', { set: ['drivers.agentAPI.stateStore=disk'] }, /stateStore/],
+    ['an agent API URL with a path', { set: ['drivers.agentAPI.advertiseURL=http://x/v1'] }, /advertiseURL/],
     ['a non-boolean Cluster API switch', { setString: ['ipam.clusterAPI.enabled=yes'] }, /clusterAPI\/enabled/],
   ])('values.schema.json rejects %s', async (_name, options, message) => {
     const res = await helm(templateArgs(chart.dir, options));
@@ -622,6 +677,9 @@ describe('values', () => {
     ['auth without a Secret', ['webhook.auth.type=bearer'], /webhook\.auth\.existingSecret is required/],
     ['no hook server and no hook URL', ['hooks.enabled=false'], /controllers\.hookBaseURL is required/],
     ['two Metacontrollers without leader election', ['metacontroller.replicas=2'], /--leader-election/],
+    ['two driver pools without leader election', ['drivers.replicas=2', 'drivers.leaderElection.enabled=false'], /drivers\.leaderElection\.enabled/],
+    ['an agent kernel without its ramdisk', ['drivers.deployImages.kernelURL=http://x/k'], /set together/],
+    ['a pool shutdown longer than its grace period', ['drivers.shutdownTimeoutSeconds=60'], /terminationGracePeriodSeconds/],
     ['an existing Metacontroller that must read auth Secrets but is unnamed', ['metacontroller.enabled=false', 'webhook.auth.type=bearer', 'webhook.auth.existingSecret=s'], /rbac\.metacontroller\.serviceAccount/],
   ])('templates refuse %s with a clear message', async (_name, set, message) => {
     const res = await helm(templateArgs(chart.dir, { set }));

@@ -259,6 +259,20 @@ capabilities:
     - ALL
 {{- end }}
 
+{{/* Fails on driver pool settings the pool would refuse or that contradict each other. */}}
+{{- define "ironhook.drivers.validate" -}}
+{{- $d := .Values.drivers }}
+{{- if and (gt (int $d.replicas) 1) (not $d.leaderElection.enabled) }}
+{{- fail "drivers.replicas > 1 needs drivers.leaderElection.enabled (two pools would execute the same requests)" }}
+{{- end }}
+{{- if ne (empty $d.deployImages.kernelURL) (empty $d.deployImages.ramdiskURL) }}
+{{- fail "drivers.deployImages.kernelURL and drivers.deployImages.ramdiskURL must be set together" }}
+{{- end }}
+{{- if ge (int $d.shutdownTimeoutSeconds) (int $d.terminationGracePeriodSeconds) }}
+{{- fail "drivers.shutdownTimeoutSeconds must be below drivers.terminationGracePeriodSeconds (the pool also releases its Lease and closes the agent API)" }}
+{{- end }}
+{{- end }}
+
 {{/*
 caBundle (base64 PEM) of the CRDs' conversion webhooks: crds.conversion.caBundle, else the inline
 webhook CA (webhook.tls.caBundle.source inline); empty otherwise (the API server then uses its
