@@ -66,12 +66,12 @@ describe('CRD identity', () => {
   });
 
   it.each(KINDS)('$kind: v1beta2 is stored, v1beta1 served and deprecated, both with status and the same columns', ({ plural }) => {
-    const [v2, v1] = crdOf(plural).spec.versions as (Crd['spec']['versions'][number] & { deprecated?: boolean })[];
-    expect([v2?.name, v2?.served, v2?.storage, v2?.deprecated]).toEqual(['v1beta2', true, true, undefined]);
-    expect([v1?.name, v1?.served, v1?.storage, v1?.deprecated]).toEqual(['v1beta1', true, false, true]);
-    expect(v2?.subresources).toEqual({ status: {} });
-    expect(v1?.subresources).toEqual({ status: {} });
-    expect(v1?.additionalPrinterColumns).toEqual(v2?.additionalPrinterColumns);
+    const versions = crdOf(plural).spec.versions as (Crd['spec']['versions'][number] & { deprecated?: boolean })[];
+    expect(versions.map((v) => [v.name, v.served, v.storage, v.deprecated, v.subresources])).toEqual([
+      ['v1beta2', true, true, undefined, { status: {} }],
+      ['v1beta1', true, false, true, { status: {} }],
+    ]);
+    expect(versions[1]!.additionalPrinterColumns).toEqual(versions[0]!.additionalPrinterColumns);
   });
 
   it.each(KINDS.flatMap((k) => ['v1beta1', 'v1beta2'].map((v) => [k.kind, v] as const)))('%s %s: structural, only bond parameter values are free JSON', (kind, version) => {
