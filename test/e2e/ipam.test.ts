@@ -51,7 +51,7 @@ async function allocations(namespace: string, names: string[]): Promise<Map<stri
     `addresses for ${String(names.length)} claims`,
     async () => {
       const claimList = await getJSON<{ items: ClaimView[] }>(cluster.env, namespace, 'ipclaims');
-      const addressList = await getJSON<{ items: AddressView[] }>(cluster.env, namespace, 'ipaddresses');
+      const addressList = await getJSON<{ items: AddressView[] }>(cluster.env, namespace, 'ipaddresses.ipam.metal3.io');
       const byName = new Map(addressList.items.map((item) => [item.metadata.name, item.spec.address]));
       result = new Map(claimList.items.filter((item) => item.status?.address).map((item) => [item.metadata.name, byName.get(item.status?.address?.name ?? '') ?? '']));
       return names.every((name) => Boolean(result.get(name)));

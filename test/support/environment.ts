@@ -7,6 +7,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { clusterAPICRDFiles } from './capi.js';
 import { startControlPlane } from './controlplane.js';
 import type { ControlPlane } from './controlplane.js';
 import { binary, freePort, startProcess, stopProcess, waitFor } from './processes.js';
@@ -109,6 +110,9 @@ async function applyOrThrow(kubeconfig: string, args: string[], input?: string):
 
 async function installDefinitions(kubeconfig: string): Promise<void> {
   await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(STAND_IN_DIR, 'crds.yaml')]);
+  for (const file of await clusterAPICRDFiles()) {
+    await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', file]);
+  }
   await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests', 'crds')]);
   await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests', 'policies')]);
   await applyOrThrow(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);

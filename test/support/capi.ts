@@ -1,0 +1,28 @@
+// Cluster API's own CRDs for the local environment, from the sigs.k8s.io/cluster-api Go module
+// (the module zip carries core/config/crd/bases). IPAM serves Cluster API IPAddressClaims and
+// watches Clusters; the Cluster API provider (Metal3Machine & co.) needs Clusters and Machines.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** The Cluster API release whose CRDs the tests install (contract v1beta2). */
+export const CLUSTER_API_VERSION = 'v1.14.2';
+
+const CRD_FILES = [
+  'cluster.x-k8s.io_clusters.yaml',
+  'cluster.x-k8s.io_machines.yaml',
+  'ipam.cluster.x-k8s.io_ipaddresses.yaml',
+  'ipam.cluster.x-k8s.io_ipaddressclaims.yaml',
+];
+
+/** Paths of Cluster API's CRD files, downloading the module into the Go module cache if needed. */
+export async function clusterAPICRDFiles(): Promise<string[]> {
+  const { stdout } = await run('go', ['mod', 'download', '-json', `sigs.k8s.io/cluster-api@${CLUSTER_API_VERSION}`], { maxBuffer: 8 * 1024 * 1024 });
+  const { Dir: dir } = JSON.parse(stdout) as { Dir?: string };
+  if (!dir) {
+    throw new Error(`go mod download sigs.k8s.io/cluster-api@${CLUSTER_API_VERSION} gave no directory: ${stdout}`);
+  }
+  return CRD_FILES.map((file) => join(dir, 'core', 'config', 'crd', 'bases', file));
+}
