@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubectlApply, startEnvironment } from '../support/environment.js';
-import type { Environment } from '../support/environment.js';
+import type { Environment, EnvironmentOptions } from '../support/environment.js';
 import { waitFor } from '../support/processes.js';
 
 export interface Cluster {
@@ -13,15 +13,17 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function openCluster(): Promise<Cluster> {
+export async function openCluster(options: Omit<EnvironmentOptions, 'dir'> = {}): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'ironhook-e2e-'));
-  const env = await startEnvironment({ dir });
+  const env = await startEnvironment({ dir, ...options });
   return {
     env,
     dir,
     close: async () => {
       await env.stop();
-      rmSync(dir, { recursive: true, force: true });
+      if (process.env.KEEP_TEST_DIR === undefined) {
+        rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }
@@ -137,4 +139,47 @@ export async function start(env: Environment, namespace: string, name: string, m
 export async function monitor(env: Environment, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
   const now = NOW();
   await env.kubectl('patch', 'bmcmonitor', name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { observedTime: now, changedTime: now, reachable: true, ...status } }));
+}
+
+/** The BMC of a pool environment (openCluster({bmcs})); throws without one. */
+export function bmcsOf(env: Environment): NonNullable<Environment['bmcs']> {
+  if (env.bmcs === undefined) {
+    throw new Error('this environment has no emulated BMCs');
+  }
+  return env.bmcs;
+}
+
+/** A BMC credentials Secret and a BareMetalHost, as YAML. */
+export function poolHostYAML(name: string, password: string, spec: Record<string, unknown>, annotations: Record<string, string> = {}): string {
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-bmc-secret` }, type: 'Opaque', stringData: { username: 'admin', password } };
+  const bmh = { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name, annotations }, spec: { online: false, ...spec } };
+  return `${JSON.stringify(secret)}\n---\n${JSON.stringify(bmh)}\n`;
+}
+
+const POOL_STATE_TIMEOUT_MS = 240_000;
+
+/** Wait for a provisioning state with a longer, still bounded, budget (real BMCs and agents). */
+export async function waitForPoolState(env: Environment, namespace: string, name: string, state: string): Promise<HostView> {
+  let last: HostView | undefined;
+  await waitFor(
+    `${name}: state "${state}"`,
+    async () => {
+      last = await host(env, namespace, name);
+      const error = last.status?.errorMessage ?? '';
+      if (error !== '' && last.status?.errorType !== undefined && last.status.errorType !== '') {
+        process.stderr.write(`${name}: ${last.status.errorType}: ${error}\n`);
+      }
+      return last.status?.provisioning?.state === state;
+    },
+    POOL_STATE_TIMEOUT_MS,
+    500,
+  );
+  if (last === undefined) {
+    throw new Error('unreachable');
+  }
+  return last;
+}
+
+export async function waitForGone(env: Environment, namespace: string, name: string, timeoutMs = 180_000): Promise<void> {
+  await waitFor(`${name} deleted`, async () => (await env.kubectlResult('get', 'bmh', name, '-n', namespace)).code !== 0, timeoutMs, 500);
 }

@@ -10,7 +10,9 @@ import { promisify } from 'node:util';
 import { clusterAPICRDFiles } from './capi.js';
 import { startControlPlane } from './controlplane.js';
 import type { ControlPlane } from './controlplane.js';
-import { binary, freePort, startProcess, stopProcess, waitFor } from './processes.js';
+import { startBMCs } from './bmcs.js';
+import type { BMCs } from './bmcs.js';
+import { binary, freePort, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
 
 const run = promisify(execFile);
@@ -26,7 +28,26 @@ export interface Environment {
   /** kubectl that resolves to {code, stdout, stderr} instead of throwing on a non-zero exit. */
   kubectlResult(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   restartHooks(): Promise<void>;
+  /** With `bmcs`: the emulators (their own state for assertions) and the driver pool process. */
+  bmcs?: BMCs;
+  pool?: PoolHandle;
   stop(): Promise<void>;
+}
+
+export interface PoolHandle {
+  readonly process: StartedProcess;
+  readonly metricsPort: number;
+  readonly agentPort: number;
+  /** SIGKILL (or SIGTERM with `graceful`) and start it again with the same ports. */
+  restart(options?: { kill?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface BMCEnvironmentOptions {
+  /** The BMC password of every emulated BMC (default a generated one). */
+  password?: string;
+  /** Extra environment for the pool process. */
+  poolEnv?: NodeJS.ProcessEnv;
 }
 
 export interface EnvironmentOptions {
@@ -35,6 +56,8 @@ export interface EnvironmentOptions {
   hookPort?: number;
   /** Extra controller manifests (YAML text) to apply after Ironhook's own. */
   hookEnv?: NodeJS.ProcessEnv;
+  /** Also start the file server, the emulators, the fake agent and the driver pool process. */
+  bmcs?: boolean | BMCEnvironmentOptions;
 }
 
 async function kubectlIn(kubeconfig: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -70,7 +93,7 @@ function startHooks(dir: string, port: number, options: EnvironmentOptions): Sta
     command: process.execPath,
     args: ['--import', 'tsx', join(REPO_ROOT, 'hooks', 'main.ts')],
     cwd: REPO_ROOT,
-    env: { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_SECONDS: '0', ...options.hookEnv },
+    env: { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_SECONDS: '0', ...(options.bmcs === undefined || options.bmcs === false ? {} : { BMC_MONITOR_INTERVAL_SECONDS: '5' }), ...options.hookEnv },
     logDir: join(dir, 'logs'),
     detached: options.detached === true,
   });
@@ -101,6 +124,84 @@ async function startMetacontroller(dir: string, kubeconfig: string, detached: bo
   return started;
 }
 
+export interface PoolProcessOptions {
+  dir: string;
+  kubeconfig: string;
+  metricsPort: number;
+  agentPort: number;
+  /** File server base URL (http://127.0.0.1:<port>) with /images/ironic-python-agent.{iso,kernel,initramfs}. */
+  filesURL: string;
+  detached?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The driver pool (`node --import tsx drivers/main.ts`) on loopback, tuned for tests and demos. */
+export async function startPoolProcess(options: PoolProcessOptions): Promise<StartedProcess> {
+  const images = `${options.filesURL}/images/ironic-python-agent`;
+  const started = startProcess({
+    name: 'driver-pool',
+    command: process.execPath,
+    args: ['--import', 'tsx', join(REPO_ROOT, 'drivers', 'main.ts')],
+    cwd: REPO_ROOT,
+    logDir: join(options.dir, 'logs'),
+    detached: options.detached === true,
+    env: {
+      KUBECONFIG: options.kubeconfig,
+      ALLOWED_BMC_NETWORKS: '127.0.0.0/8,::1/128',
+      METRICS_BIND_ADDRESS: '127.0.0.1',
+      METRICS_PORT: String(options.metricsPort),
+      AGENT_API_HOST: '127.0.0.1',
+      AGENT_API_PORT: String(options.agentPort),
+      AGENT_STATE_STORE: 'secret',
+      DEPLOY_ISO_URL: `${images}.iso`,
+      DEPLOY_KERNEL_URL: `${images}.kernel`,
+      DEPLOY_RAMDISK_URL: `${images}.initramfs`,
+      IPMI_MIN_COMMAND_INTERVAL_MS: '0',
+      LEADER_ELECT: 'false',
+      SHUTDOWN_TIMEOUT_SECONDS: '2',
+      POWER_STATE_CHANGE_TIMEOUT_SECONDS: '30',
+      SOFT_POWER_OFF_TIMEOUT_SECONDS: '10',
+      AGENT_BOOT_TIMEOUT_SECONDS: '120',
+      AGENT_COMMAND_TIMEOUT_SECONDS: '120',
+      BMC_TIMEOUT_SECONDS: '20',
+      LOG_LEVEL: 'debug',
+      ...options.env,
+    },
+  });
+  await waitFor('driver pool /readyz', async () => (await fetch(`http://127.0.0.1:${String(options.metricsPort)}/readyz`)).ok, 60_000);
+  return started;
+}
+
+async function startBMCEnvironment(options: EnvironmentOptions, kubeconfig: string, processes: StartedProcess[]): Promise<{ bmcs: BMCs; pool: PoolHandle }> {
+  const settings = typeof options.bmcs === 'object' ? options.bmcs : {};
+  const bmcs = await startBMCs({ dir: options.dir, password: settings.password ?? `bmc-${Math.random().toString(36).slice(2)}-pw` });
+  const [metricsPort, agentPort] = [await freePort(), await freePort()];
+  const poolOptions: PoolProcessOptions = { dir: options.dir, kubeconfig, metricsPort, agentPort, filesURL: bmcs.files.url, detached: options.detached === true, env: settings.poolEnv };
+  let current = await startPoolProcess(poolOptions);
+  processes.push(current);
+  bmcs.startAgents(`http://127.0.0.1:${String(agentPort)}`);
+  const pool: PoolHandle = {
+    get process(): StartedProcess {
+      return current;
+    },
+    metricsPort,
+    agentPort,
+    restart: async (restart = {}) => {
+      const index = processes.indexOf(current);
+      if (restart.kill === false) {
+        await stopProcess(current.pid);
+      } else {
+        process.kill(current.pid, 'SIGKILL');
+        await waitFor('the killed pool to exit', async () => Promise.resolve(!isAlive(current.pid)), 10_000, 50);
+      }
+      current = await startPoolProcess(poolOptions);
+      processes.splice(index, 1, current);
+    },
+    stop: async () => stopProcess(current.pid),
+  };
+  return { bmcs, pool };
+}
+
 async function applyOrThrow(kubeconfig: string, args: string[], input?: string): Promise<void> {
   const result = await kubectlIn(kubeconfig, args, input);
   if (result.code !== 0) {
@@ -123,7 +224,13 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
   const controlPlane = await startControlPlane({ dir: options.dir, detached });
   const { kubeconfig } = controlPlane;
   const processes: StartedProcess[] = [...controlPlane.processes];
+  let bmcs: BMCs | undefined;
+  let pool: PoolHandle | undefined;
   const stop = async (): Promise<void> => {
+    if (pool !== undefined) {
+      await pool.stop();
+    }
+    await bmcs?.close();
     for (const started of [...processes].reverse()) {
       await stopProcess(started.pid);
     }
@@ -136,6 +243,9 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     await waitFor('hook server /readyz', async () => (await fetch(`http://127.0.0.1:${String(hookPort)}/readyz`)).ok, 60_000);
     processes.push(await startMetacontroller(options.dir, kubeconfig, detached));
     await applyOrThrow(kubeconfig, ['apply', '-f', '-'], controllerManifests(hookPort));
+    if (options.bmcs !== undefined && options.bmcs !== false) {
+      ({ bmcs, pool } = await startBMCEnvironment(options, kubeconfig, processes));
+    }
     writeFileSync(join(options.dir, 'pids.json'), JSON.stringify(processes, null, 2));
     const restartHooks = async (): Promise<void> => {
       await stopProcess(hooks.pid);
@@ -152,7 +262,7 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
       }
       return result.stdout;
     };
-    return { controlPlane, kubeconfig, hookPort, processes, kubectl, kubectlResult, restartHooks, stop };
+    return { controlPlane, kubeconfig, hookPort, processes, kubectl, kubectlResult, restartHooks, stop, ...(bmcs === undefined ? {} : { bmcs }), ...(pool === undefined ? {} : { pool }) };
   } catch (error) {
     await stop();
     throw error;
