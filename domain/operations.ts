@@ -65,6 +65,8 @@ export interface HostStatusSnapshot {
   state: ProvisioningState;
   errorCount: number;
   provisioningFailCount: number;
+  /** The whole status committed with the request, less conditions and hardware (kept in HardwareData). */
+  status?: Record<string, unknown>;
 }
 
 export interface HostOperationSpec {

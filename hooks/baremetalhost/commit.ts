@@ -94,6 +94,13 @@ function keepsCurrent(ctx: HostContext, decision: Decision): boolean {
   return decision.keepCurrent && decision.newRequest === undefined;
 }
 
+/** What a request carries of the status committed with it (conditions and hardware have homes of their own). */
+const NOT_COMMITTED = new Set(['conditions', 'hardware', 'lastUpdated']);
+
+function committedStatus(status: BareMetalHostStatus): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(status).filter(([key]) => !NOT_COMMITTED.has(key)));
+}
+
 function monitorWanted(ctx: HostContext, decision: Decision, status: BareMetalHostStatus): boolean {
   const unmanaged = decision.state === ProvisioningState.None || decision.state === ProvisioningState.Unmanaged;
   const invalid = decision.failure?.source === 'validation' && decision.failure.errorType === ErrorType.Registration;
@@ -106,7 +113,7 @@ function assembleChildren(ctx: HostContext, decision: Decision, status: BareMeta
   }
   const children: (KObject | undefined)[] = [hardwareDataChild(ctx, status), firmwareSettingsChild(ctx, status)];
   if (decision.newRequest !== undefined) {
-    const snapshot = { state: decision.state, errorCount: status.errorCount, provisioningFailCount: status.provisioningFailCount ?? 0 };
+    const snapshot = { state: decision.state, errorCount: status.errorCount, provisioningFailCount: status.provisioningFailCount ?? 0, status: committedStatus(status) };
     children.push(newOperation(ctx, decision.newRequest, snapshot));
   } else if (ctx.current !== undefined && decision.keepCurrent) {
     children.push(keptOperation(ctx.current));

@@ -41,7 +41,8 @@ export function readContext(body: unknown, config: HookConfig): HostContext {
   const operations = objectsOf(request.children, 'HostOperation', IRONHOOK_API_VERSION) as HostOperation[];
   const current = highestSequence(operations);
   const monitor = objectsOf(request.children, 'BMCMonitor', IRONHOOK_API_VERSION)[0] as BMCMonitor | undefined;
-  const status = recoverFromRequest(normalizeStatus(observedStatus(host)), current);
+  const hardwareData = objectsOf(request.children, 'HardwareData', 'metal3.io/v1alpha1')[0];
+  const status = withHardwareData(recoverFromRequest(normalizeStatus(observedStatus(host)), current), hardwareData);
   return {
     host,
     ...identity(host),
@@ -52,7 +53,7 @@ export function readContext(body: unknown, config: HookConfig): HostContext {
     current,
     nextSequence: nextSequence(current, status),
     monitor,
-    hardwareData: objectsOf(request.children, 'HardwareData', 'metal3.io/v1alpha1')[0],
+    hardwareData,
     firmwareSettings: objectsOf(request.children, 'HostFirmwareSettings', 'metal3.io/v1alpha1')[0],
     observedTime: newestObservedTime(host, operations, monitor),
     deleting: request.finalizing || host.metadata.deletionTimestamp !== undefined,
@@ -72,6 +73,12 @@ function observedStatus(host: BareMetalHost): Partial<BareMetalHostStatus> {
   const status = (restored ?? current) as Partial<BareMetalHostStatus>;
   const details = hardwareDetails(annotations);
   return details !== undefined && hardwareReplaceable(host, status) ? { ...status, hardware: details } : status;
+}
+
+/** A stale status may miss the hardware that the HardwareData child already holds. */
+function withHardwareData(status: BareMetalHostStatus, hardwareData: KObject | undefined): BareMetalHostStatus {
+  const hardware = (hardwareData?.spec as { hardware?: BareMetalHostStatus['hardware'] } | undefined)?.hardware;
+  return status.hardware === undefined && hardware !== undefined ? { ...status, hardware } : status;
 }
 
 function hardwareReplaceable(host: BareMetalHost, status: Partial<BareMetalHostStatus>): boolean {

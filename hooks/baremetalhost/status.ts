@@ -42,11 +42,14 @@ export function recoverFromRequest(status: BareMetalHostStatus, current: HostOpe
     return status;
   }
   const snapshot = current.spec.hostStatus;
+  const committed: BareMetalHostStatus = snapshot.status === undefined ? status : normalizeStatus(snapshot.status);
   return {
     ...status,
+    ...committed,
+    ...(status.hardware && { hardware: status.hardware }),
     errorCount: snapshot.errorCount,
     provisioningFailCount: snapshot.provisioningFailCount,
-    provisioning: { ...status.provisioning, state: snapshot.state },
+    provisioning: { ...committed.provisioning, state: snapshot.state },
   };
 }
 

@@ -79,7 +79,7 @@ export class HostBuilder {
   operation(action: Action, sequence: number, opts: OperationOptions = {}): this {
     const operation = buildOperation(this.host, action, sequence, opts);
     this.children.push(operation);
-    if (this.host.status) {
+    if (this.host.status && this.host.status.ironhook?.request === undefined) {
       const request = { name: operation.metadata.name ?? '', action, sequence, phase: 'Pending' };
       this.host.status.ironhook = { ...this.host.status.ironhook, request };
     }

@@ -38,7 +38,7 @@ const CRD_ONLY: Record<string, string[]> = {
     '*softwareRAIDVolumes[].rootVolume', // upstream 0.14; missing from domain SoftwareRAIDVolume
     '.status.observedGeneration', // written by Metacontroller
   ],
-  HostOperation: ['*softwareRAIDVolumes[].rootVolume'],
+  HostOperation: ['*softwareRAIDVolumes[].rootVolume', '.spec.hostStatus.status'], // the latter holds a whole BareMetalHost status
   BMCMonitor: [],
   HardwareData: [],
   HostFirmwareSettings: [],
