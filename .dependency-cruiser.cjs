@@ -27,6 +27,20 @@ module.exports = {
       to: { dependencyTypes: ['npm', 'core'], path: '^(express|pino|prom-client|node:fs|fs|node:http|http|node:https|https|node:crypto|crypto)$' },
     },
     {
+      name: 'hook-logic-not-to-platform',
+      severity: 'error',
+      comment: 'platform/ is process plumbing (logging) for the hook server and the pool, not for hook logic.',
+      from: { path: '^hooks/', pathNot: '^hooks/(server/|main\\.ts)' },
+      to: { path: '^platform/' },
+    },
+    {
+      name: 'platform-is-shared',
+      severity: 'error',
+      comment: 'platform/ is imported by hooks/server and drivers alike; it imports neither.',
+      from: { path: '^platform/' },
+      to: { path: ['^hooks/', '^drivers/'] },
+    },
+    {
       name: 'domain-is-shared-and-pure',
       severity: 'error',
       comment: 'domain/ is imported by hooks and drivers alike; it imports neither and does no I/O.',

@@ -2,9 +2,9 @@
 // fixed field names, pino redaction of every secret-looking key, never a Secret's data, never a
 // password, agent token or user data, at any level. Error messages from drivers are scrubbed of
 // the request's secrets before they get here (errors.ts), redaction is the second line.
-import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+import { createLogger as createSharedLogger, type Logger, type LoggerOptions } from '../../platform/logging.js';
 
-export type { Logger } from 'pino';
+export { REDACT_PATHS, silentLogger, type Logger } from '../../platform/logging.js';
 
 export const LogField = {
   namespace: 'namespace',
@@ -20,44 +20,9 @@ export const LogField = {
   durationMs: 'durationMs',
 } as const;
 
-const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-const SECRET_KEYS = ['password', 'token', 'agentToken', 'bearerToken', 'userData', 'networkData', 'metaData', 'stringData', 'authorization', 'cookie', 'credentials.password'];
-
-export const REDACT_PATHS: readonly string[] = [
-  ...SECRET_KEYS.flatMap((key) => [key, `*.${key}`, `*.*.${key}`, `*.*.*.${key}`]),
-  'data',
-  '*.data',
-  '*.*.data',
-];
-
-export interface LoggerOptions {
-  level?: string;
-  destination?: DestinationStream;
-}
-
-function isLevel(level: string): level is Level | 'silent' {
-  return LEVELS.includes(level);
-}
-
-export function createLogger(options: LoggerOptions = {}): Logger {
-  const level = options.level ?? 'info';
-  if (!isLevel(level)) {
-    throw new Error(`unknown log level "${level}" (one of ${LEVELS.join(', ')})`);
-  }
-  const config = {
-    level,
-    base: { component: 'driver-pool' },
-    messageKey: 'msg',
-    redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' },
-    formatters: { level: (label: string) => ({ level: label }) },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  };
-  return options.destination === undefined ? pino(config) : pino(config, options.destination);
-}
-
-export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+/** The pool's logger: the shared configuration with `component: driver-pool`. */
+export function createLogger(options: Omit<LoggerOptions, 'component'> = {}): Logger {
+  return createSharedLogger({ ...options, component: 'driver-pool' });
 }
 
 /** The loggable parts of an error: name and message (already scrubbed by the caller), no body. */
