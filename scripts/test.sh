@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tiers=("$@")
-[ ${#tiers[@]} -gt 0 ] || tiers=(check unit fixtures)
+[ ${#tiers[@]} -gt 0 ] || tiers=(check unit fixtures integration e2e)
 
 needs() { for t in "${tiers[@]}"; do for n in "$@"; do [ "$t" = "$n" ] && return 0; done; done; return 1; }
 
