@@ -112,7 +112,11 @@ async function uidOf(namespace: string, kind: string, name: string): Promise<str
   return (await getJSON<Named>(cluster.env, namespace, kind, name)).metadata.uid;
 }
 
-/** A worker as Cluster API and the provider would leave it: Machine → Metal3Machine → claim, and its host. */
+/**
+ * A worker as Cluster API and the provider would leave it: Machine → Metal3Machine (associated with
+ * its host) → claim. The test plays the provider, so the Metal3Machine names no dataTemplate (a
+ * provider controller, once there is one, would otherwise create the claim itself).
+ */
 async function addWorker(namespace: string, n: number): Promise<void> {
   const env = cluster.env;
   const name = `w-${String(n)}`;
@@ -138,7 +142,7 @@ metadata:
   labels: {cluster.x-k8s.io/cluster-name: e2e}
   annotations: {metal3.io/BareMetalHost: ${namespace}/host-${String(n)}}
   ownerReferences: [{apiVersion: cluster.x-k8s.io/v1beta2, kind: Machine, name: ${name}-m, uid: ${machineUid}, controller: true}]
-spec: {dataTemplate: {name: workers}}
+spec: {}
 `, namespace);
   const m3mUid = await uidOf(namespace, `metal3machines.${GROUP}`, name);
   await apply(env, `apiVersion: ${GROUP}/v1beta2
