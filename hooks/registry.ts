@@ -1,10 +1,12 @@
 // Every controller's hooks, by route name. The server serves exactly these.
 import { baremetalhostAnnotationHooks, baremetalhostHooks } from './baremetalhost/index.js';
 import { ipamHooks } from './ipam/index.js';
+import { metal3dataHooks } from './metal3data/index.js';
 import type { HookRegistry } from './types.js';
 
 export const hookRegistry: HookRegistry = {
   baremetalhost: baremetalhostHooks,
   'baremetalhost-annotations': baremetalhostAnnotationHooks,
   ...ipamHooks,
+  ...metal3dataHooks,
 };

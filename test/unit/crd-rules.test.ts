@@ -31,6 +31,12 @@ describe('every CEL rule', () => {
       'IPAddress.spec.pool',
       'IPClaim.spec.pool', // a claim never changes pools
       'IPPool.spec.namePrefix', // IPAddress names derive from it
+      'Metal3Data.spec.claim', // a rendered Metal3Data belongs to one claim and index forever
+      'Metal3Data.spec.index',
+      'Metal3Data.spec.template',
+      'Metal3DataClaim.spec.template',
+      'Metal3DataTemplate.spec', // upstream's immutable template fields
+      'Metal3DataTemplate.spec',
     ]);
   });
 
