@@ -3,6 +3,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { HookConfig, HookRegistry } from '../types.js';
 import type { HookAuth } from './auth.js';
+import { conversionRouter } from './conversion-route.js';
 import { errorHandler, sendError } from './errors.js';
 import { hookRouter } from './hook-route.js';
 import { silentLogger, type Logger } from './logging.js';
@@ -72,6 +73,7 @@ export function createHookServer(options: HookServerOptions): HookServerApp {
   const readiness = options.readiness ?? createReadiness('ready');
   app.use(closeWhenDraining(readiness));
   app.use(probes(readiness, metrics));
+  app.use(conversionRouter({ bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, logger }));
   app.use(
     hookRouter({
       registry: options.registry,
