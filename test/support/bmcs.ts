@@ -121,6 +121,8 @@ export interface BMCOptions {
   dir: string;
   password: string;
   powerDelayMs?: number;
+  /** How long the fake agent's commands stay RUNNING (default 200 ms). */
+  agentCommandDelayMs?: number;
 }
 
 function ipmiPowerOff(address: string, password: string): () => Promise<void> {
@@ -159,7 +161,7 @@ export async function startBMCs(options: BMCOptions): Promise<BMCs> {
       }),
     );
     hosts.push({ id: IPMI_HOST, nics: [{ mac: IPMI_MAC }], powerOff: ipmiPowerOff(ipmi.address, options.password) });
-    fleet = startFakeAgent({ apiURL, hosts, sources: [redfishBootEvents(redfish), ipmiBootEvents(ipmi, IPMI_HOST)], heartbeatIntervalMs: 500, lookupIntervalMs: 200, commandDelayMs: 200 });
+    fleet = startFakeAgent({ apiURL, hosts, sources: [redfishBootEvents(redfish), ipmiBootEvents(ipmi, IPMI_HOST)], heartbeatIntervalMs: 500, lookupIntervalMs: 200, commandDelayMs: options.agentCommandDelayMs ?? 200 });
   };
   return {
     files,

@@ -48,6 +48,8 @@ export interface BMCEnvironmentOptions {
   password?: string;
   /** Extra environment for the pool process. */
   poolEnv?: NodeJS.ProcessEnv;
+  /** How long the fake agent's commands stay RUNNING (default 200 ms). */
+  agentCommandDelayMs?: number;
 }
 
 export interface EnvironmentOptions {
@@ -174,7 +176,7 @@ export async function startPoolProcess(options: PoolProcessOptions): Promise<Sta
 
 async function startBMCEnvironment(options: EnvironmentOptions, kubeconfig: string, processes: StartedProcess[]): Promise<{ bmcs: BMCs; pool: PoolHandle }> {
   const settings = typeof options.bmcs === 'object' ? options.bmcs : {};
-  const bmcs = await startBMCs({ dir: options.dir, password: settings.password ?? `bmc-${Math.random().toString(36).slice(2)}-pw` });
+  const bmcs = await startBMCs({ dir: options.dir, password: settings.password ?? `bmc-${Math.random().toString(36).slice(2, 12)}`, ...(settings.agentCommandDelayMs === undefined ? {} : { agentCommandDelayMs: settings.agentCommandDelayMs }) });
   const [metricsPort, agentPort] = [await freePort(), await freePort()];
   const poolOptions: PoolProcessOptions = { dir: options.dir, kubeconfig, metricsPort, agentPort, filesURL: bmcs.files.url, detached: options.detached === true, env: settings.poolEnv };
   let current = await startPoolProcess(poolOptions);
