@@ -4,8 +4,9 @@
 #    environment): install the Helm chart there (Metacontroller must be installed already, or
 #    pass the upstream chart; see docs/helm.md).
 #  - Otherwise: start the local environment on 127.0.0.1 (etcd, kube-apiserver,
-#    controller-manager, the Metacontroller stand-in, the hook server and, where present, the
-#    driver pool with emulated BMCs), apply the demo hosts, and watch them progress.
+#    controller-manager, the Metacontroller stand-in, the hook server, the driver pool and the
+#    emulated BMCs of examples/demo/hosts.yaml: ipmi_sim on 16230, the Redfish emulator on
+#    18000, the fake agent, images on 18080), apply the demo hosts, and watch them progress.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -57,6 +58,9 @@ The environment keeps running. Try:
   export KUBECONFIG=$KUBECONFIG
   kubectl get bmh -o wide
   kubectl patch bmh demo-01 --type merge -p '{"spec":{"online":true}}'
-  kubectl annotate bmh demo-01 reboot.metal3.io=
+  kubectl annotate bmh demo-02 reboot.metal3.io=
+  npx ironhook bmc check redfish+http://127.0.0.1:18000/redfish/v1/Systems/demo-03   # BMC_USERNAME=admin BMC_PASSWORD=demo-password
+  curl -s 127.0.0.1:18100/hosts   # what the fake agent did
+Logs: .ironhook/logs/
 Stop everything with: npm run env:down
 TXT

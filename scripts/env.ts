@@ -1,14 +1,37 @@
 // `npm run env:up` / `npm run env:down`: the local environment in .ironhook/ (git-ignored),
 // left running in the background; everything listens on 127.0.0.1 and is stopped by PID.
+// Besides the control plane, hooks and Metacontroller it runs, as detached processes: a file
+// server for images, Ironhook's Redfish emulator (demo-02, demo-03), an ipmi_sim host (demo-01),
+// the fake agent (booted by the Redfish emulator's notifications) and the driver pool, and it
+// creates the hosts' credentials Secret. examples/demo/hosts.yaml describes exactly these BMCs.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, startEnvironment } from '../test/support/environment.js';
-import { isAlive, stopProcess } from '../test/support/processes.js';
+import { stringify } from 'yaml';
+import { imageFiles } from '../test/support/bmcs.js';
+import { kubectlApply, REPO_ROOT, startEnvironment, startPoolProcess } from '../test/support/environment.js';
+import { isAlive, startProcess, stopProcess, waitFor } from '../test/support/processes.js';
 import type { StartedProcess } from '../test/support/processes.js';
 
 const DIR = join(REPO_ROOT, '.ironhook');
 const PIDS = join(DIR, 'pids.json');
+const LOGS = join(DIR, 'logs');
+
+/** The demo's fixed loopback ports and credentials (examples/demo/hosts.yaml uses them). */
+export const DEMO = {
+  username: 'admin',
+  password: 'demo-password',
+  ipmiPort: 16230,
+  redfishPort: 18000,
+  filesPort: 18080,
+  agentControlPort: 18100,
+  agentAPIPort: 16385,
+  poolMetricsPort: 19090,
+  redfish: [
+    { id: 'demo-02', mac: '52:54:00:00:00:02' },
+    { id: 'demo-03', mac: '52:54:00:00:00:03' },
+  ],
+} as const;
 
 function running(): StartedProcess[] {
   if (!existsSync(PIDS)) {
@@ -27,6 +50,60 @@ async function down(): Promise<void> {
   rmSync(PIDS, { force: true });
 }
 
+function tsx(name: string, script: string, args: string[], env: NodeJS.ProcessEnv = {}): StartedProcess {
+  return startProcess({ name, command: process.execPath, args: ['--import', 'tsx', join(REPO_ROOT, script), ...args], cwd: REPO_ROOT, logDir: LOGS, detached: true, env: { LOG_LEVEL: 'info', ...env } });
+}
+
+async function reachable(url: string, init?: RequestInit): Promise<boolean> {
+  return (await fetch(url, init)).ok;
+}
+
+/** Config files (credentials only in 0600 files, never on argv). */
+function writeConfigs(): { redfish: string; ipmiCredentials: string; agentHosts: string } {
+  const redfish = join(DIR, 'redfish-emulator.yaml');
+  const systems = DEMO.redfish.map((system) => ({ id: system.id, username: DEMO.username, password: DEMO.password, powerState: 'Off', macs: [system.mac] }));
+  writeFileSync(redfish, stringify({ port: DEMO.redfishPort, http: true, notifyURL: `http://127.0.0.1:${String(DEMO.agentControlPort)}/events`, powerDelayMs: 500, sessionService: true, systems }), { mode: 0o600 });
+  const ipmiCredentials = join(DIR, 'ipmi-credentials.json');
+  writeFileSync(ipmiCredentials, JSON.stringify({ username: DEMO.username, password: DEMO.password }), { mode: 0o600 });
+  const agentHosts = join(DIR, 'agent-hosts.yaml');
+  writeFileSync(agentHosts, stringify([{ id: 'demo-01', macs: ['52:54:00:00:00:01'], bmc: `ipmi://127.0.0.1:${String(DEMO.ipmiPort)}` }]));
+  return { redfish, ipmiCredentials, agentHosts };
+}
+
+async function startFiles(): Promise<StartedProcess> {
+  const root = join(DIR, 'www');
+  imageFiles(join(root, 'images'));
+  const files = startProcess({ name: 'file-server', command: 'python3', args: ['-m', 'http.server', '--bind', '127.0.0.1', '--directory', root, String(DEMO.filesPort)], logDir: LOGS, detached: true });
+  await waitFor('file server', () => reachable(`http://127.0.0.1:${String(DEMO.filesPort)}/images/live.iso`), 30_000);
+  return files;
+}
+
+async function startBMCProcesses(kubeconfig: string): Promise<StartedProcess[]> {
+  const configs = writeConfigs();
+  const started: StartedProcess[] = [await startFiles()];
+  started.push(tsx('redfish-emulator', 'drivers/emulator/redfish/main.ts', ['--config', configs.redfish, '--port', String(DEMO.redfishPort), '--http']));
+  const basic = `Basic ${Buffer.from(`${DEMO.username}:${DEMO.password}`).toString('base64')}`;
+  await waitFor('redfish emulator', () => reachable(`http://127.0.0.1:${String(DEMO.redfishPort)}/redfish/v1/Systems`, { headers: { authorization: basic } }), 30_000);
+  const ipmi = tsx('ipmi-sim', 'drivers/emulator/ipmi/main.ts', ['--port', String(DEMO.ipmiPort), '--name', 'demo-01', '--dir', join(DIR, 'ipmi_sim'), '--credentials-file', configs.ipmiCredentials]);
+  started.push(ipmi);
+  await waitFor('ipmi_sim', async () => Promise.resolve(existsSync(ipmi.log) && readFileSync(ipmi.log, 'utf8').includes('"address"')), 30_000);
+  const apiURL = `http://127.0.0.1:${String(DEMO.agentAPIPort)}`;
+  const agentArgs = ['--api-url', apiURL, '--redfish-config', configs.redfish, '--redfish-url', `http://127.0.0.1:${String(DEMO.redfishPort)}`, '--hosts', configs.agentHosts, '--listen', `127.0.0.1:${String(DEMO.agentControlPort)}`];
+  started.push(tsx('fake-agent', 'drivers/emulator/agent/main.ts', agentArgs, { BMC_USERNAME: DEMO.username, BMC_PASSWORD: DEMO.password }));
+  await waitFor('fake agent', () => reachable(`http://127.0.0.1:${String(DEMO.agentControlPort)}/hosts`), 30_000);
+  const poolOptions = { dir: DIR, kubeconfig, metricsPort: DEMO.poolMetricsPort, agentPort: DEMO.agentAPIPort, filesURL: `http://127.0.0.1:${String(DEMO.filesPort)}`, detached: true, env: { LOG_LEVEL: 'info' } };
+  started.push(await startPoolProcess(poolOptions));
+  return started;
+}
+
+async function createSecret(kubeconfig: string): Promise<void> {
+  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'demo-bmc-secret', namespace: 'default' }, type: 'Opaque', stringData: { username: DEMO.username, password: DEMO.password } };
+  const result = await kubectlApply(kubeconfig, JSON.stringify(secret));
+  if (result.code !== 0) {
+    throw new Error(`creating the credentials Secret failed: ${result.stderr}`);
+  }
+}
+
 async function up(): Promise<void> {
   if (running().length > 0) {
     process.stdout.write('the environment is already running; `npm run env:down` stops it\n');
@@ -34,12 +111,20 @@ async function up(): Promise<void> {
   }
   execFileSync('bash', [join(REPO_ROOT, 'scripts', 'setup-test-binaries.sh')], { stdio: 'inherit' });
   rmSync(DIR, { recursive: true, force: true });
-  mkdirSync(DIR, { recursive: true });
-  const environment = await startEnvironment({ dir: DIR, detached: true, hookPort: Number(process.env.PORT ?? 8080) });
+  mkdirSync(LOGS, { recursive: true });
+  const environment = await startEnvironment({ dir: DIR, detached: true, hookPort: Number(process.env.PORT ?? 8080), hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10' } });
+  try {
+    environment.processes.push(...(await startBMCProcesses(environment.kubeconfig)));
+    await createSecret(environment.kubeconfig);
+  } finally {
+    writeFileSync(PIDS, JSON.stringify(environment.processes, null, 2));
+  }
   for (const started of environment.processes) {
     process.stdout.write(`started ${started.name.padEnd(24)} pid ${String(started.pid).padEnd(8)} log ${started.log}\n`);
   }
   process.stdout.write(`\nkube-apiserver ${environment.controlPlane.server}, hooks http://127.0.0.1:${String(environment.hookPort)}\n`);
+  process.stdout.write(`BMCs: ipmi://127.0.0.1:${String(DEMO.ipmiPort)} (demo-01), redfish-virtualmedia+http://127.0.0.1:${String(DEMO.redfishPort)}/redfish/v1/Systems/{demo-02,demo-03}; Secret default/demo-bmc-secret\n`);
+  process.stdout.write(`images http://127.0.0.1:${String(DEMO.filesPort)}/images/, driver pool metrics http://127.0.0.1:${String(DEMO.poolMetricsPort)}/metrics\n`);
   process.stdout.write(`export KUBECONFIG=${environment.kubeconfig}\n`);
 }
 

@@ -25,7 +25,7 @@ async function power(): Promise<string> {
 }
 
 async function waitForPower(state: 'on' | 'off'): Promise<void> {
-  await waitFor(`ipmi_sim power ${state}`, async () => (await power()) === state, 60_000, 200);
+  await waitFor(`ipmi_sim power ${state}`, async () => (await power()) === state, 150_000, 500);
 }
 
 /** The power settings ipmi_sim's chassis script carried out since `from`. */
@@ -69,7 +69,7 @@ describe('the driver pool with ipmi_sim', () => {
 
     const beforeReboot = (await bmcs.ipmi.events()).length;
     await env.kubectl('annotate', 'bmh', IPMI_HOST, '-n', namespace, 'reboot.metal3.io=');
-    await waitFor('the reboot in ipmi_sim', async () => (await powerEvents(beforeReboot)).includes('power 1') && (await power()) === 'on', 60_000, 200);
+    await waitFor('the reboot in ipmi_sim', async () => (await powerEvents(beforeReboot)).includes('power 1') && (await power()) === 'on', 200_000, 500);
     expect((await powerEvents(beforeReboot))[0]).toMatch(/^(power 0|shutdown 1)$/u);
     await waitFor('reboot annotation consumed', async () => (await host(env, namespace, IPMI_HOST)).metadata.annotations?.['reboot.metal3.io'] === undefined, 60_000, 250);
 

@@ -146,7 +146,7 @@ export async function startBMCs(options: BMCOptions): Promise<BMCs> {
   const redfish = await startRedfishEmulator({ systems, http: true, powerDelayMs: options.powerDelayMs ?? 200 });
   let ipmi: IPMISimulator;
   try {
-    ipmi = await IPMISimulator.start({ credentials: { username: BMC_USERNAME, password: options.password }, name: IPMI_HOST, dir: join(options.dir, 'ipmi_sim') });
+    ipmi = await IPMISimulator.start({ credentials: { username: BMC_USERNAME, password: options.password }, name: IPMI_HOST, dir: join(options.dir, 'ipmi_sim'), readyTimeoutMs: 30_000 });
   } catch (error) {
     await redfish.stop();
     await files.close();
