@@ -12,7 +12,7 @@ import type { RunningSushy, SushySystem } from '../support/sushy.js';
 import type { Cluster } from './support.js';
 import { apply, bmcsOf, createNamespace, openCluster, poolHostYAML, waitForGone, waitForPoolState } from './support.js';
 
-const PASSWORD = 'canary-E2E-Sushy-2b8';
+const PASSWORD = 'canary-Sushy-2b8';
 const NODE: SushySystem = { uuid: '5b0d1c3e-7a41-4a52-9d0e-1f2a3b4c5d6e', name: 'sushy-0', powerState: 'Off', nics: [{ mac: '52:54:00:1c:00:01', ip: '127.0.0.1' }] };
 let cluster: Cluster;
 let sushy: RunningSushy;
