@@ -14,6 +14,8 @@ import { ensurePower, waitForPower } from './power.js';
 
 /** Ironic's post_deploy_get_power_state_retries x interval: how long the agent gets to power off. */
 const AGENT_POWER_OFF_WAIT_MS = 30_000;
+/** How long a resumed request listens for the agent it had already booted before booting again. */
+const RESUMED_AGENT_WAIT_MS = 30_000;
 
 export function bootMode(ctx: ExecutionContext): BootOptions['mode'] {
   return ctx.op.spec.bootMode === 'legacy' ? 'legacy' : 'UEFI';
@@ -53,8 +55,36 @@ async function insertAgentISO(ctx: ExecutionContext, driver: BMCDriver, url: str
   await ctx.step('SetBootDevice', () => driver.setBootDevice({ device: 'cdrom', persistent: false, mode: bootMode(ctx) }), () => `Cd once, ${bootMode(ctx)}`);
 }
 
+/**
+ * A resumed request (the pool restarted) whose host is still armed from the agent state store:
+ * the agent booted before the restart heartbeats again and is used as it is, so resuming does
+ * not power-cycle the host into a second agent boot. Not armed or no heartbeat in time: boot.
+ */
+async function resumedAgent(ctx: ExecutionContext): Promise<AgentHandle | undefined> {
+  if (!ctx.resumed) {
+    return undefined;
+  }
+  const { agent, guard, settings } = ctx.services;
+  await ctx.progress('resumed: listening for the agent booted before the restart');
+  let handle: AgentHandle;
+  try {
+    handle = await agent.waitForAgent(ctx.host, { signal: ctx.signal, timeoutMs: Math.min(RESUMED_AGENT_WAIT_MS, settings.agentBootTimeoutMs) });
+  } catch (error) {
+    if (ctx.signal.aborted) {
+      throw error;
+    }
+    return undefined;
+  }
+  await guard.checkURL(handle.callbackURL, 'agent callback URL');
+  return ctx.step('WaitForAgent', () => Promise.resolve(handle), (found) => `agent at ${displayURL(found.callbackURL)} (still running after the restart)`);
+}
+
 /** Boots the agent and waits for it; returns the handle of a host whose agent heartbeated. */
 export async function bootAgent(ctx: ExecutionContext, connection: Connection): Promise<AgentHandle> {
+  const running = await resumedAgent(ctx);
+  if (running !== undefined) {
+    return running;
+  }
   const { agent, guard, settings } = ctx.services;
   const { driver, address } = connection;
   const iso = address.capabilities.bootsISO;
