@@ -6,6 +6,8 @@
 // loopback file server) and deleted with `automatedCleaningMode: disabled`. Power changes are
 // read back from sushy's own Redfish resources (its transitions land 1–11 s after the 204).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseBMCAddress } from '../../domain/bmc/index.js';
+import { createBMCDriver } from '../../drivers/bmc/registry.js';
 import { waitFor } from '../support/processes.js';
 import { startSushy, sushyAvailable } from '../support/sushy.js';
 import type { RunningSushy, SushySystem } from '../support/sushy.js';
@@ -47,19 +49,18 @@ async function patchHost(namespace: string, spec: Record<string, unknown>): Prom
   await cluster.env.kubectl('patch', 'bmh', NODE.name, '-n', namespace, '--type=merge', '-p', JSON.stringify({ spec }));
 }
 
-/** The image in sushy's virtual CD, wherever its manager lists it. */
-async function sushyCdImage(): Promise<unknown> {
-  const managers = (await sushyGet('/redfish/v1/Managers')).Members as { '@odata.id': string }[];
-  for (const manager of managers) {
-    const media = (await sushyGet(`${manager['@odata.id']}/VirtualMedia`)).Members as { '@odata.id': string }[] | undefined;
-    for (const device of media ?? []) {
-      const view = await sushyGet(device['@odata.id']);
-      if (view.Inserted === true) {
-        return view.Image;
-      }
-    }
+/** sushy's virtual CD as sushy reports it (read through the project's Redfish driver). */
+async function sushyVirtualMedia(): Promise<{ inserted: boolean; image?: string }> {
+  const parsed = parseBMCAddress(sushy.address(NODE.uuid, 'redfish-virtualmedia'));
+  if (parsed.kind !== 'parsed') {
+    throw new Error('sushy address does not parse');
   }
-  return undefined;
+  const driver = createBMCDriver({ address: parsed.bmc, credentials: { username: 'admin', password: PASSWORD }, disableCertificateVerification: false, timeoutMs: 10_000 });
+  try {
+    return await driver.getVirtualMedia();
+  } finally {
+    await driver.close();
+  }
 }
 
 describe.skipIf(!sushyAvailable())('the driver pool with sushy-tools (fake driver)', () => {
@@ -79,7 +80,7 @@ describe.skipIf(!sushyAvailable())('the driver pool with sushy-tools (fake drive
     await waitForPoolState(env, namespace, NODE.name, 'provisioned');
     process.stdout.write(`sushy-0 provisioned after ${String(Date.now() - started)} ms\n`);
     await waitForSushyPower('On');
-    expect(await sushyCdImage()).toBe(bmcs.files.liveISOURL);
+    expect(await sushyVirtualMedia()).toEqual({ inserted: true, image: bmcs.files.liveISOURL });
 
     await patchHost(namespace, { online: false });
     await waitForSushyPower('Off');
