@@ -2,36 +2,17 @@
 // see exactly what the API server returned), plus the small helpers every part needs.
 // Test/dev support only: see docs/dev/metacontroller-standin.md.
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+import type { KObject as DomainObject, ObjectMeta as DomainMeta, OwnerReference } from '../../../../domain/k8s.js';
 
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: OwnerReference[];
+export type { OwnerReference };
+
+/** Ironhook's ObjectMeta, open to whatever else the API server returns (managedFields, …). */
+export interface ObjectMeta extends DomainMeta {
   [key: string]: unknown;
 }
 
-export interface KObject {
-  apiVersion: string;
-  kind: string;
+export interface KObject extends DomainObject {
   metadata: ObjectMeta;
-  [key: string]: unknown;
 }
 
 export type JsonObject = Record<string, unknown>;
