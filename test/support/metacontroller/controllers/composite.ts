@@ -150,13 +150,7 @@ export class CompositeLoop {
     const enqueue = (objs: KObject[]): void => {
       for (const key of new Set(objs.flatMap((obj) => this.parentsOf(obj, parentInfo, parents)))) loop.queue.add(key);
     };
-    this.releases.push(
-      informer.addHandlers({
-        add: (obj) => { enqueue([obj]); },
-        update: (old, cur) => { enqueue([old, cur]); },
-        delete: (obj) => { enqueue([obj]); },
-      }),
-    );
+    this.releases.push(informer.onAnyChange(enqueue));
   }
 
   async stop(): Promise<void> {

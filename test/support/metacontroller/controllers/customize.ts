@@ -132,7 +132,7 @@ export class CustomizeManager {
       const changed = (objs: KObject[]): void => {
         this.onRelated(info, objs);
       };
-      entry.informer.addHandlers({ add: (obj) => { changed([obj]); }, update: (old, cur) => { changed([old, cur]); }, delete: (obj) => { changed([obj]); } });
+      entry.informer.onAnyChange(changed);
     }
     return entry.informer;
   }

@@ -173,13 +173,7 @@ export class DecoratorLoop {
         if (key !== undefined) loop.queue.add(key);
       }
     };
-    this.releases.push(
-      informer.addHandlers({
-        add: (obj) => { enqueue([obj]); },
-        update: (old, cur) => { enqueue([old, cur]); },
-        delete: (obj) => { enqueue([obj]); },
-      }),
-    );
+    this.releases.push(informer.onAnyChange(enqueue));
   }
 
   async stop(): Promise<void> {

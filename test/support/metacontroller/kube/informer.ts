@@ -69,6 +69,15 @@ export class Informer {
     return () => this.handlers.delete(handlers);
   }
 
+  /** Call `changed` with the objects involved in every add, update (old and new) and delete. */
+  onAnyChange(changed: (objects: KObject[]) => void): () => void {
+    return this.addHandlers({
+      add: (obj) => { changed([obj]); },
+      update: (old, cur) => { changed([old, cur]); },
+      delete: (obj) => { changed([obj]); },
+    });
+  }
+
   get(key: string): KObject | undefined {
     return this.store.get(key);
   }
