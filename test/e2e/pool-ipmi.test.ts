@@ -64,7 +64,8 @@ describe('the driver pool with ipmi_sim', () => {
     await patchHost(namespace, { online: false });
     await waitForPower('off');
     await patchHost(namespace, { online: true });
-    await waitForPower('on');
+    // The chassis script writes the power file before it appends to events.log: wait for both.
+    await waitFor('power on in events.log', async () => (await powerEvents(before)).includes('power 1') && (await power()) === 'on', 150_000, 500);
     expect(await powerEvents(before)).toEqual([expect.stringMatching(/^(power 0|shutdown 1)$/u), 'power 1']);
 
     const beforeReboot = (await bmcs.ipmi.events()).length;
