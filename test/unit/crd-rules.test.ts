@@ -37,6 +37,8 @@ describe('every CEL rule', () => {
       'Metal3DataClaim.spec.template',
       'Metal3DataTemplate.spec', // upstream's immutable template fields
       'Metal3DataTemplate.spec',
+      'NodeOperation.spec', // requests are immutable
+      'ObjectPatch.spec',
     ]);
   });
 

@@ -34,6 +34,8 @@ const IDENTITIES: Identity[] = [
   { kind: 'HostFirmwareSettings', group: 'metal3.io', plural: 'hostfirmwaresettings', singular: 'hostfirmwaresettings', shortNames: ['hfs'], categories: undefined, statusSubresource: true },
   { kind: 'HostOperation', group: 'ironhook.dev', plural: 'hostoperations', singular: 'hostoperation', shortNames: ['hop'], categories: ['ironhook'], statusSubresource: true },
   { kind: 'BMCMonitor', group: 'ironhook.dev', plural: 'bmcmonitors', singular: 'bmcmonitor', shortNames: ['bmcmon'], categories: ['ironhook'], statusSubresource: true },
+  { kind: 'ObjectPatch', group: 'ironhook.dev', plural: 'objectpatches', singular: 'objectpatch', shortNames: undefined, categories: ['ironhook'], statusSubresource: true },
+  { kind: 'NodeOperation', group: 'ironhook.dev', plural: 'nodeoperations', singular: 'nodeoperation', shortNames: undefined, categories: ['ironhook'], statusSubresource: true },
 ];
 
 describe('CRD identity', () => {
@@ -73,6 +75,8 @@ const OPEN_BY_DESIGN = new Set([
   '.spec.hostStatus.status',
   // Upstream accepts any JSON as a bond parameter value (Metal3DataTemplate networkData).
   '.spec.networkData.links.bonds[].parameters[].value',
+  // An RFC 6902 operation's value is any JSON (ObjectPatch).
+  '.spec.operations[].value',
 ]);
 
 /** Checks that make a schema non-structural (or looser than it needs to be); path "<n>" = anyOf branch. */
