@@ -53,14 +53,14 @@ function probes(readiness: Readiness, metrics: HookMetrics): express.Router {
 }
 
 /** While shutting down, answers tell clients not to reuse the connection. */
-function closeWhenDraining(readiness: Readiness): RequestHandler {
+export function closeWhenDraining(readiness: Readiness): RequestHandler {
   return (_req, res, next) => {
     if (readiness.state() === 'shutting-down') res.setHeader('Connection', 'close');
     next();
   };
 }
 
-const notFound: RequestHandler = (_req, res) => {
+export const notFound: RequestHandler = (_req, res) => {
   sendError(res, 404, { error: 'not found' });
 };
 

@@ -1,7 +1,7 @@
 // The Node HTTP(S) server around the express app: timeouts tuned for Metacontroller's client,
 // optional TLS with client-certificate verification (Metacontroller's `clientTLS`).
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { TlsFiles } from './settings.js';
 
 /**
@@ -17,29 +17,36 @@ export const SERVER_TIMEOUTS = {
   requestTimeoutMs: 60_000,
 } as const;
 
-export function createNodeServer(app: RequestListener, tls?: TlsFiles): Server {
-  const server =
-    tls === undefined
-      ? createHttpServer(app)
-      : createHttpsServer(
-          {
-            cert: tls.cert,
-            key: tls.key,
-            minVersion: 'TLSv1.2',
-            // With a client CA the handshake asks for a certificate; the hook routes refuse
-            // unverified peers while the probes and /metrics stay reachable for the kubelet.
-            ...(tls.clientCa === undefined ? {} : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: false }),
-          },
-          app,
-        );
+function tuned<T extends Server | HttpsServer>(server: T): T {
   server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveTimeoutMs;
   server.headersTimeout = SERVER_TIMEOUTS.headersTimeoutMs;
   server.requestTimeout = SERVER_TIMEOUTS.requestTimeoutMs;
   return server;
 }
 
+/** An HTTPS server (its certificate can be replaced with setSecureContext). */
+export function createTlsServer(app: RequestListener, tls: TlsFiles): HttpsServer {
+  return tuned(
+    createHttpsServer(
+      {
+        cert: tls.cert,
+        key: tls.key,
+        minVersion: 'TLSv1.2',
+        // With a client CA the handshake asks for a certificate; the hook routes refuse
+        // unverified peers while the probes and /metrics stay reachable for the kubelet.
+        ...(tls.clientCa === undefined ? {} : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: false }),
+      },
+      app,
+    ),
+  );
+}
+
+export function createNodeServer(app: RequestListener, tls?: TlsFiles): Server {
+  return tls === undefined ? tuned(createHttpServer(app)) : createTlsServer(app, tls);
+}
+
 /** Resolves once the server listens; rejects on a listen error (port in use, bad host). */
-export function listen(server: Server, port: number, host: string): Promise<{ port: number; host: string }> {
+export function listen(server: Server | HttpsServer, port: number, host: string): Promise<{ port: number; host: string }> {
   return new Promise((resolve, reject) => {
     const onError = (err: Error): void => {
       reject(err);

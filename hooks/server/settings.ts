@@ -12,6 +12,18 @@ export interface TlsFiles {
   clientCa?: string;
 }
 
+/**
+ * The second listener that serves only the CRD conversion webhook (and probes) over HTTPS: the API
+ * server calls conversion webhooks over HTTPS only, while Metacontroller's hook listener may stay
+ * plain HTTP. The file paths are kept so a renewed certificate (cert-manager) is picked up.
+ */
+export interface ConversionListenerSettings {
+  port: number;
+  certFile: string;
+  keyFile: string;
+  tls: TlsFiles;
+}
+
 export interface ServerSettings {
   port: number;
   host: string;
@@ -20,6 +32,7 @@ export interface ServerSettings {
   hookConfig: HookConfig;
   tls?: TlsFiles;
   auth?: HookAuth;
+  conversion?: ConversionListenerSettings;
   shutdownDelayMs: number;
   shutdownTimeoutMs: number;
 }
@@ -118,6 +131,31 @@ function tls(env: Env, read: ReadTextFile): TlsFiles | undefined {
   return files;
 }
 
+function conversionFiles(env: Env): { certFile: string; keyFile: string } | undefined {
+  const certFile = value(env, 'CONVERSION_TLS_CERT_FILE');
+  const keyFile = value(env, 'CONVERSION_TLS_KEY_FILE');
+  if (value(env, 'CONVERSION_TLS_PORT') === undefined) {
+    if (certFile !== undefined || keyFile !== undefined) throw new SettingsError('CONVERSION_TLS_CERT_FILE and CONVERSION_TLS_KEY_FILE need CONVERSION_TLS_PORT');
+    return undefined;
+  }
+  if (certFile === undefined || keyFile === undefined) {
+    throw new SettingsError('CONVERSION_TLS_PORT needs CONVERSION_TLS_CERT_FILE and CONVERSION_TLS_KEY_FILE (the API server calls conversion webhooks over HTTPS only)');
+  }
+  return { certFile, keyFile };
+}
+
+function conversion(env: Env, read: ReadTextFile, hookPort: number): ConversionListenerSettings | undefined {
+  const files = conversionFiles(env);
+  if (files === undefined) return undefined;
+  const port = integer(env, 'CONVERSION_TLS_PORT', 0, { min: 0, max: 65535 });
+  if (port !== 0 && port === hookPort) throw new SettingsError(`CONVERSION_TLS_PORT must differ from PORT (${String(port)})`);
+  const tlsFiles = {
+    cert: readSecretFile(read, 'CONVERSION_TLS_CERT_FILE', files.certFile),
+    key: readSecretFile(read, 'CONVERSION_TLS_KEY_FILE', files.keyFile),
+  };
+  return { port, ...files, tls: tlsFiles };
+}
+
 /** Reads every setting, failing with one clear message on the first bad one. */
 export function loadSettings(env: Env, read: ReadTextFile): ServerSettings {
   const settings: ServerSettings = {
@@ -136,5 +174,7 @@ export function loadSettings(env: Env, read: ReadTextFile): ServerSettings {
   if (tlsFiles !== undefined) settings.tls = tlsFiles;
   const hookAuth = auth(env, read);
   if (hookAuth !== undefined) settings.auth = hookAuth;
+  const conversionListener = conversion(env, read, settings.port);
+  if (conversionListener !== undefined) settings.conversion = conversionListener;
   return settings;
 }

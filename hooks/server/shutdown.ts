@@ -44,7 +44,7 @@ export interface Shutdown {
   begin(reason: string): Promise<number>;
 }
 
-const realTimers: Timers = {
+export const realTimers: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => {
     clearTimeout(handle as NodeJS.Timeout);
@@ -124,4 +124,32 @@ export function installShutdown(deps: ShutdownDeps): Shutdown {
     onSignal('SIGINT');
   });
   return shutdown;
+}
+
+/**
+ * Several listeners (hooks, conversion) drained as one: close() stops them all and calls back once
+ * every one has closed, with the first error; `onClose` runs when closing starts.
+ */
+export function serverGroup(servers: readonly ClosableServer[], onClose?: () => void): ClosableServer {
+  return {
+    close(callback) {
+      onClose?.();
+      let pending = servers.length;
+      let firstError: Error | undefined;
+      for (const server of servers) {
+        server.close((err) => {
+          firstError ??= err;
+          pending--;
+          if (pending === 0) callback?.(firstError);
+        });
+      }
+      if (servers.length === 0) callback?.();
+    },
+    closeIdleConnections() {
+      for (const server of servers) server.closeIdleConnections();
+    },
+    closeAllConnections() {
+      for (const server of servers) server.closeAllConnections();
+    },
+  };
 }

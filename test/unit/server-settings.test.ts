@@ -54,6 +54,16 @@ const good: { name: string; env: Env; expected: Partial<ServerSettings> }[] = [
     env: { TLS_CERT_FILE: '/tls/crt', TLS_KEY_FILE: '/tls/key', TLS_CLIENT_CA_FILE: '/tls/ca' },
     expected: { tls: { cert: 'CERT', key: 'KEY', clientCa: 'CA' } },
   },
+  {
+    name: 'conversion listener',
+    env: { CONVERSION_TLS_PORT: '9443', CONVERSION_TLS_CERT_FILE: '/tls/crt', CONVERSION_TLS_KEY_FILE: '/tls/key' },
+    expected: { conversion: { port: 9443, certFile: '/tls/crt', keyFile: '/tls/key', tls: { cert: 'CERT', key: 'KEY' } } },
+  },
+  {
+    name: 'conversion listener on a free port next to HTTPS hooks',
+    env: { PORT: '0', CONVERSION_TLS_PORT: '0', CONVERSION_TLS_CERT_FILE: '/tls/crt', CONVERSION_TLS_KEY_FILE: '/tls/key', TLS_CERT_FILE: '/tls/crt', TLS_KEY_FILE: '/tls/key' },
+    expected: { port: 0, tls: { cert: 'CERT', key: 'KEY' }, conversion: { port: 0, certFile: '/tls/crt', keyFile: '/tls/key', tls: { cert: 'CERT', key: 'KEY' } } },
+  },
 ];
 
 const bad: { name: string; env: Env; message: RegExp }[] = [
@@ -69,6 +79,19 @@ const bad: { name: string; env: Env; message: RegExp }[] = [
   { name: 'empty token file', env: { HOOK_BEARER_TOKEN_FILE: '/run/empty' }, message: /HOOK_BEARER_TOKEN_FILE: the bearer token file is empty/ },
   { name: 'basic file without colon', env: { HOOK_BASIC_AUTH_FILE: '/run/bad-basic' }, message: /HOOK_BASIC_AUTH_FILE: the basic auth file must contain/ },
   { name: 'cert without key', env: { TLS_CERT_FILE: '/tls/crt' }, message: /both TLS_CERT_FILE and TLS_KEY_FILE/ },
+  { name: 'conversion port without certificate', env: { CONVERSION_TLS_PORT: '9443' }, message: /CONVERSION_TLS_PORT needs CONVERSION_TLS_CERT_FILE and CONVERSION_TLS_KEY_FILE/ },
+  { name: 'conversion key without port', env: { CONVERSION_TLS_KEY_FILE: '/tls/key' }, message: /need CONVERSION_TLS_PORT/ },
+  {
+    name: 'conversion port equal to the hook port',
+    env: { PORT: '8443', CONVERSION_TLS_PORT: '8443', CONVERSION_TLS_CERT_FILE: '/tls/crt', CONVERSION_TLS_KEY_FILE: '/tls/key' },
+    message: /CONVERSION_TLS_PORT must differ from PORT/,
+  },
+  { name: 'conversion port out of range', env: { CONVERSION_TLS_PORT: '65536', CONVERSION_TLS_CERT_FILE: '/tls/crt', CONVERSION_TLS_KEY_FILE: '/tls/key' }, message: /^CONVERSION_TLS_PORT must be an integer/ },
+  {
+    name: 'missing conversion certificate file',
+    env: { CONVERSION_TLS_PORT: '9443', CONVERSION_TLS_CERT_FILE: '/tls/nope', CONVERSION_TLS_KEY_FILE: '/tls/key' },
+    message: /cannot read CONVERSION_TLS_CERT_FILE \(\/tls\/nope\): ENOENT/,
+  },
   { name: 'client CA without TLS', env: { TLS_CLIENT_CA_FILE: '/tls/ca' }, message: /TLS_CLIENT_CA_FILE needs/ },
 ];
 
