@@ -1,7 +1,9 @@
 // Every controller's hooks, by route name. The server serves exactly these.
 import { baremetalhostAnnotationHooks, baremetalhostHooks } from './baremetalhost/index.js';
 import { ipamHooks } from './ipam/index.js';
+import { metal3clusterHooks } from './metal3cluster/index.js';
 import { metal3dataHooks } from './metal3data/index.js';
+import { metal3machinetemplateHooks } from './metal3machinetemplate/index.js';
 import type { HookRegistry } from './types.js';
 
 export const hookRegistry: HookRegistry = {
@@ -9,4 +11,6 @@ export const hookRegistry: HookRegistry = {
   'baremetalhost-annotations': baremetalhostAnnotationHooks,
   ...ipamHooks,
   ...metal3dataHooks,
+  ...metal3clusterHooks,
+  ...metal3machinetemplateHooks,
 };

@@ -1,0 +1,10 @@
+// The Metal3MachineTemplate controller's hooks, by route name, for hooks/registry.ts
+// (manifests/controllers/metal3machinetemplate.yaml).
+import type { ControllerHooks } from '../types.js';
+import { metal3machinetemplateCustomize, metal3machinetemplateSync } from './sync.js';
+
+export { metal3machinetemplateCustomize, metal3machinetemplateSync };
+
+export const metal3machinetemplateHooks: Readonly<Record<string, ControllerHooks>> = {
+  metal3machinetemplate: { sync: metal3machinetemplateSync, customize: metal3machinetemplateCustomize },
+};
