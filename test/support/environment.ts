@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { clusterAPICRDFiles } from './capi.js';
+import { conversionListenerEnv, crdsWithLocalConversion, makeConversionTLS, type ConversionTLS } from './conversion.js';
 import { startControlPlane } from './controlplane.js';
 import type { ControlPlane } from './controlplane.js';
 import { startBMCs } from './bmcs.js';
@@ -23,6 +24,8 @@ export interface Environment {
   controlPlane: ControlPlane;
   kubeconfig: string;
   hookPort: number;
+  /** The hook server's HTTPS conversion listener, which the CRDs' conversion webhooks call. */
+  conversion: { port: number; url: string; caFile: string };
   processes: StartedProcess[];
   kubectl(...args: string[]): Promise<string>;
   /** kubectl that resolves to {code, stdout, stderr} instead of throwing on a non-zero exit. */
@@ -56,6 +59,8 @@ export interface EnvironmentOptions {
   dir: string;
   detached?: boolean;
   hookPort?: number;
+  /** Port of the hook server's conversion listener (default: a free one). */
+  conversionPort?: number;
   /** Extra controller manifests (YAML text) to apply after Ironhook's own. */
   hookEnv?: NodeJS.ProcessEnv;
   /** Also start the file server, the emulators, the fake agent and the driver pool process. */
@@ -89,13 +94,20 @@ export function controllerManifests(hookPort: number): string {
     .join('\n---\n');
 }
 
-function startHooks(dir: string, port: number, options: EnvironmentOptions): StartedProcess {
+interface HookListeners {
+  port: number;
+  conversionPort: number;
+  tls: ConversionTLS;
+}
+
+function startHooks(dir: string, listeners: HookListeners, options: EnvironmentOptions): StartedProcess {
+  const monitor = options.bmcs === undefined || options.bmcs === false ? {} : { BMC_MONITOR_INTERVAL_SECONDS: '5' };
   return startProcess({
     name: 'hooks',
     command: process.execPath,
     args: ['--import', 'tsx', join(REPO_ROOT, 'hooks', 'main.ts')],
     cwd: REPO_ROOT,
-    env: { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_SECONDS: '0', ...(options.bmcs === undefined || options.bmcs === false ? {} : { BMC_MONITOR_INTERVAL_SECONDS: '5' }), ...options.hookEnv },
+    env: { PORT: String(listeners.port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_SECONDS: '0', ...conversionListenerEnv(listeners.tls, listeners.conversionPort), ...monitor, ...options.hookEnv },
     logDir: join(dir, 'logs'),
     detached: options.detached === true,
   });
@@ -211,12 +223,13 @@ async function applyOrThrow(kubeconfig: string, args: string[], input?: string):
   }
 }
 
-async function installDefinitions(kubeconfig: string): Promise<void> {
+async function installDefinitions(kubeconfig: string, conversion: { url: string; caBundle: string }): Promise<void> {
   await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(STAND_IN_DIR, 'crds.yaml')]);
   for (const file of await clusterAPICRDFiles()) {
     await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', file]);
   }
-  await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests', 'crds')]);
+  const crds = crdsWithLocalConversion(join(REPO_ROOT, 'manifests', 'crds'), conversion.url, conversion.caBundle);
+  await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: crds }));
   await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(REPO_ROOT, 'manifests', 'policies')]);
   await applyOrThrow(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 }
@@ -238,9 +251,11 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     }
   };
   try {
-    await installDefinitions(kubeconfig);
-    const hookPort = options.hookPort ?? (await freePort());
-    let hooks = startHooks(options.dir, hookPort, options);
+    const listeners: HookListeners = { port: options.hookPort ?? (await freePort()), conversionPort: options.conversionPort ?? (await freePort()), tls: makeConversionTLS(options.dir) };
+    const hookPort = listeners.port;
+    const conversion = { port: listeners.conversionPort, url: `https://127.0.0.1:${String(listeners.conversionPort)}/convert`, caFile: listeners.tls.caFile };
+    await installDefinitions(kubeconfig, { url: conversion.url, caBundle: listeners.tls.caBundle });
+    let hooks = startHooks(options.dir, listeners, options);
     processes.push(hooks);
     await waitFor('hook server /readyz', async () => (await fetch(`http://127.0.0.1:${String(hookPort)}/readyz`)).ok, 60_000);
     processes.push(await startMetacontroller(options.dir, kubeconfig, detached));
@@ -252,7 +267,7 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     const restartHooks = async (): Promise<void> => {
       await stopProcess(hooks.pid);
       const index = processes.indexOf(hooks);
-      hooks = startHooks(options.dir, hookPort, options);
+      hooks = startHooks(options.dir, listeners, options);
       processes.splice(index, 1, hooks);
       await waitFor('hook server /readyz after restart', async () => (await fetch(`http://127.0.0.1:${String(hookPort)}/readyz`)).ok, 60_000);
     };
@@ -264,7 +279,7 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
       }
       return result.stdout;
     };
-    return { controlPlane, kubeconfig, hookPort, processes, kubectl, kubectlResult, restartHooks, stop, ...(bmcs === undefined ? {} : { bmcs }), ...(pool === undefined ? {} : { pool }) };
+    return { controlPlane, kubeconfig, hookPort, conversion, processes, kubectl, kubectlResult, restartHooks, stop, ...(bmcs === undefined ? {} : { bmcs }), ...(pool === undefined ? {} : { pool }) };
   } catch (error) {
     await stop();
     throw error;
