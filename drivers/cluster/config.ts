@@ -1,0 +1,43 @@
+// Settings of the Cluster API request runner, from the environment (docs/drivers.md). The pool's
+// own settings (namespaces, watch liveness, shutdown grace) are passed in by drivers/main.ts.
+type Env = Record<string, string | undefined>;
+
+export interface ClusterRequestSettings {
+  /** Namespaces to watch; empty means all. */
+  namespaces: string[];
+  /** Requests executed at the same time (different targets only). */
+  concurrency: number;
+  /** How often a waiting NodeOperation looks at the workload cluster again. */
+  nodeRecheckMs: number;
+  /** Budget of one API call, management or workload cluster. */
+  apiTimeoutMs: number;
+  /** Upper bound of the back-off between transient failures. */
+  maxBackoffMs: number;
+  watchLivenessMs: number;
+  watchTimeoutSeconds: number;
+  shutdownTimeoutMs: number;
+}
+
+function integer(name: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined || raw.trim() === '') {
+    return fallback;
+  }
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} must be an integer >= ${String(min)}, got "${raw}"`);
+  }
+  return value;
+}
+
+export type PoolShared = Pick<ClusterRequestSettings, 'namespaces' | 'watchLivenessMs' | 'watchTimeoutSeconds' | 'shutdownTimeoutMs'>;
+
+/** CLUSTER_REQUEST_CONCURRENCY, NODE_RECHECK_SECONDS, CLUSTER_API_TIMEOUT_SECONDS, CLUSTER_REQUEST_MAX_BACKOFF_SECONDS. */
+export function loadClusterRequestSettings(env: Env, shared: PoolShared): ClusterRequestSettings {
+  return {
+    ...shared,
+    concurrency: integer('CLUSTER_REQUEST_CONCURRENCY', env.CLUSTER_REQUEST_CONCURRENCY, 10, 1),
+    nodeRecheckMs: integer('NODE_RECHECK_SECONDS', env.NODE_RECHECK_SECONDS, 10, 1) * 1000,
+    apiTimeoutMs: integer('CLUSTER_API_TIMEOUT_SECONDS', env.CLUSTER_API_TIMEOUT_SECONDS, 15, 1) * 1000,
+    maxBackoffMs: integer('CLUSTER_REQUEST_MAX_BACKOFF_SECONDS', env.CLUSTER_REQUEST_MAX_BACKOFF_SECONDS, 300, 1) * 1000,
+  };
+}

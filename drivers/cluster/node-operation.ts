@@ -1,0 +1,210 @@
+// Executes one NodeOperation (domain/capi/requests.ts) against a workload cluster: SetProviderID,
+// Fence (save, then delete) and Restore (wait, then add what is missing). Waiting is an outcome,
+// not a loop: the runner records it (observedTime, message) and checks again on its timer.
+// Transient failures are thrown; the runner retries them with back-off.
+import { formatTime } from '../../domain/backoff.js';
+import { NodeAction } from '../../domain/capi/requests.js';
+import type { NodeOperation, NodeOperationStatus, ObservedNode } from '../../domain/capi/requests.js';
+import type { ObjectMeta } from '../../domain/k8s.js';
+import { Phase } from '../../domain/operations.js';
+import type { Clock } from '../pool/clock.js';
+import { ApiError, MERGE_PATCH, isConflict, isNotFound } from './rest.js';
+import type { RestClient } from './rest.js';
+import type { WorkloadClients } from './workload.js';
+
+export const UUID_LABEL = 'metal3.io/uuid';
+export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+
+interface NodeJSON {
+  metadata: ObjectMeta & { name: string };
+  spec?: { providerID?: string };
+}
+
+export type NodeOutcome = { kind: 'finished'; status: NodeOperationStatus } | { kind: 'waiting'; message: string };
+
+export interface NodeContext {
+  workloads: WorkloadClients;
+  clock: Clock;
+  /** Writes a status before the executor goes on; throws when it could not be written. */
+  saveProgress: (status: NodeOperationStatus) => Promise<void>;
+}
+
+interface Call {
+  ctx: NodeContext;
+  op: NodeOperation;
+  client: RestClient;
+}
+
+/** Attempts of a guarded Node write before a conflict counts as transient. */
+const WRITE_ATTEMPTS = 3;
+
+const nodePath = (name: string): string => `/api/v1/nodes/${encodeURIComponent(name)}`;
+
+function observed(node: NodeJSON, withMetadata: boolean): ObservedNode {
+  const { name, labels, annotations } = node.metadata;
+  const providerID = node.spec?.providerID;
+  return {
+    name,
+    ...(providerID !== undefined && providerID !== '' && { providerID }),
+    ...(withMetadata && { labels: labels ?? {}, annotations: annotations ?? {} }),
+  };
+}
+
+function succeeded(call: Call, message: string, node?: ObservedNode): NodeOutcome {
+  const now = formatTime(call.ctx.clock.now());
+  return { kind: 'finished', status: { phase: Phase.Succeeded, message, observedTime: now, completionTime: now, ...(node !== undefined && { node }) } };
+}
+
+function failed(call: Call, reason: string, message: string, node?: ObservedNode): NodeOutcome {
+  const now = formatTime(call.ctx.clock.now());
+  return { kind: 'finished', status: { phase: Phase.Failed, message, observedTime: now, completionTime: now, error: { kind: 'Permanent', reason, message }, ...(node !== undefined && { node }) } };
+}
+
+async function getNode(client: RestClient, name: string): Promise<NodeJSON | undefined> {
+  try {
+    return await client.request<NodeJSON>({ method: 'GET', path: nodePath(name) });
+  } catch (error) {
+    if (isNotFound(error)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+function selectorText(op: NodeOperation): string {
+  const { uuid, hostnames = [] } = op.spec.node;
+  return uuid !== undefined && uuid !== '' ? `${UUID_LABEL}=${uuid}` : `${HOSTNAME_LABEL} in (${hostnames.join(', ')})`;
+}
+
+async function findNodes(client: RestClient, op: NodeOperation): Promise<NodeJSON[]> {
+  const { uuid, hostnames = [] } = op.spec.node;
+  const byUUID = uuid !== undefined && uuid !== '';
+  const labelSelector = byUUID ? `${UUID_LABEL}=${uuid}` : HOSTNAME_LABEL;
+  const list = await client.request<{ items: NodeJSON[] }>({ method: 'GET', path: '/api/v1/nodes', query: { labelSelector } });
+  return byUUID ? list.items : list.items.filter((node) => hostnames.includes(node.metadata.labels?.[HOSTNAME_LABEL] ?? ''));
+}
+
+function isAccepted(op: NodeOperation, current: string): boolean {
+  return current === (op.spec.providerID ?? '') || (current !== '' && (op.spec.acceptedProviderIDs ?? []).includes(current));
+}
+
+/** Writes spec.providerID (allowed by Kubernetes only from empty); undefined when the Node changed meanwhile. */
+async function writeProviderID(call: Call, node: NodeJSON): Promise<NodeOutcome | undefined> {
+  const wanted = call.op.spec.providerID ?? '';
+  try {
+    const body = { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { providerID: wanted } };
+    const patched = await call.client.request<NodeJSON>({ method: 'PATCH', path: nodePath(node.metadata.name), body, contentType: MERGE_PATCH });
+    return succeeded(call, `set providerID ${wanted} on Node ${node.metadata.name}`, observed(patched, false));
+  } catch (error) {
+    if (isConflict(error) || (error instanceof ApiError && error.code === 422)) {
+      // Somebody wrote the Node (maybe its providerID) since we read it: decide again.
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** One look at the matching Node; undefined when a guarded write lost a race (look again). */
+async function setProviderIDOnce(call: Call): Promise<NodeOutcome | undefined> {
+  const { op, client } = call;
+  const nodes = await findNodes(client, op);
+  const [node] = nodes;
+  if (node === undefined) {
+    return { kind: 'waiting', message: `waiting for a Node with label ${selectorText(op)}` };
+  }
+  if (nodes.length > 1) {
+    return failed(call, 'MultipleNodes', `${String(nodes.length)} Nodes match ${selectorText(op)}: ${nodes.map((n) => n.metadata.name).join(', ')}`);
+  }
+  const current = node.spec?.providerID ?? '';
+  if (isAccepted(op, current)) {
+    return succeeded(call, `Node ${node.metadata.name} has providerID ${current}`, observed(node, false));
+  }
+  if (current !== '') {
+    return failed(call, 'ProviderIDMismatch', `Node ${node.metadata.name} has providerID ${current}, not ${op.spec.providerID ?? ''}`, observed(node, false));
+  }
+  return writeProviderID(call, node);
+}
+
+/** Save what the Node carries (status first, so a restart never loses it), then delete it. */
+async function fence(call: Call): Promise<NodeOutcome> {
+  const { ctx, op, client } = call;
+  const name = op.spec.node.name ?? '';
+  let saved = op.status?.node;
+  if (saved === undefined) {
+    const node = await getNode(client, name);
+    if (node === undefined) {
+      return succeeded(call, `Node ${name} does not exist; nothing to fence`);
+    }
+    saved = observed(node, true);
+    await ctx.saveProgress({ phase: Phase.Running, message: `saved the labels and annotations of Node ${name}; deleting it`, observedTime: formatTime(ctx.clock.now()), node: saved });
+  }
+  try {
+    await client.request({ method: 'DELETE', path: nodePath(name) });
+  } catch (error) {
+    if (!isNotFound(error)) {
+      throw error;
+    }
+  }
+  return succeeded(call, `deleted Node ${name}; its labels and annotations are in status.node`, saved);
+}
+
+function missing(present: Record<string, string> | undefined, saved: Record<string, string>): Record<string, string> | undefined {
+  const added = Object.entries(saved).filter(([key]) => present?.[key] === undefined);
+  return added.length === 0 ? undefined : Object.fromEntries(added);
+}
+
+async function addMissing(call: Call, node: NodeJSON, labels: Record<string, string> | undefined, annotations: Record<string, string> | undefined): Promise<NodeOutcome | undefined> {
+  const name = node.metadata.name;
+  try {
+    const body = { metadata: { resourceVersion: node.metadata.resourceVersion, ...(labels && { labels }), ...(annotations && { annotations }) } };
+    const patched = await call.client.request<NodeJSON>({ method: 'PATCH', path: nodePath(name), body, contentType: MERGE_PATCH });
+    const count = Object.keys({ ...labels }).length + Object.keys({ ...annotations }).length;
+    return succeeded(call, `restored ${String(count)} labels and annotations on Node ${name}`, observed(patched, true));
+  } catch (error) {
+    if (isConflict(error)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+async function restoreOnce(call: Call): Promise<NodeOutcome | undefined> {
+  const name = call.op.spec.node.name ?? '';
+  const node = await getNode(call.client, name);
+  if (node === undefined) {
+    return { kind: 'waiting', message: `waiting for Node ${name} to be re-created` };
+  }
+  const saved = call.op.spec.restore ?? { labels: {}, annotations: {} };
+  const labels = missing(node.metadata.labels, saved.labels);
+  const annotations = missing(node.metadata.annotations, saved.annotations);
+  if (labels === undefined && annotations === undefined) {
+    return succeeded(call, `Node ${name} has every saved label and annotation`, observed(node, true));
+  }
+  return addMissing(call, node, labels, annotations);
+}
+
+async function withRetries(call: Call, once: (call: Call) => Promise<NodeOutcome | undefined>): Promise<NodeOutcome> {
+  for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
+    const outcome = await once(call);
+    if (outcome !== undefined) {
+      return outcome;
+    }
+  }
+  throw new ApiError(409, 'Conflict', `the Node changed under ${String(WRITE_ATTEMPTS)} guarded writes in a row`);
+}
+
+/** The outcome of one attempt; throws what is worth a retry (with the kubeconfig's secrets to scrub). */
+export async function executeNodeOperation(ctx: NodeContext, op: NodeOperation): Promise<NodeOutcome> {
+  const { client } = await ctx.workloads.forCluster(op.metadata.namespace ?? '', op.spec.cluster.name);
+  const call: Call = { ctx, op, client };
+  switch (op.spec.action) {
+    case NodeAction.SetProviderID:
+      return withRetries(call, setProviderIDOnce);
+    case NodeAction.Fence:
+      return fence(call);
+    case NodeAction.Restore:
+      return withRetries(call, restoreOnce);
+    default:
+      return failed(call, 'UnknownAction', `unknown action ${String(op.spec.action)}`);
+  }
+}

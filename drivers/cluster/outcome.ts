@@ -1,0 +1,33 @@
+// Transient failures of a Cluster API request as status.error (docs/architecture.md rule 6):
+// the kind is always Transient here (permanent outcomes are returned by the executors, not
+// thrown), the reason says where it failed, the message is scrubbed of the workload cluster's
+// credentials and capped.
+import type { OperationError } from '../../domain/operations.js';
+import { OperationFailure, scrub } from '../pool/errors.js';
+import { ApiError, RequestTimeout } from './rest.js';
+
+function networkCode(error: unknown): string | undefined {
+  const { code, cause } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; cause?: unknown };
+  if (typeof code === 'string') {
+    return code;
+  }
+  return cause === undefined ? undefined : networkCode(cause);
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof OperationFailure) {
+    return error.reason;
+  }
+  if (error instanceof RequestTimeout) {
+    return 'Timeout';
+  }
+  if (error instanceof ApiError) {
+    return error.code === 429 ? 'TooManyRequests' : 'APIServerError';
+  }
+  return networkCode(error) === undefined ? 'Unexpected' : 'APIServerUnreachable';
+}
+
+export function transientError(error: unknown, secrets: readonly string[]): OperationError {
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: 'Transient', reason: reasonOf(error), message: scrub(message, secrets) };
+}
