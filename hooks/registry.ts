@@ -3,6 +3,7 @@ import { baremetalhostAnnotationHooks, baremetalhostHooks } from './baremetalhos
 import { ipamHooks } from './ipam/index.js';
 import { metal3clusterHooks } from './metal3cluster/index.js';
 import { metal3dataHooks } from './metal3data/index.js';
+import { metal3machineHooks } from './metal3machine/index.js';
 import { metal3machinetemplateHooks } from './metal3machinetemplate/index.js';
 import type { HookRegistry } from './types.js';
 
@@ -13,4 +14,5 @@ export const hookRegistry: HookRegistry = {
   ...metal3dataHooks,
   ...metal3clusterHooks,
   ...metal3machinetemplateHooks,
+  metal3machine: metal3machineHooks,
 };

@@ -1,0 +1,109 @@
+// Choosing a BareMetalHost for a Metal3Machine (§4.5). Upstream picks at random among the
+// eligible hosts; Ironhook ranks them by a hash of (machine UID, host name) and takes the lowest.
+// The choice is then deterministic (a hook must be), yet machines created together rank the hosts
+// differently and so mostly ask for different hosts; when two still ask for the same host, the
+// resourceVersion test of the claim patch lets exactly one win and the other chooses again.
+import type { KObject } from '../../domain/k8s.js';
+import { shortHash } from '../../domain/naming.js';
+import { isDeleting, rec, str } from '../metal3data/request.js';
+import type { MachineContext } from './context.js';
+import { CONTROL_PLANE_GROUP, CONTROL_PLANE_NAME_LABEL, DEPLOYMENT_NAME_LABEL, FAILURE_DOMAIN_LABEL, HOST_PAUSED_ANNOTATION, NODE_REUSE_LABEL, UNHEALTHY_ANNOTATIONS } from './names.js';
+import { consumerOf, hostState } from './observed.js';
+import { compileSelector } from './selector.js';
+
+export type Choice =
+  | { kind: 'host'; host: KObject; viaReuse: boolean }
+  | { kind: 'none'; reason: string }
+  | { kind: 'reuseWait'; reason: string }
+  | { kind: 'invalid'; error: string };
+
+const AVAILABLE_STATES: readonly string[] = ['ready', 'available'];
+
+/** `cp-<control plane>` or `md-<MachineDeployment>` of the owner Machine (§6); undefined for neither. */
+export function reuseLabelValue(ctx: MachineContext): string | undefined {
+  const machine = ctx.machine;
+  if (machine === undefined) return undefined;
+  const labels = machine.metadata.labels ?? {};
+  const controlPlane = labels[CONTROL_PLANE_NAME_LABEL] ?? controlPlaneOwner(machine);
+  if (controlPlane !== undefined && controlPlane !== '') return `cp-${controlPlane}`;
+  const deployment = labels[DEPLOYMENT_NAME_LABEL];
+  return deployment === undefined || deployment === '' ? undefined : `md-${deployment}`;
+}
+
+function controlPlaneOwner(machine: KObject): string | undefined {
+  return (machine.metadata.ownerReferences ?? []).find((ref) => ref.apiVersion.startsWith(`${CONTROL_PLANE_GROUP}/`))?.name;
+}
+
+/** The consumerRef names this Metal3Machine (version ignored, as upstream). */
+export function consumedByMe(ctx: MachineContext, host: KObject | undefined): boolean {
+  const ref = consumerOf(host);
+  return ref !== undefined && ref.kind === 'Metal3Machine' && ref.name === ctx.name && (ref.namespace === '' || ref.namespace === ctx.namespace) && ref.group === 'infrastructure.cluster.x-k8s.io';
+}
+
+/** Why a host can never be chosen, or undefined. */
+function excluded(host: KObject): string | undefined {
+  const annotations = host.metadata.annotations ?? {};
+  if (isDeleting(host)) return 'being deleted';
+  if (str(rec(host.status).errorMessage) !== '') return 'in error';
+  if (annotations[HOST_PAUSED_ANNOTATION] !== undefined) return 'paused';
+  if (UNHEALTHY_ANNOTATIONS.some((key) => annotations[key] !== undefined)) return 'unhealthy';
+  return undefined;
+}
+
+interface Sorted {
+  mine?: KObject;
+  withReuse: KObject[];
+  available: KObject[];
+}
+
+function sortHosts(ctx: MachineContext, hosts: readonly KObject[], reuse: string | undefined): Sorted {
+  const sorted: Sorted = { withReuse: [], available: [] };
+  for (const host of hosts) {
+    if (consumedByMe(ctx, host)) return { ...sorted, mine: host };
+    const label = host.metadata.labels?.[NODE_REUSE_LABEL];
+    if (consumerOf(host) !== undefined || (label !== undefined && label !== reuse) || excluded(host) !== undefined) continue;
+    if (label !== undefined) sorted.withReuse.push(host);
+    else if (AVAILABLE_STATES.includes(hostState(host))) sorted.available.push(host);
+  }
+  return sorted;
+}
+
+/** Lowest rank first: hash of (machine UID, host name), then the name. */
+export function rankHosts(machineUID: string, hosts: readonly KObject[]): KObject[] {
+  const keyed = hosts.map((host) => ({ host, name: host.metadata.name ?? '', rank: shortHash(`${machineUID}/${host.metadata.name ?? ''}`, 16) }));
+  keyed.sort((a, b) => (a.rank === b.rank ? a.name.localeCompare(b.name) : a.rank.localeCompare(b.rank)));
+  return keyed.map((k) => k.host);
+}
+
+function failureDomain(ctx: MachineContext): string {
+  return str(rec(ctx.machine?.spec).failureDomain) || str(ctx.spec.failureDomain);
+}
+
+function pick(ctx: MachineContext, hosts: readonly KObject[]): KObject | undefined {
+  const domain = failureDomain(ctx);
+  const inDomain = domain === '' ? [] : hosts.filter((host) => host.metadata.labels?.[FAILURE_DOMAIN_LABEL] === domain);
+  return rankHosts(ctx.uid, inDomain.length > 0 ? inDomain : hosts)[0];
+}
+
+/** Chooses a host among `ctx.hosts` (§4.5), skipping the names in `skip` (hosts just lost). */
+export function chooseHost(ctx: MachineContext, skip: readonly string[] = []): Choice {
+  const selector = compileSelector(ctx.spec.hostSelector);
+  if (!selector.ok) return { kind: 'invalid', error: selector.error };
+  const candidates = ctx.hosts.filter((host) => selector.matches(host.metadata.labels ?? {}) && !skip.includes(host.metadata.name ?? ''));
+  const reuse = reuseLabelValue(ctx);
+  const sorted = sortHosts(ctx, candidates, reuse);
+  if (sorted.mine !== undefined) return { kind: 'host', host: sorted.mine, viaReuse: false };
+  if (sorted.withReuse.length > 0) return chooseReused(ctx, sorted.withReuse, reuse ?? '');
+  const host = pick(ctx, sorted.available);
+  if (host !== undefined) return { kind: 'host', host, viaReuse: false };
+  return { kind: 'none', reason: `no available BareMetalHost in namespace ${ctx.namespace} matches the hostSelector (${candidates.length} of ${ctx.hosts.length} hosts match it; a host must be available or ready, unclaimed, not paused, healthy and without error)` };
+}
+
+function chooseReused(ctx: MachineContext, hosts: readonly KObject[], reuse: string): Choice {
+  const ready = hosts.filter((host) => AVAILABLE_STATES.includes(hostState(host)));
+  const host = pick(ctx, ready);
+  if (host !== undefined) return { kind: 'host', host, viaReuse: true };
+  const names = hosts.map((h) => `${h.metadata.name ?? ''} (${hostState(h) || 'no state'})`).join(', ');
+  return { kind: 'reuseWait', reason: `BareMetalHost(s) labelled ${NODE_REUSE_LABEL}=${reuse} are not available yet: ${names}` };
+}
+

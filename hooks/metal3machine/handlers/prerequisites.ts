@@ -1,0 +1,73 @@
+// The states before a host is chosen: owner Machine, cluster infrastructure, Metal3Cluster,
+// pause propagation and bootstrap data (§4.2, §4.3, §4.9).
+import { CLUSTER_NAME_LABEL } from '../../../domain/capi/types.js';
+import type { KObject } from '../../../domain/k8s.js';
+import { rec, str } from '../../metal3data/request.js';
+import { isPausedContext, type MachineContext } from '../context.js';
+import { HOST_PAUSED_ANNOTATION, MachineState as S, PAUSED_BY_CAPM3, Purpose, Reason } from '../names.js';
+import { cont, poll, wait, type Outcome, type RequestIntent } from '../outcome.js';
+import { hostTarget, pauseOps, unpauseOps } from '../patches.js';
+import { patchIntent, progressOf } from '../requests.js';
+import { consumedByMe } from '../choose.js';
+import { annotatedHostName, claimedHost } from './host.js';
+
+export function handleWaitingForMachine(ctx: MachineContext): Outcome {
+  if (ctx.machine !== undefined) return cont(S.WaitingForClusterInfrastructure);
+  const owner = (ctx.m3m.metadata.ownerReferences ?? []).find((ref) => ref.kind === 'Machine');
+  const reason = owner === undefined ? 'a Cluster API Machine to set itself as owner' : `Machine ${owner.name} (the owner) to appear`;
+  return wait(reason, { conditionReason: Reason.WaitingForOwner });
+}
+
+function conditionTrue(conditions: unknown, type: string): boolean {
+  return Array.isArray(conditions) && conditions.map(rec).some((c) => c.type === type && c.status === 'True');
+}
+
+/** v1beta2 `initialization.infrastructureProvisioned`, or the v1beta1 `InfrastructureReady` condition. */
+export function infrastructureReady(cluster: KObject): boolean {
+  const status = rec(cluster.status);
+  if (rec(status.initialization).infrastructureProvisioned === true) return true;
+  return conditionTrue(rec(rec(status.deprecated).v1beta1).conditions, 'InfrastructureReady') || conditionTrue(status.conditions, 'InfrastructureReady');
+}
+
+export function handleWaitingForClusterInfrastructure(ctx: MachineContext): Outcome {
+  const conditionReason = Reason.WaitingForClusterInfrastructure;
+  if (ctx.clusterName === '') return wait(`the ${CLUSTER_NAME_LABEL} label on Machine ${ctx.machine?.metadata.name ?? ''}`, { conditionReason });
+  if (ctx.cluster === undefined) return wait(`Cluster ${ctx.clusterName}`, { conditionReason });
+  if (!infrastructureReady(ctx.cluster)) return wait(`Cluster ${ctx.clusterName} infrastructure to be provisioned`, { conditionReason });
+  return cont(S.WaitingForMetal3Cluster);
+}
+
+export function handleWaitingForMetal3Cluster(ctx: MachineContext): Outcome {
+  if (ctx.metal3Cluster !== undefined) return cont(S.Paused);
+  const name = str(rec(rec(ctx.cluster?.spec).infrastructureRef).name);
+  return wait(`Metal3Cluster ${name || `(Cluster ${ctx.clusterName} names no infrastructureRef)`}`, { conditionReason: Reason.WaitingForMetal3Cluster });
+}
+
+function pauseRequest(ctx: MachineContext, host: KObject): RequestIntent[] {
+  if (host.metadata.annotations?.[HOST_PAUSED_ANNOTATION] !== undefined || !consumedByMe(ctx, host)) return [];
+  const progress = progressOf(ctx, Purpose.Pause, true, host);
+  return progress.kind === 'issue' ? [patchIntent(Purpose.Pause, hostTarget(host), pauseOps(ctx, host), host)] : [];
+}
+
+/** §4.9: lift the provider's pause when the host carries this cluster's label. */
+function unpauseRequest(ctx: MachineContext, host: KObject): RequestIntent[] {
+  const ours = host.metadata.annotations?.[HOST_PAUSED_ANNOTATION] === PAUSED_BY_CAPM3 && host.metadata.labels?.[CLUSTER_NAME_LABEL] === ctx.clusterName;
+  const progress = progressOf(ctx, Purpose.Unpause, ours, host);
+  return progress.kind === 'issue' ? [patchIntent(Purpose.Unpause, hostTarget(host), unpauseOps(host), host)] : [];
+}
+
+/** Paused (Cluster spec.paused or the machine's paused annotation): pause the host too and wait. */
+export function handlePaused(ctx: MachineContext): Outcome {
+  const host = annotatedHostName(ctx) === '' ? undefined : claimedHost(ctx);
+  const next = ctx.deleting ? S.Deprovisioning : S.WaitingForBootstrapData;
+  if (!isPausedContext(ctx)) return cont(next, { requests: host === undefined ? [] : unpauseRequest(ctx, host) });
+  return poll('the Cluster or the Metal3Machine to be unpaused', { requests: host === undefined ? [] : pauseRequest(ctx, host), conditionReason: Reason.Paused });
+}
+
+export function handleWaitingForBootstrapData(ctx: MachineContext): Outcome {
+  const machine = ctx.machine;
+  const secret = str(rec(rec(machine?.spec).bootstrap).dataSecretName);
+  if (secret === '') return wait(`bootstrap data: Machine ${machine?.metadata.name ?? ''} has no spec.bootstrap.dataSecretName yet`, { conditionReason: Reason.WaitingForBootstrapData });
+  const userData = Object.keys(rec(ctx.status.userData)).length > 0 ? ctx.status.userData : { name: secret, namespace: machine?.metadata.namespace ?? ctx.namespace };
+  return cont(S.Associating, { status: { userData } });
+}

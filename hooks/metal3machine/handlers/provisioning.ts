@@ -1,0 +1,160 @@
+// After association: per-node data (§7.6), the host spec (§4.6), provisioning, the provider ID
+// (§4.8) and ready.
+import type { KObject } from '../../../domain/k8s.js';
+import { NodeAction } from '../../../domain/capi/requests.js';
+import { canonicalJSON } from '../../../domain/canonical.js';
+import { rec, str } from '../../metal3data/request.js';
+import { latestRequest, type MachineContext } from '../context.js';
+import { FailureReason, MachineState as S, providerID, ProviderIDPrefix, Purpose, Reason } from '../names.js';
+import { hostSpec, hostState, isInFlight, phaseOf, requestMessage } from '../observed.js';
+import { cont, wait, type Outcome, type RequestIntent } from '../outcome.js';
+import { hostTarget, providerIDOps, selfTarget, stillMine } from '../patches.js';
+import { patchIntent, progressOf, type Progress } from '../requests.js';
+import { claimedHost, hostAddresses } from './host.js';
+
+function hasRef(value: unknown): boolean {
+  return str(rec(value).name) !== '';
+}
+
+/** A secret reference of the spec when it stays in the machine's namespace (upstream's webhook rule). */
+function sameNamespaceRef(ctx: MachineContext, value: unknown): Record<string, unknown> | undefined {
+  const ref = rec(value);
+  const namespace = str(ref.namespace);
+  return hasRef(ref) && (namespace === '' || namespace === ctx.namespace) ? ref : undefined;
+}
+
+function specSecrets(ctx: MachineContext): Record<string, unknown> {
+  const metaData = sameNamespaceRef(ctx, ctx.spec.metaData);
+  const networkData = sameNamespaceRef(ctx, ctx.spec.networkData);
+  return { ...(metaData && { metaData }), ...(networkData && { networkData }) };
+}
+
+function dataWait(ctx: MachineContext, data: KObject | undefined): Outcome {
+  const error = str(rec(data?.status).errorMessage);
+  const what = data === undefined ? `a Metal3Data for Metal3DataClaim ${ctx.name}` : `Metal3Data ${data.metadata.name ?? ''} to be ready`;
+  return wait(error === '' ? what : `${what} (${error})`, { conditionReason: Reason.WaitingForMetal3Data });
+}
+
+export function handleWaitingForData(ctx: MachineContext): Outcome {
+  const fromSpec = specSecrets(ctx);
+  const template = rec(ctx.spec.dataTemplate);
+  if (!hasRef(template)) return cont(S.SettingHostSpec, { status: fromSpec });
+  const namespace = str(template.namespace);
+  if (namespace !== '' && namespace !== ctx.namespace) {
+    return { kind: 'permanent', reason: `spec.dataTemplate.namespace ${namespace} differs from the machine's namespace`, conditionReason: Reason.MetaDataFailed, failureReason: FailureReason.Create };
+  }
+  const data = ctx.datas[0];
+  if (data === undefined || data.metadata.deletionTimestamp !== undefined || rec(data.status).ready !== true) return dataWait(ctx, data);
+  return cont(S.SettingHostSpec, { status: renderedStatus(ctx, data, fromSpec) });
+}
+
+/** §7.6: renderedData, and the data's Secrets where the spec names none. */
+function renderedStatus(ctx: MachineContext, data: KObject, fromSpec: Record<string, unknown>): Record<string, unknown> {
+  const spec = rec(data.spec);
+  const status: Record<string, unknown> = { renderedData: { name: data.metadata.name ?? '', namespace: ctx.namespace } };
+  status.metaData = fromSpec.metaData ?? (hasRef(spec.metaData) ? spec.metaData : undefined);
+  status.networkData = fromSpec.networkData ?? (hasRef(spec.networkData) ? spec.networkData : undefined);
+  return status;
+}
+
+function imageFor(ctx: MachineContext): Record<string, unknown> | undefined {
+  const image = rec(ctx.spec.image);
+  if (str(image.url) === '') return undefined;
+  const out: Record<string, unknown> = { url: image.url };
+  if (str(image.checksum) !== '') out.checksum = image.checksum;
+  if (str(image.checksumType) !== '') out.checksumType = image.checksumType;
+  if (str(image.diskFormat) !== '') out.format = image.diskFormat;
+  return out;
+}
+
+/** §4.6: provisioning fields only on a host without image or custom deploy; online and cleaning mode always. */
+export function desiredHostSpec(ctx: MachineContext, host: KObject): Record<string, unknown> {
+  const spec = hostSpec(host);
+  const fresh = str(rec(spec.image).url) === '' && str(rec(spec.customDeploy).method) === '';
+  const desired: Record<string, unknown> = {};
+  if (fresh && hasRef(ctx.status.userData)) {
+    const method = str(rec(ctx.spec.customDeploy).method);
+    Object.assign(desired, { image: imageFor(ctx), customDeploy: method === '' ? undefined : { method }, userData: ctx.status.userData, metaData: ctx.status.metaData, networkData: ctx.status.networkData });
+  }
+  const cleaning = str(ctx.spec.automatedCleaningMode);
+  if (cleaning !== '') desired.automatedCleaningMode = cleaning;
+  desired.online = true;
+  return Object.fromEntries(Object.entries(desired).filter(([, value]) => value !== undefined));
+}
+
+function hostSpecChanges(ctx: MachineContext, host: KObject): Record<string, unknown> {
+  const spec = hostSpec(host);
+  const changed = Object.entries(desiredHostSpec(ctx, host)).filter(([key, value]) => canonicalJSON(spec[key]) !== canonicalJSON(value));
+  return Object.fromEntries(changed.sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function failedPatch(what: string, progress: Extract<Progress, { kind: 'failed' }>): Outcome {
+  const message = `${what} failed (${progress.reason}): ${requestMessage(progress.request)}`;
+  return { kind: 'permanent', reason: message, conditionReason: Reason.NotReady, failureReason: FailureReason.Update };
+}
+
+export function handleSettingHostSpec(ctx: MachineContext): Outcome {
+  const host = claimedHost(ctx);
+  if (host === undefined) return wait('the associated BareMetalHost', { conditionReason: Reason.NotReady });
+  const changes = hostSpecChanges(ctx, host);
+  const progress = progressOf(ctx, Purpose.HostSpec, Object.keys(changes).length > 0, host);
+  if (progress.kind === 'satisfied') return cont(S.Provisioning);
+  if (progress.kind === 'failed') return failedPatch(`setting the spec of BareMetalHost ${host.metadata.name ?? ''}`, progress);
+  const ops = [...stillMine(ctx), ...Object.entries(changes).map(([key, value]) => ({ op: 'add' as const, path: `/spec/${key}`, value }))];
+  const requests = progress.kind === 'issue' ? [patchIntent(Purpose.HostSpec, hostTarget(host), ops, host)] : [];
+  return wait(`the driver pool to set ${Object.keys(changes).sort().join(', ')} on BareMetalHost ${host.metadata.name ?? ''}`, { requests, conditionReason: Reason.NotReady });
+}
+
+export function handleProvisioning(ctx: MachineContext): Outcome {
+  const host = claimedHost(ctx);
+  const state = hostState(host);
+  if (state === 'provisioned') return cont(S.SettingProviderID);
+  const error = str(rec(host?.status).errorMessage);
+  const detail = error === '' ? `state: ${state || 'none'}` : `state: ${state}, error: ${error}`;
+  return wait(`BareMetalHost ${host?.metadata.name ?? ''} to be provisioned (${detail})`, { conditionReason: Reason.NotReady });
+}
+
+function nodeOperation(ctx: MachineContext, host: KObject, id: string): RequestIntent {
+  const hostUID = host.metadata.uid ?? '';
+  const hostnames = hostAddresses(host).filter((a) => a.type === 'Hostname').map((a) => a.address);
+  return {
+    kind: 'NodeOperation',
+    purpose: Purpose.NodeProviderID,
+    spec: { cluster: { name: ctx.clusterName }, action: NodeAction.SetProviderID, node: { uuid: hostUID, ...(hostnames.length > 0 && { hostnames }) }, providerID: id, acceptedProviderIDs: [`${ProviderIDPrefix}${hostUID}`] },
+  };
+}
+
+function selfProviderID(ctx: MachineContext, id: string, requests: RequestIntent[]): Outcome {
+  const progress = progressOf(ctx, Purpose.ProviderID, str(ctx.spec.providerID) === '', ctx.m3m);
+  if (progress.kind === 'satisfied') return cont(S.Ready, { requests });
+  if (progress.kind === 'failed') return failedPatch('writing spec.providerID', progress);
+  if (progress.kind === 'issue') requests.push(patchIntent(Purpose.ProviderID, selfTarget(ctx), providerIDOps(ctx, id), ctx.m3m));
+  return wait(`spec.providerID ${id} on this Metal3Machine`, { requests, conditionReason: Reason.NotReady });
+}
+
+/** §4.8: providerID on the machine and on the workload Node; with a cloud provider, the Node's first. */
+export function handleSettingProviderID(ctx: MachineContext): Outcome {
+  const host = claimedHost(ctx);
+  if (host === undefined) return wait('the associated BareMetalHost', { conditionReason: Reason.NotReady });
+  const id = str(ctx.spec.providerID) || providerID(ctx.namespace, host.metadata.name ?? '', ctx.name);
+  const node = latestRequest(ctx, Purpose.NodeProviderID);
+  const requests = node === undefined ? [nodeOperation(ctx, host, id)] : [];
+  const cloud = rec(ctx.metal3Cluster?.spec).cloudProviderEnabled === true;
+  if (!cloud || str(ctx.spec.providerID) !== '') return selfProviderID(ctx, id, requests);
+  return cloudProviderID(ctx, id, node, requests);
+}
+
+/** With a cloud provider the Node's providerID comes first; the machine copies what the Node has. */
+function cloudProviderID(ctx: MachineContext, id: string, node: KObject | undefined, requests: RequestIntent[]): Outcome {
+  if (node === undefined || isInFlight(node)) return wait(`a workload cluster Node with providerID ${id} (cloud provider enabled)`, { requests, conditionReason: Reason.NotReady });
+  if (phaseOf(node) !== 'Succeeded') return { kind: 'permanent', reason: `finding the workload Node failed: ${requestMessage(node)}`, conditionReason: Reason.NotReady, failureReason: FailureReason.Update };
+  const found = str(rec(rec(node.status).node).providerID) || id;
+  return selfProviderID(ctx, found, requests);
+}
+
+export function handleReady(ctx: MachineContext): Outcome {
+  const host = claimedHost(ctx);
+  const node = latestRequest(ctx, Purpose.NodeProviderID);
+  const nodeNote = phaseOf(node) === 'Failed' ? `; setting the providerID on the workload Node failed: ${requestMessage(node)}` : '';
+  return { kind: 'done', reason: `provisioned on BareMetalHost ${host?.metadata.name ?? ''}${nodeNote}`, status: { addresses: hostAddresses(host), initialization: { provisioned: true } } };
+}

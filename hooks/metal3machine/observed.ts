@@ -1,0 +1,50 @@
+// Small readers of observed objects: request sequence and outcome, timestamps, host fields.
+import type { KObject } from '../../domain/k8s.js';
+import { Phase } from '../../domain/operations.js';
+import { rec, str } from '../metal3data/request.js';
+
+/** The attempt number at the end of a request's name (`<machine>-<purpose>-<sequence>`). */
+export function sequenceOf(request: KObject): number {
+  const match = /-(\d+)$/u.exec(request.metadata.name ?? '');
+  return match === null ? 0 : Number(match[1]);
+}
+
+export function phaseOf(request: KObject | undefined): string {
+  return str(rec(request?.status).phase);
+}
+
+export function isFinished(request: KObject | undefined): boolean {
+  const phase = phaseOf(request);
+  return phase === Phase.Succeeded || phase === Phase.Failed;
+}
+
+export function isInFlight(request: KObject | undefined): boolean {
+  return request !== undefined && !isFinished(request);
+}
+
+/** An ObjectPatch's reason (`Applied`, `TestFailed`, …) once finished, else ''. */
+export function patchReason(request: KObject | undefined): string {
+  return isFinished(request) ? str(rec(request?.status).reason) : '';
+}
+
+export function requestMessage(request: KObject | undefined): string {
+  const status = rec(request?.status);
+  return str(status.message) || str(rec(status.error).message);
+}
+
+export function hostState(host: KObject | undefined): string {
+  return str(rec(rec(host?.status).provisioning).state);
+}
+
+export function hostSpec(host: KObject | undefined): Record<string, unknown> {
+  return rec(host?.spec);
+}
+
+/** The host's consumerRef, when it names a Metal3Machine of `namespace` (any version). */
+export function consumerOf(host: KObject | undefined): { kind: string; name: string; namespace: string; group: string } | undefined {
+  const ref = rec(hostSpec(host).consumerRef);
+  if (Object.keys(ref).length === 0) return undefined;
+  const apiVersion = str(ref.apiVersion);
+  const slash = apiVersion.indexOf('/');
+  return { kind: str(ref.kind), name: str(ref.name), namespace: str(ref.namespace), group: slash < 0 ? '' : apiVersion.slice(0, slash) };
+}

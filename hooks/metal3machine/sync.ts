@@ -1,0 +1,43 @@
+// The Metal3Machine hooks: customize names the related objects, sync and finalize run the state
+// table (hooks/metal3machine/states.ts) and commit once.
+import { CAPI_GROUP, CAPI_V1BETA2, CLUSTER_NAME_LABEL, CapiKind, INFRA_V1BETA2 } from '../../domain/capi/types.js';
+import type { KObject } from '../../domain/k8s.js';
+import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
+import { labelValue } from '../../domain/naming.js';
+import { DATA_CLAIM_LABEL, Resource } from '../../domain/metal3data/types.js';
+import { parseComposite, parseCustomize } from '../metal3data/request.js';
+import { commit } from './commit.js';
+import { readContext } from './context.js';
+import { CLONED_FROM_NAME_ANNOTATION } from './names.js';
+import { runStates } from './states.js';
+
+/** Objects found by name from the machine itself: owner Machine, Cluster, template. */
+function namedRules(m3m: KObject): RelatedResourceRule[] {
+  const namespace = m3m.metadata.namespace ?? '';
+  const machines = (m3m.metadata.ownerReferences ?? []).filter((ref) => ref.kind === CapiKind.Machine && ref.apiVersion.startsWith(`${CAPI_GROUP}/`)).map((ref) => ref.name);
+  const cluster = m3m.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '';
+  const template = m3m.metadata.annotations?.[CLONED_FROM_NAME_ANNOTATION] ?? '';
+  const rules: RelatedResourceRule[] = [];
+  if (machines.length > 0) rules.push({ apiVersion: CAPI_V1BETA2, resource: 'machines', namespace, names: [...machines].sort() });
+  if (cluster !== '') rules.push({ apiVersion: CAPI_V1BETA2, resource: 'clusters', namespace, names: [cluster] });
+  if (template !== '') rules.push({ apiVersion: INFRA_V1BETA2, resource: 'metal3machinetemplates', namespace, names: [template] });
+  return rules;
+}
+
+export function metal3machineSync(request: unknown): CompositeSyncResponse {
+  const ctx = readContext(parseComposite(request, CapiKind.Metal3Machine));
+  return commit(ctx, runStates(ctx));
+}
+
+/** Related: owner Machine, Cluster, the namespace's Metal3Clusters and hosts, its Metal3Data, its template. */
+export function metal3machineCustomize(request: unknown): CustomizeResponse {
+  const m3m = parseCustomize(request, CapiKind.Metal3Machine);
+  const namespace = m3m.metadata.namespace ?? '';
+  const name = m3m.metadata.name ?? '';
+  const rules: RelatedResourceRule[] = [
+    { apiVersion: 'metal3.io/v1alpha1', resource: 'baremetalhosts', namespace },
+    { apiVersion: INFRA_V1BETA2, resource: 'metal3clusters', namespace },
+    { apiVersion: INFRA_V1BETA2, resource: Resource.Metal3Data, namespace, labelSelector: { matchLabels: { [DATA_CLAIM_LABEL]: labelValue(name) } } },
+  ];
+  return { relatedResources: [...rules, ...namedRules(m3m)] };
+}
