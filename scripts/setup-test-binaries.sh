@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds the real control-plane binaries the integration/e2e tests run (etcd, kube-apiserver,
-# kube-controller-manager, kubectl, helm, metacontroller) from the Go tools modules pinned
+# kube-controller-manager, kubectl, helm, capi-manager, metacontroller) from the Go tools modules pinned
 # under tools/, into
 #   ${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin
 # Nothing prebuilt is downloaded: only Go modules, through the go command.
 #
 # Usage: scripts/setup-test-binaries.sh [--force] [NAME...]
-#   NAME is one of: etcd kube-apiserver kube-controller-manager kubectl helm metacontroller
+#   NAME is one of: etcd kube-apiserver kube-controller-manager kubectl helm capi-manager
+#   metacontroller
 #   (default: all of them).
 #   --force rebuilds even when the stamp matches.
 #
@@ -23,7 +24,7 @@ BIN="$CACHE/bin"
 # github.com/metacontroller/metacontroller at every version (403 "This module version is not
 # available"), so `setup-test-binaries.sh metacontroller` fails with that error. The tests run
 # the stand-in in test/support/metacontroller instead (docs/dev/metacontroller-standin.md).
-ALL=(etcd kube-apiserver kube-controller-manager kubectl helm)
+ALL=(etcd kube-apiserver kube-controller-manager kubectl helm capi-manager)
 
 log() { printf '[setup-test-binaries] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 2; }
@@ -36,8 +37,12 @@ fmt_duration() {
 # Version of a module as resolved in a tools module (reads only go.mod files).
 mod_version() { (cd "$1" && go list -m -f '{{.Version}}' "$2"); }
 
-# Sets DIR PKG LDFLAGS for binary $1.
+# Sets DIR PKG LDFLAGS (and PATCH_MODULE PATCH_FILE PATCH_SED when a source file is patched) for
+# binary $1.
 recipe() {
+  PATCH_MODULE=""
+  PATCH_FILE=""
+  PATCH_SED=""
   case "$1" in
     etcd)
       DIR="$ROOT/tools/etcd"
@@ -75,6 +80,20 @@ recipe() {
       LDFLAGS+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1"
       LDFLAGS+=" -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$cminor"
       ;;
+    capi-manager)
+      # Cluster API's core controller manager (Cluster, Machine, MachineSet, MachineDeployment,
+      # MachineHealthCheck) for the CAPM3 e2e (test/support/capi-manager.ts). About 3.5 min on
+      # 2 cores from a warm module cache.
+      DIR="$ROOT/tools/cluster-api"
+      PKG="sigs.k8s.io/cluster-api/core"
+      LDFLAGS="-s -w"
+      # Its webhook server has no listen-address flag and controller-runtime binds an empty host
+      # to every interface; the build patches core/main.go with Host "127.0.0.1" so the tests'
+      # manager listens on loopback only (no webhook is registered with the API server anyway).
+      PATCH_MODULE="sigs.k8s.io/cluster-api"
+      PATCH_FILE="core/main.go"
+      PATCH_SED='s|^\([[:space:]]*\)Port:[[:space:]]*webhookPort,|\1Host: "127.0.0.1",\n\1Port: webhookPort,|'
+      ;;
     metacontroller)
       DIR="$ROOT/tools/metacontroller"
       PKG="metacontroller/pkg/cmd/metacontroller"
@@ -89,7 +108,28 @@ stamp_of() {
     cat "$DIR/go.mod"
     cat "$DIR/go.sum" 2>/dev/null || true
     printf 'pkg=%s\nldflags=%s\ncgo=0 trimpath\n' "$PKG" "$LDFLAGS"
+    printf 'patch=%s %s %s\n' "$PATCH_MODULE" "$PATCH_FILE" "$PATCH_SED"
   } | sha256sum | cut -d' ' -f1
+}
+
+# Go refuses -overlay for files in the module cache, so a recipe that patches a source file
+# ($PATCH_MODULE's $PATCH_FILE, edited by $PATCH_SED) builds against a patched copy of that module
+# under $CACHE/src, through a copy of the tools go.mod with a replace directive (-modfile).
+# Prints the -modfile option; prints nothing when the recipe patches nothing.
+patched_modfile_option() {
+  [[ -n $PATCH_FILE ]] || return 0
+  local moddir version copy modfile
+  moddir="$(cd "$DIR" && go list -m -f '{{.Dir}}' "$PATCH_MODULE")"
+  version="$(mod_version "$DIR" "$PATCH_MODULE")"
+  copy="$CACHE/src/${PATCH_MODULE##*/}@$version-$1"
+  rm -rf "$copy" && mkdir -p "$CACHE/src"
+  cp -R "$moddir" "$copy" && chmod -R u+w "$copy"
+  sed "$PATCH_SED" "$moddir/$PATCH_FILE" >"$copy/$PATCH_FILE"
+  cmp -s "$moddir/$PATCH_FILE" "$copy/$PATCH_FILE" && die "the patch for $1 changed nothing in $PATCH_FILE"
+  modfile="$CACHE/src/$1.go.mod"
+  cp "$DIR/go.mod" "$modfile" && cp "$DIR/go.sum" "${modfile%.mod}.sum"
+  (cd "$DIR" && go mod edit -modfile="$modfile" -replace="$PATCH_MODULE=$copy")
+  printf -- '-modfile=%s' "$modfile"
 }
 
 build_one() {
@@ -103,7 +143,9 @@ build_one() {
   log "building $name from $PKG (tools/${DIR##*/}) ..."
   start=$SECONDS
   rm -f "$stampfile"
-  if ! (cd "$DIR" && CGO_ENABLED=0 go build -p 2 -trimpath -ldflags "$LDFLAGS" -o "$out.tmp" "$PKG"); then
+  local modfile
+  modfile="$(patched_modfile_option "$name")"
+  if ! (cd "$DIR" && CGO_ENABLED=0 go build -p 2 -trimpath ${modfile:+"$modfile"} -ldflags "$LDFLAGS" -o "$out.tmp" "$PKG"); then
     rm -f "$out.tmp"
     [[ -f $DIR/go.sum ]] || log "hint: ${DIR#"$ROOT"/}/go.sum is missing; (cd ${DIR#"$ROOT"/} && go mod tidy) shows why the module cannot be downloaded"
     log "FAILED $name after $(fmt_duration $((SECONDS - start))): (cd ${DIR#"$ROOT"/} && CGO_ENABLED=0 go build -p 2 -trimpath -ldflags '$LDFLAGS' -o $out $PKG)"

@@ -1,6 +1,9 @@
 // Cluster API's own CRDs for the local environment, from the sigs.k8s.io/cluster-api Go module
 // (the module zip carries core/config/crd/bases). IPAM serves Cluster API IPAddressClaims and
-// watches Clusters; the Cluster API provider (Metal3Machine & co.) needs Clusters and Machines.
+// watches Clusters; the Cluster API provider (Metal3Machine & co.) needs Clusters and Machines, and
+// node reuse follows a Machine's MachineSet to its MachineDeployment (ownerReferences the garbage
+// collector would cut if those objects could not exist); remediation starts from a
+// MachineHealthCheck.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +16,9 @@ export const CLUSTER_API_VERSION = 'v1.14.2';
 const CRD_FILES = [
   'cluster.x-k8s.io_clusters.yaml',
   'cluster.x-k8s.io_machines.yaml',
+  'cluster.x-k8s.io_machinesets.yaml',
+  'cluster.x-k8s.io_machinedeployments.yaml',
+  'cluster.x-k8s.io_machinehealthchecks.yaml',
   'ipam.cluster.x-k8s.io_ipaddresses.yaml',
   'ipam.cluster.x-k8s.io_ipaddressclaims.yaml',
 ];
