@@ -4,6 +4,8 @@
 // server for images, Ironhook's Redfish emulator (demo-02, demo-03), an ipmi_sim host (demo-01),
 // the fake agent (booted by the Redfish emulator's notifications) and the driver pool, and it
 // creates the hosts' credentials Secret. examples/demo/hosts.yaml describes exactly these BMCs.
+// The hook server also serves the CRD conversion webhook over HTTPS (CONVERSION_TLS_PORT, 8443)
+// with a CA made in .ironhook/conversion-tls, so v1beta1 Cluster API objects work too.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,7 +114,7 @@ async function up(): Promise<void> {
   execFileSync('bash', [join(REPO_ROOT, 'scripts', 'setup-test-binaries.sh')], { stdio: 'inherit' });
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(LOGS, { recursive: true });
-  const environment = await startEnvironment({ dir: DIR, detached: true, hookPort: Number(process.env.PORT ?? 8080), hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10' } });
+  const environment = await startEnvironment({ dir: DIR, detached: true, hookPort: Number(process.env.PORT ?? 8080), conversionPort: Number(process.env.CONVERSION_TLS_PORT ?? 8443), hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10' } });
   try {
     environment.processes.push(...(await startBMCProcesses(environment.kubeconfig)));
     await createSecret(environment.kubeconfig);
@@ -123,6 +125,7 @@ async function up(): Promise<void> {
     process.stdout.write(`started ${started.name.padEnd(24)} pid ${String(started.pid).padEnd(8)} log ${started.log}\n`);
   }
   process.stdout.write(`\nkube-apiserver ${environment.controlPlane.server}, hooks http://127.0.0.1:${String(environment.hookPort)}\n`);
+  process.stdout.write(`conversion webhook ${environment.conversion.url} (CA ${environment.conversion.caFile})\n`);
   process.stdout.write(`BMCs: ipmi://127.0.0.1:${String(DEMO.ipmiPort)} (demo-01), redfish-virtualmedia+http://127.0.0.1:${String(DEMO.redfishPort)}/redfish/v1/Systems/{demo-02,demo-03}; Secret default/demo-bmc-secret\n`);
   process.stdout.write(`images http://127.0.0.1:${String(DEMO.filesPort)}/images/, driver pool metrics http://127.0.0.1:${String(DEMO.poolMetricsPort)}/metrics\n`);
   process.stdout.write(`export KUBECONFIG=${environment.kubeconfig}\n`);
