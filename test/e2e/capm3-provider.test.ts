@@ -104,7 +104,7 @@ describe.concurrent('the Cluster API provider', () => {
     await scene.createTemplate('race', { image: liveISO(), hostSelector: { matchLabels: pool } });
     await scene.createDeployment('race', 'race', 5);
     const machines = await scene.waitMachines('race', 5);
-    const isWaiting = (view: Metal3MachineView): boolean => condition(view, 'AssociateBareMetalHost')?.status === 'False' && /no available host/iu.test(condition(view, 'AssociateBareMetalHost')?.message ?? '');
+    const isWaiting = (view: Metal3MachineView): boolean => condition(view, 'AssociateBareMetalHost')?.status === 'False' && /no available (?:bare ?metal ?)?host/iu.test(condition(view, 'AssociateBareMetalHost')?.message ?? '');
     let claims = new Map<string, string>();
     let waiting: string[] = [];
     await waitFor('three claims and two waiting machines', async () => {
