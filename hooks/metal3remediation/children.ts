@@ -1,0 +1,161 @@
+// The remediation's request children (domain/capi/requests.ts) and which of them live on.
+//
+// NodeOperations are named `<remediation>-fence-<attempt>` / `<remediation>-restore-<attempt>`.
+// A Fence that deleted a Node holds the only copy of its labels and annotations (upstream keeps
+// them in annotations on the Metal3Remediation, which a hook cannot write), so such a "backup"
+// stays a child until a Restore of the same or a later attempt has succeeded. Besides backups,
+// the current attempt's Fence and Restore are kept while the attempt runs; give-up ObjectPatches
+// are kept while the phase is `Deleting machine` (next sequence after a TestFailed).
+import { NodeAction, OBJECT_PATCH_KIND, NODE_OPERATION_KIND, PURPOSE_LABEL, REQUESTED_BY_LABEL, pointerSegment, type NodeOperation, type ObjectPatch } from '../../domain/capi/requests.js';
+import { CAPI_V1BETA2, CapiKind } from '../../domain/capi/types.js';
+import { Capm3Kind, RemediationPhase } from '../../domain/capm3/types.js';
+import type { KObject } from '../../domain/k8s.js';
+import { labelValue, operationName } from '../../domain/naming.js';
+import { IRONHOOK_API_VERSION, Phase } from '../../domain/operations.js';
+import { echoChild, isDeleting } from '../metal3data/request.js';
+import { attemptOf, Purpose, type RemediationContext } from './context.js';
+
+export const UNHEALTHY_ANNOTATION = 'capm3.metal3.io/unhealthy';
+export const LEGACY_UNHEALTHY_ANNOTATION = 'capi.metal3.io/unhealthy';
+export const UNHEALTHY_VALUE = 'capm3/UnhealthyNode';
+
+export function sequenceOf(obj: KObject): number {
+  const match = /-(\d+)$/u.exec(obj.metadata.name ?? '');
+  return match === null ? 0 : Number(match[1]);
+}
+
+function purposeOf(obj: KObject): string {
+  return obj.metadata.labels?.[PURPOSE_LABEL] ?? '';
+}
+
+export function isFinished(obj: KObject): boolean {
+  const phase = (obj.status as { phase?: string } | undefined)?.phase;
+  return phase === Phase.Succeeded || phase === Phase.Failed;
+}
+
+export function succeeded(obj: KObject): boolean {
+  return (obj.status as { phase?: string } | undefined)?.phase === Phase.Succeeded;
+}
+
+export function nodeOperation(ctx: RemediationContext, purpose: string, attempt: number): NodeOperation | undefined {
+  return ctx.nodeOperations.find((op) => purposeOf(op) === purpose && sequenceOf(op) === attempt && !isDeleting(op));
+}
+
+/** Fences that deleted a Node whose labels no succeeded Restore has put back yet, oldest first. */
+export function backups(ctx: RemediationContext): NodeOperation[] {
+  const restored = ctx.nodeOperations.filter((op) => purposeOf(op) === Purpose.Restore && succeeded(op)).map(sequenceOf);
+  const newestRestore = Math.max(0, ...restored);
+  return ctx.nodeOperations
+    .filter((op) => purposeOf(op) === Purpose.Fence && succeeded(op) && (op.status?.node?.name ?? '') !== '' && !isDeleting(op))
+    .filter((op) => sequenceOf(op) > newestRestore)
+    .sort((a, b) => sequenceOf(a) - sequenceOf(b));
+}
+
+/** What the backups saved, merged; the oldest value of a key wins (later fences saw a restored Node). */
+export function restoreData(saved: readonly NodeOperation[]): { node: string; labels: Record<string, string>; annotations: Record<string, string> } {
+  const labels: Record<string, string> = {};
+  const annotations: Record<string, string> = {};
+  for (const fence of [...saved].reverse()) {
+    Object.assign(labels, fence.status?.node?.labels);
+    Object.assign(annotations, fence.status?.node?.annotations);
+  }
+  return { node: saved[0]?.status?.node?.name ?? '', labels, annotations };
+}
+
+function labels(ctx: RemediationContext, purpose: string): Record<string, string> {
+  return { [PURPOSE_LABEL]: purpose, [REQUESTED_BY_LABEL]: labelValue(`${Capm3Kind.Metal3Remediation}.${ctx.name}`) };
+}
+
+export function fenceRequest(ctx: RemediationContext): NodeOperation {
+  return {
+    apiVersion: IRONHOOK_API_VERSION,
+    kind: NODE_OPERATION_KIND,
+    metadata: { name: operationName(ctx.name, Purpose.Fence, attemptOf(ctx)), labels: labels(ctx, Purpose.Fence) },
+    spec: { action: NodeAction.Fence, cluster: { name: ctx.clusterName }, node: { name: ctx.nodeName } },
+  };
+}
+
+export function restoreRequest(ctx: RemediationContext): NodeOperation {
+  const data = restoreData(backups(ctx));
+  return {
+    apiVersion: IRONHOOK_API_VERSION,
+    kind: NODE_OPERATION_KIND,
+    metadata: { name: operationName(ctx.name, Purpose.Restore, attemptOf(ctx)), labels: labels(ctx, Purpose.Restore) },
+    spec: {
+      action: NodeAction.Restore,
+      cluster: { name: ctx.clusterName },
+      node: { name: data.node },
+      restore: { annotations: data.annotations, labels: data.labels },
+    },
+  };
+}
+
+const GIVE_UP_MESSAGE = 'Reboot remediation gave up; waiting for the owner to delete the Machine';
+
+function ownerRemediatedPatch(ctx: RemediationContext, sequence: number): ObjectPatch {
+  const condition = { type: 'OwnerRemediated', status: 'False' as const, reason: 'WaitingForRemediation', message: GIVE_UP_MESSAGE };
+  return {
+    apiVersion: IRONHOOK_API_VERSION,
+    kind: OBJECT_PATCH_KIND,
+    metadata: { name: operationName(ctx.name, Purpose.OwnerRemediated, sequence), labels: labels(ctx, Purpose.OwnerRemediated) },
+    spec: {
+      target: { apiVersion: CAPI_V1BETA2, kind: CapiKind.Machine, name: ctx.machine?.metadata.name ?? ctx.name, namespace: ctx.namespace, subresource: 'status' },
+      operations: [],
+      conditions: [
+        { path: '/status/conditions', condition },
+        { path: '/status/deprecated/v1beta1/conditions', condition: { ...condition, severity: 'Warning' } },
+      ],
+    },
+  };
+}
+
+function unhealthyHostPatch(ctx: RemediationContext, sequence: number): ObjectPatch {
+  const host = ctx.host;
+  const values = { [UNHEALTHY_ANNOTATION]: UNHEALTHY_VALUE, [LEGACY_UNHEALTHY_ANNOTATION]: UNHEALTHY_VALUE };
+  // Adding the whole map is only safe on the version we saw without one: guard it.
+  const operations =
+    host?.metadata.annotations === undefined
+      ? [
+          { op: 'test' as const, path: '/metadata/resourceVersion', value: host?.metadata.resourceVersion ?? '' },
+          { op: 'add' as const, path: '/metadata/annotations', value: values },
+        ]
+      : Object.entries(values).map(([key, value]) => ({ op: 'add' as const, path: `/metadata/annotations/${pointerSegment(key)}`, value }));
+  return {
+    apiVersion: IRONHOOK_API_VERSION,
+    kind: OBJECT_PATCH_KIND,
+    metadata: { name: operationName(ctx.name, Purpose.UnhealthyHost, sequence), labels: labels(ctx, Purpose.UnhealthyHost) },
+    spec: { target: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', name: host?.metadata.name ?? '', namespace: ctx.namespace }, operations },
+  };
+}
+
+/** The latest patch of `purpose`, echoed, or the next one after a failed precondition. */
+function giveUpPatch(ctx: RemediationContext, purpose: string, build: (ctx: RemediationContext, sequence: number) => ObjectPatch): KObject | undefined {
+  const last = ctx.patches.filter((p) => purposeOf(p) === purpose).sort((a, b) => sequenceOf(b) - sequenceOf(a))[0];
+  if (last === undefined) return build(ctx, 1);
+  if (last.status?.phase === Phase.Failed && last.status.reason === 'TestFailed') return build(ctx, sequenceOf(last) + 1);
+  return echoChild(last, ['spec']);
+}
+
+/** The two give-up writes: OwnerRemediated=False on the Machine, the unhealthy annotations on the host. */
+export function giveUpPatches(ctx: RemediationContext): KObject[] {
+  const out: KObject[] = [];
+  const owner = ctx.machine === undefined ? undefined : giveUpPatch(ctx, Purpose.OwnerRemediated, ownerRemediatedPatch);
+  const host = ctx.host === undefined ? undefined : giveUpPatch(ctx, Purpose.UnhealthyHost, unhealthyHostPatch);
+  if (owner !== undefined) out.push(owner);
+  if (host !== undefined) out.push(host);
+  return out;
+}
+
+/** Observed children that live on in `phase`: backups always, the current attempt's while it runs. */
+export function keptChildren(ctx: RemediationContext, phase: string): KObject[] {
+  const kept = new Map<string, KObject>();
+  for (const fence of backups(ctx)) kept.set(fence.metadata.name ?? '', fence);
+  const active = phase === RemediationPhase.Running || phase === RemediationPhase.Waiting || ctx.deleting;
+  if (active) {
+    for (const purpose of [Purpose.Fence, Purpose.Restore]) {
+      const op = nodeOperation(ctx, purpose, attemptOf(ctx));
+      if (op !== undefined) kept.set(op.metadata.name ?? '', op);
+    }
+  }
+  return [...kept.values()].map((obj) => echoChild(obj, ['spec']));
+}

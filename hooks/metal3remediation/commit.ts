@@ -1,0 +1,49 @@
+// The one commit point (STYLE.md habit 2): an Outcome becomes the remediation's status, its
+// children and the resync. Status is upstream's: phase, retryCount, lastRemediated.
+import { RemediationPhase } from '../../domain/capm3/types.js';
+import { canonicalize } from '../../domain/canonical.js';
+import type { KObject } from '../../domain/k8s.js';
+import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
+import { compareText } from '../metal3data/request.js';
+import { fenceRequest, giveUpPatches, keptChildren, restoreRequest } from './children.js';
+import type { RemediationContext } from './context.js';
+import type { Outcome } from './outcome.js';
+
+/** Upstream's requeue while a remediation is active. */
+export const ACTIVE_RESYNC_SECONDS = 5;
+
+function isActive(phase: string): boolean {
+  return phase === '' || phase === RemediationPhase.Running || phase === RemediationPhase.Waiting;
+}
+
+/** The context as it is after the outcome: phase, attempt and start time. */
+function committed(ctx: RemediationContext, outcome: Outcome): RemediationContext {
+  if (outcome.kind !== 'advance') return ctx;
+  const next = { ...ctx, phase: outcome.phase };
+  return outcome.restart === undefined ? next : { ...next, retryCount: outcome.restart.retryCount, lastRemediated: ctx.observedTime };
+}
+
+function status(ctx: RemediationContext): Record<string, unknown> {
+  return {
+    ...(ctx.lastRemediated !== '' && { lastRemediated: ctx.lastRemediated }),
+    ...(ctx.phase !== '' && { phase: ctx.phase }),
+    retryCount: ctx.retryCount,
+  };
+}
+
+function children(ctx: RemediationContext, outcome: Outcome): KObject[] {
+  const out = keptChildren(ctx, ctx.phase);
+  if (outcome.kind === 'request') out.push(outcome.step === 'Fence' ? fenceRequest(ctx) : restoreRequest(ctx));
+  if (ctx.phase === RemediationPhase.Deleting) out.push(...giveUpPatches(ctx));
+  return out.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? ''));
+}
+
+export function commit(ctx: RemediationContext, outcome: Outcome): CompositeSyncResponse {
+  const next = committed(ctx, outcome);
+  const response: CompositeSyncResponse = {
+    children: children(next, outcome),
+    status: status(next),
+    ...(isActive(next.phase) && outcome.kind !== 'stop' && { resyncAfterSeconds: ACTIVE_RESYNC_SECONDS }),
+  };
+  return canonicalize(response) as CompositeSyncResponse;
+}

@@ -1,0 +1,112 @@
+// Everything one remediation step reads, gathered from a Metacontroller v2 request: the parent's
+// strategy and status, the resolved Machine / Metal3Machine / host, the request children, and the
+// newest timestamp any observed object carries (hooks read no clock; docs/capm3-remediation.md).
+import { isNodeOperation, isObjectPatch, NODE_OPERATION_KIND, OBJECT_PATCH_KIND, PURPOSE_LABEL, type NodeOperation, type ObjectPatch } from '../../domain/capi/requests.js';
+import { Capm3Kind, REMEDIATION_DEFAULTS } from '../../domain/capm3/types.js';
+import type { KObject } from '../../domain/k8s.js';
+import { named, objectsOf, parseComposite, rec, str } from '../metal3data/request.js';
+import { BMH_GROUP, powerOffAnnotation, resolveTarget } from './resolve.js';
+
+export const IRONHOOK_GROUP = 'ironhook.dev';
+
+export const Purpose = {
+  Fence: 'fence',
+  Restore: 'restore',
+  UnhealthyHost: 'unhealthy-host',
+  OwnerRemediated: 'owner-remediated',
+} as const;
+
+export interface RemediationContext {
+  parent: KObject;
+  name: string;
+  namespace: string;
+  phase: string;
+  retryCount: number;
+  retryLimit: number;
+  timeoutSeconds: number;
+  strategyType: string;
+  lastRemediated: string;
+  machine?: KObject;
+  metal3Machine?: KObject;
+  host?: KObject;
+  /** The host carries this remediation's power-off annotation. */
+  annotated: boolean;
+  clusterName: string;
+  /** The workload Node to fence: machine.status.nodeRef.name. */
+  nodeName: string;
+  nodeOperations: NodeOperation[];
+  patches: ObjectPatch[];
+  /** The newest timestamp among the observed objects: the hook's only notion of "now". */
+  observedTime: string;
+  deleting: boolean;
+}
+
+function int(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isInteger(value) ? value : fallback;
+}
+
+function historyStamps(host: KObject | undefined): string[] {
+  const history = rec(rec(host?.status).operationHistory);
+  return Object.values(history).flatMap((metric) => [str(rec(metric).start), str(rec(metric).end)]);
+}
+
+function requestStamps(children: readonly KObject[]): string[] {
+  return children.flatMap((child) => {
+    const status = rec(child.status);
+    return [str(status.observedTime), str(status.completionTime)];
+  });
+}
+
+function newestStamp(stamps: readonly string[]): string {
+  return stamps.filter((s) => s !== '').sort().at(-1) ?? '';
+}
+
+function observedTime(parent: KObject, host: KObject | undefined, monitor: KObject | undefined, children: readonly KObject[]): string {
+  const monitorStatus = rec(monitor?.status);
+  return newestStamp([
+    parent.metadata.creationTimestamp ?? '',
+    str(rec(parent.status).lastRemediated),
+    str(rec(host?.status).lastUpdated),
+    ...historyStamps(host),
+    str(monitorStatus.observedTime),
+    str(monitorStatus.changedTime),
+    ...requestStamps(children),
+  ]);
+}
+
+export function remediationContext(request: unknown): RemediationContext {
+  const c = parseComposite(request, Capm3Kind.Metal3Remediation);
+  const target = resolveTarget(c.parent, c.related);
+  const strategy = rec(rec(c.parent.spec).strategy);
+  const status = rec(c.parent.status);
+  const nodeOperations = objectsOf(c.children, NODE_OPERATION_KIND, IRONHOOK_GROUP, c.namespace).filter(isNodeOperation);
+  const patches = objectsOf(c.children, OBJECT_PATCH_KIND, IRONHOOK_GROUP, c.namespace).filter(isObjectPatch);
+  const monitor = named(objectsOf(c.related, 'BMCMonitor', IRONHOOK_GROUP, c.namespace), target.host?.metadata.name ?? '');
+  const machine = target.machine;
+  return {
+    ...target,
+    parent: c.parent,
+    name: c.parent.metadata.name ?? '',
+    namespace: c.namespace,
+    phase: str(status.phase),
+    retryCount: int(status.retryCount, 0),
+    retryLimit: int(strategy.retryLimit, REMEDIATION_DEFAULTS.retryLimit),
+    timeoutSeconds: int(strategy.timeoutSeconds, REMEDIATION_DEFAULTS.timeoutSeconds),
+    strategyType: str(strategy.type),
+    lastRemediated: str(status.lastRemediated),
+    annotated: target.host?.metadata.annotations?.[powerOffAnnotation(c.parent.metadata.uid ?? '')] !== undefined,
+    clusterName: str(rec(machine?.spec).clusterName),
+    nodeName: str(rec(rec(machine?.status).nodeRef).name),
+    nodeOperations,
+    patches,
+    observedTime: observedTime(c.parent, target.host, monitor, [...nodeOperations, ...patches]),
+    deleting: c.parent.metadata.deletionTimestamp !== undefined,
+  };
+}
+
+export { BMH_GROUP, PURPOSE_LABEL };
+
+/** The attempt being run: 1 for the first power cycle, retryCount + 1 after retries. */
+export function attemptOf(ctx: RemediationContext): number {
+  return ctx.retryCount + 1;
+}

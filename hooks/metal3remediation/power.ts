@@ -1,0 +1,61 @@
+// DecoratorController `ironhook-remediation-power` on BareMetalHosts (route
+// metal3remediation-power): the annotation reboot.metal3.io/metal3-remediation-<uid> =
+// {"mode":"hard"} is on a host exactly while a Metal3Remediation in phase Running targets it.
+// The BareMetalHost hook treats it as a phased reboot: the host stays off while it is there and
+// powers on (spec.online) when it goes (hooks/baremetalhost/power.ts). Related: the namespace's
+// Metal3Remediations, Machines and Metal3Machines, to find each remediation's host.
+import { CAPI_V1BETA2, INFRA_GROUP, INFRA_V1BETA2 } from '../../domain/capi/types.js';
+import { Capm3Kind, RemediationPhase } from '../../domain/capm3/types.js';
+import { canonicalize } from '../../domain/canonical.js';
+import type { KObject } from '../../domain/k8s.js';
+import type { CustomizeResponse, DecoratorSyncResponse, ObjectMap } from '../../domain/metacontroller.js';
+import { isDeleting, isRecord, objectsOf, rec, str } from '../metal3data/request.js';
+import { HookInputError } from '../types.js';
+import { POWER_OFF_PREFIX, POWER_OFF_VALUE, powerOffAnnotation, resolveTarget } from './resolve.js';
+
+function targetHost(request: unknown, field: 'object' | 'parent'): KObject {
+  const host = isRecord(request) ? request[field] : undefined;
+  if (!isRecord(host) || host.kind !== 'BareMetalHost' || !isRecord(host.metadata)) {
+    throw new HookInputError('not a BareMetalHost decorator request', [`${field} must be a BareMetalHost`]);
+  }
+  return host as KObject;
+}
+
+export function remediationPowerCustomize(request: unknown): CustomizeResponse {
+  const namespace = targetHost(request, 'parent').metadata.namespace ?? '';
+  return {
+    relatedResources: [
+      { apiVersion: INFRA_V1BETA2, namespace, resource: 'metal3remediations' },
+      { apiVersion: CAPI_V1BETA2, namespace, resource: 'machines' },
+      { apiVersion: INFRA_V1BETA2, namespace, resource: 'metal3machines' },
+    ],
+  };
+}
+
+/** Annotation keys this host should carry: one per Running, not deleted remediation aimed at it. */
+function wanted(host: KObject, related: ObjectMap): Set<string> {
+  const keys = new Set<string>();
+  const withHost = { ...related, [`BareMetalHost.${host.apiVersion}`]: { [`${host.metadata.namespace ?? ''}/${host.metadata.name ?? ''}`]: host } };
+  for (const remediation of objectsOf(related, Capm3Kind.Metal3Remediation, INFRA_GROUP, host.metadata.namespace ?? '')) {
+    if (str(rec(remediation.status).phase) !== RemediationPhase.Running || isDeleting(remediation)) continue;
+    if (resolveTarget(remediation, withHost).host?.metadata.uid !== host.metadata.uid) continue;
+    keys.add(powerOffAnnotation(remediation.metadata.uid ?? ''));
+  }
+  return keys;
+}
+
+export function remediationPowerSync(request: unknown): DecoratorSyncResponse {
+  const host = targetHost(request, 'object');
+  const related = isRecord(request) && isRecord(request.related) ? (request.related as ObjectMap) : {};
+  const present = host.metadata.annotations ?? {};
+  const keys = wanted(host, related);
+  const changes: Record<string, string | null> = {};
+  for (const key of [...keys].sort()) {
+    if (present[key] !== POWER_OFF_VALUE) changes[key] = POWER_OFF_VALUE;
+  }
+  for (const key of Object.keys(present).sort()) {
+    if (key.startsWith(POWER_OFF_PREFIX) && !keys.has(key)) changes[key] = null;
+  }
+  const response: DecoratorSyncResponse = { attachments: [], status: null, ...(Object.keys(changes).length > 0 && { annotations: changes }) };
+  return canonicalize(response) as DecoratorSyncResponse;
+}

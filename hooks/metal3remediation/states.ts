@@ -1,0 +1,98 @@
+// The reboot remediation as a state table (reference/capm3-ipam.md §8.2; STYLE.md habit 2):
+// one handler per phase, each proposing an Outcome; commit.ts is the only place that turns it
+// into status and children.
+//
+//   phase             handler decides
+//   ""                → Running (a new attempt: lastRemediated = the newest observed time)
+//   Running           wait for the power-off annotation (decorator) and for the host to be off;
+//                     Fence the Node once (when the Machine has one); → Waiting
+//   Waiting           wait for the annotation to go and the host to be on; Restore the Node
+//                     from the backups (does not block); when lastRemediated + timeoutSeconds
+//                     has passed: → Running (retry) while retryCount < retryLimit, else give up
+//                     → "Deleting machine" (OwnerRemediated=False on the Machine, host unhealthy)
+//   Deleting machine  nothing (terminal)
+//   Failed            nothing (terminal)
+// Before any of it: bmh.spec.online == false → Failed; a strategy other than Reboot → nothing.
+import { REBOOT_STRATEGY, RemediationPhase } from '../../domain/capm3/types.js';
+import { rec } from '../metal3data/request.js';
+import { backups, isFinished, nodeOperation } from './children.js';
+import { attemptOf, Purpose, type RemediationContext } from './context.js';
+import { advance, wait, type Outcome } from './outcome.js';
+
+type Handler = (ctx: RemediationContext) => Outcome;
+
+function poweredOn(ctx: RemediationContext): boolean | undefined {
+  const value = rec(ctx.host?.status).poweredOn;
+  return typeof value === 'boolean' ? value : undefined;
+}
+
+function hostName(ctx: RemediationContext): string {
+  return ctx.host?.metadata.name ?? '';
+}
+
+function fencing(ctx: RemediationContext): Outcome | undefined {
+  if (ctx.nodeName === '' || ctx.clusterName === '') return undefined;
+  const fence = nodeOperation(ctx, Purpose.Fence, attemptOf(ctx));
+  if (fence === undefined) return { kind: 'request', step: 'Fence', reason: `fencing Node ${ctx.nodeName}: saving its labels and annotations, then deleting it` };
+  if (!isFinished(fence)) return wait(`waiting for ${fence.metadata.name ?? ''} to fence Node ${ctx.nodeName}`);
+  return undefined;
+}
+
+const running: Handler = (ctx) => {
+  if (!ctx.annotated) return wait(`waiting for the power-off annotation on BareMetalHost ${hostName(ctx)}`);
+  if (poweredOn(ctx) !== false) return wait(`waiting for BareMetalHost ${hostName(ctx)} to power off`);
+  return fencing(ctx) ?? advance(RemediationPhase.Waiting, `BareMetalHost ${hostName(ctx)} is off; powering it on again`);
+};
+
+function restoring(ctx: RemediationContext): Outcome | undefined {
+  if (ctx.clusterName === '' || backups(ctx).length === 0) return undefined;
+  if (nodeOperation(ctx, Purpose.Restore, attemptOf(ctx)) !== undefined) return undefined;
+  return { kind: 'request', step: 'Restore', reason: 'restoring the fenced Node\'s labels and annotations once it is back' };
+}
+
+function timedOut(ctx: RemediationContext): boolean {
+  const start = Date.parse(ctx.lastRemediated);
+  const now = Date.parse(ctx.observedTime);
+  return !Number.isNaN(start) && !Number.isNaN(now) && now >= start + ctx.timeoutSeconds * 1000;
+}
+
+const waiting: Handler = (ctx) => {
+  if (ctx.annotated) return wait(`waiting for the power-off annotation to be removed from BareMetalHost ${hostName(ctx)}`);
+  if (poweredOn(ctx) !== true) return wait(`waiting for BareMetalHost ${hostName(ctx)} to power on`);
+  const restore = restoring(ctx);
+  if (restore !== undefined) return restore;
+  if (!timedOut(ctx)) return wait(`waiting ${ctx.timeoutSeconds}s from ${ctx.lastRemediated} for the Machine to become healthy`);
+  if (ctx.retryLimit > 0 && ctx.retryCount < ctx.retryLimit) {
+    return advance(RemediationPhase.Running, `retry ${ctx.retryCount + 1} of ${ctx.retryLimit}: power-cycling again`, { retryCount: ctx.retryCount + 1 });
+  }
+  return advance(RemediationPhase.Deleting, `gave up after ${ctx.retryCount + 1} power cycles`);
+};
+
+const terminal: Handler = (ctx) => ({ kind: 'stop', reason: `phase ${ctx.phase} is final` });
+
+const STATES: Readonly<Record<string, Handler>> = {
+  '': () => advance(RemediationPhase.Running, 'starting reboot remediation', { retryCount: 0 }),
+  [RemediationPhase.Running]: running,
+  [RemediationPhase.Waiting]: waiting,
+  [RemediationPhase.Deleting]: terminal,
+  [RemediationPhase.Failed]: terminal,
+};
+
+function missing(ctx: RemediationContext): string | undefined {
+  if (ctx.machine === undefined) return 'waiting for the owner Machine';
+  if (ctx.metal3Machine === undefined) return 'waiting for the Metal3Machine of the Machine';
+  if (ctx.host === undefined) return 'waiting for the BareMetalHost of the Metal3Machine';
+  return undefined;
+}
+
+/** One step: the prologue every phase shares, then the phase's handler. */
+export function decide(ctx: RemediationContext): Outcome {
+  const handler = STATES[ctx.phase];
+  if (handler === undefined) return { kind: 'stop', reason: `unknown phase ${ctx.phase}` };
+  if (handler === terminal) return handler(ctx);
+  const gap = missing(ctx);
+  if (gap !== undefined) return wait(gap);
+  if (rec(ctx.host?.spec).online === false) return advance(RemediationPhase.Failed, `BareMetalHost ${hostName(ctx)} is powered off on purpose (spec.online: false)`);
+  if (ctx.strategyType !== REBOOT_STRATEGY) return { kind: 'stop', reason: `strategy ${JSON.stringify(ctx.strategyType)} is not ${REBOOT_STRATEGY}` };
+  return handler(ctx);
+}

@@ -1,0 +1,58 @@
+// CompositeController `ironhook-metal3remediation` (reference/capm3-ipam.md §8.2): parent
+// Metal3Remediation, children NodeOperations and ObjectPatches (OnDelete), related the owner
+// Machine, the namespace's Metal3Machines, BareMetalHosts and BMCMonitors (the monitors' poll
+// times are the clock the timeout is measured with). Routes
+// /hooks/metal3remediation/{sync,finalize,customize}. The host's power-off annotation is written
+// by the decorator in power.ts.
+import { CAPI_GROUP, CAPI_V1BETA2, CapiKind, INFRA_V1BETA2 } from '../../domain/capi/types.js';
+import { Capm3Kind } from '../../domain/capm3/types.js';
+import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
+import { IRONHOOK_API_VERSION } from '../../domain/operations.js';
+import { parseCustomize, rec } from '../metal3data/request.js';
+import { backups, isFinished, nodeOperation } from './children.js';
+import { commit } from './commit.js';
+import { attemptOf, Purpose, remediationContext, type RemediationContext } from './context.js';
+import { decide } from './states.js';
+import type { Outcome } from './outcome.js';
+
+/** Its Machine by name (owner reference, else its own name); the rest of the namespace by type. */
+export function metal3remediationCustomize(request: unknown): CustomizeResponse {
+  const parent = parseCustomize(request, Capm3Kind.Metal3Remediation);
+  const namespace = parent.metadata.namespace ?? '';
+  const machines = new Set([parent.metadata.name ?? '']);
+  for (const ref of parent.metadata.ownerReferences ?? []) {
+    if (ref.kind === CapiKind.Machine && ref.apiVersion.startsWith(`${CAPI_GROUP}/`)) machines.add(ref.name);
+  }
+  return {
+    relatedResources: [
+      { apiVersion: CAPI_V1BETA2, names: [...machines].sort(), namespace, resource: 'machines' },
+      { apiVersion: INFRA_V1BETA2, namespace, resource: 'metal3machines' },
+      { apiVersion: 'metal3.io/v1alpha1', namespace, resource: 'baremetalhosts' },
+      { apiVersion: IRONHOOK_API_VERSION, namespace, resource: 'bmcmonitors' },
+    ],
+  };
+}
+
+export function metal3remediationSync(request: unknown): CompositeSyncResponse {
+  const ctx = remediationContext(request);
+  return commit(ctx, decide(ctx));
+}
+
+/**
+ * Deletion (MachineHealthCheck deletes the remediation once the Machine is healthy, or the Machine
+ * goes). The decorator removes the power-off annotation at once; a fenced Node whose labels were
+ * not put back yet gets its Restore first, unless the host cannot come back (gone, or online: false).
+ */
+function finalizeOutcome(ctx: RemediationContext): Outcome | undefined {
+  if (backups(ctx).length === 0 || ctx.host === undefined || ctx.clusterName === '' || rec(ctx.host.spec).online === false) return undefined;
+  const restore = nodeOperation(ctx, Purpose.Restore, attemptOf(ctx));
+  if (restore === undefined) return { kind: 'request', step: 'Restore', reason: 'restoring the fenced Node before the remediation goes' };
+  return isFinished(restore) ? undefined : { kind: 'wait', reason: `waiting for ${restore.metadata.name ?? ''}` };
+}
+
+export function metal3remediationFinalize(request: unknown): CompositeSyncResponse {
+  const ctx = remediationContext(request);
+  const outcome = finalizeOutcome(ctx);
+  if (outcome === undefined) return { ...commit(ctx, { kind: 'stop', reason: 'deleted' }), children: [], finalized: true };
+  return { ...commit(ctx, outcome), finalized: false };
+}
