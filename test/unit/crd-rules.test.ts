@@ -42,6 +42,17 @@ describe('every CEL rule', () => {
     ]);
   });
 
+  // loadCrds() reads the first (stored) version; the other served versions carry their own rules.
+  const otherVersions = crds.flatMap((c) => c.crd.spec.versions.slice(1).flatMap((v) => rulesOf(v.schema.openAPIV3Schema).map(({ path, rule }) => [`${c.crd.spec.names.kind} ${v.name}${path || ' (root)'}`, rule] as const)));
+
+  it.each(otherVersions)('%s: %s', (_where, rule: ValidationRule) => {
+    expect((rule.message ?? '').length).toBeGreaterThan(20);
+    for (const regex of regexesIn(rule.rule)) {
+      expect(() => new RegExp(regex, 'u')).not.toThrow();
+    }
+    expect(rule.rule).not.toMatch(/self\.metadata\.(?!name)/u);
+  });
+
   it('root-level rules only read metadata.name, which is all CRD rules can see of metadata', () => {
     const root = allRules.filter((r) => r.path === '');
     for (const { rule } of root) {

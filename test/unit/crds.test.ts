@@ -216,6 +216,13 @@ describe('examples', () => {
   });
 });
 
+/** The CRD of an object's kind with the schema of the object's version (CRDs serving two versions). */
+function crdOfObject(object: KObject): LoadedCrd {
+  const loaded = crdByKind(crds, object.kind);
+  const version = loaded.crd.spec.versions.find((v) => object.apiVersion === `${loaded.crd.spec.group}/${v.name}`) ?? loaded.version;
+  return { ...loaded, file: `${loaded.file}#${version.name}`, version, schema: version.schema.openAPIV3Schema };
+}
+
 describe('invalid examples', () => {
   const cases = invalidCases();
 
@@ -237,7 +244,7 @@ describe('invalid examples', () => {
   // to hit; a schema case must already fail the OpenAPI schema.
   it.each(cases.map((c) => [c.file, c] as const))('%s fails exactly at its layer', (file, c) => {
     const [object] = readManifests(join(EXAMPLES_DIR, 'invalid', file));
-    const errors = schemaErrors(crdByKind(crds, object!.kind), object);
+    const errors = schemaErrors(crdOfObject(object!), object);
     if (c.layer === 'schema') {
       expect(errors).not.toEqual([]);
     } else {

@@ -131,7 +131,7 @@ function examples(): [string, LoadedCrd, KObject][] {
     .sort()
     .flatMap((file) =>
       readManifests(join(dir, file))
-        .filter((o) => o.apiVersion.startsWith(`${GROUP}/`))
+        .filter((o) => o.apiVersion.startsWith(`${GROUP}/`) && KINDS.some((k) => k.kind === o.kind))
         .map((o): [string, LoadedCrd, KObject] => [`${file} ${o.kind}/${o.metadata.name ?? ''}`, loaded(o.kind, o.apiVersion.split('/')[1]!), o]),
     );
 }
