@@ -8,6 +8,11 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import ipaddr from 'ipaddr.js';
 import { startAgentSide } from './agent/server.js';
+import { loadClusterRequestSettings } from './cluster/config.js';
+import type { ClusterRequestSettings } from './cluster/config.js';
+import { createClusterRequestMetrics } from './cluster/metrics.js';
+import type { ClusterRequestMetrics } from './cluster/metrics.js';
+import { ClusterRequestRunner } from './cluster/runner.js';
 import type { AgentSide } from './agent/server.js';
 import { SecretAgentStateStore } from './agent/secret-store.js';
 import { createBMCDriver } from './bmc/registry.js';
@@ -33,6 +38,8 @@ interface Runtime {
   kube: KubeClient;
   guard: NetworkGuard;
   pool: DriverPool | undefined;
+  /** ObjectPatches and NodeOperations of the Cluster API provider (drivers/cluster). */
+  cluster: { settings: ClusterRequestSettings; metrics: ClusterRequestMetrics; runner: ClusterRequestRunner | undefined };
   agent: AgentSide | undefined;
   server: Server | undefined;
   elector: LeaderElector | undefined;
@@ -68,6 +75,7 @@ async function shutdown(runtime: Runtime, why: string, code: number): Promise<vo
   }
   runtime.stopping = true;
   runtime.logger.info({ why }, 'shutting down');
+  await runtime.cluster.runner?.stop();
   await runtime.pool?.stop();
   await runtime.elector?.stop();
   await runtime.agent?.close();
@@ -87,6 +95,23 @@ async function work(runtime: Runtime): Promise<void> {
   runtime.pool = pool;
   logger.info({ agentAPI: agent.url }, 'agent API listening');
   await pool.start();
+  await startClusterRequests(runtime);
+}
+
+/** The second runner: same leadership, clock, logger and registry as the pool. */
+async function startClusterRequests(runtime: Runtime): Promise<void> {
+  const { settings, metrics } = runtime.cluster;
+  if (!settings.enabled) {
+    return;
+  }
+  const runner = new ClusterRequestRunner({ kubeConfig: runtime.kubeConfig, clock: systemClock, logger: runtime.logger.child({ component: 'cluster-requests' }), metrics, settings });
+  runtime.cluster.runner = runner;
+  await runner.start();
+}
+
+function ready(runtime: Runtime): boolean {
+  const clusterReady = !runtime.cluster.settings.enabled || runtime.cluster.runner?.ready === true;
+  return runtime.pool?.ready === true && clusterReady;
 }
 
 function startWork(runtime: Runtime): void {
@@ -135,7 +160,7 @@ function elect(runtime: Runtime): void {
 
 async function serveProbes(runtime: Runtime): Promise<number> {
   const server = createProbeServer(runtime.metrics.registry, {
-    ready: () => !runtime.stopping && (runtime.elector?.isLeader === false || runtime.pool?.ready === true),
+    ready: () => !runtime.stopping && (runtime.elector?.isLeader === false || ready(runtime)),
     reason: () => (runtime.stopping ? 'shutting down' : 'watches not synced yet'),
   });
   runtime.server = server;
@@ -152,7 +177,9 @@ async function main(): Promise<void> {
   if (config.allowedNetworks.length === 0) {
     logger.warn({}, 'ALLOWED_BMC_NETWORKS is empty: every BMC, agent and image address is refused');
   }
-  const runtime: Runtime = { config, logger, metrics, kubeConfig, kube, guard, pool: undefined, agent: undefined, server: undefined, elector: undefined, stopping: false };
+  const shared = { namespaces: config.namespaces, watchLivenessMs: config.watchLivenessMs, watchTimeoutSeconds: config.watchTimeoutSeconds, shutdownTimeoutMs: config.shutdownTimeoutMs };
+  const cluster = { settings: loadClusterRequestSettings(process.env, shared), metrics: createClusterRequestMetrics(metrics.registry), runner: undefined };
+  const runtime: Runtime = { config, logger, metrics, kubeConfig, kube, guard, pool: undefined, cluster, agent: undefined, server: undefined, elector: undefined, stopping: false };
   const port = await serveProbes(runtime);
   logger.info({ port, server: kube.server(), allowedNetworks: config.allowedNetworks }, 'driver pool process started');
   elect(runtime);

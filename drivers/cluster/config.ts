@@ -3,6 +3,8 @@
 type Env = Record<string, string | undefined>;
 
 export interface ClusterRequestSettings {
+  /** Off where the ObjectPatch and NodeOperation CRDs are not installed (no Cluster API provider). */
+  enabled: boolean;
   /** Namespaces to watch; empty means all. */
   namespaces: string[];
   /** Requests executed at the same time (different targets only). */
@@ -29,12 +31,24 @@ function integer(name: string, raw: string | undefined, fallback: number, min: n
   return value;
 }
 
+function bool(name: string, raw: string | undefined, fallback: boolean): boolean {
+  if (raw === undefined || raw.trim() === '') {
+    return fallback;
+  }
+  const value = raw.trim().toLowerCase();
+  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(value)) {
+    throw new Error(`${name} must be true or false, got "${raw}"`);
+  }
+  return ['true', '1', 'yes'].includes(value);
+}
+
 export type PoolShared = Pick<ClusterRequestSettings, 'namespaces' | 'watchLivenessMs' | 'watchTimeoutSeconds' | 'shutdownTimeoutMs'>;
 
-/** CLUSTER_REQUEST_CONCURRENCY, NODE_RECHECK_SECONDS, CLUSTER_API_TIMEOUT_SECONDS, CLUSTER_REQUEST_MAX_BACKOFF_SECONDS. */
+/** CLUSTER_REQUESTS_ENABLED, CLUSTER_REQUEST_CONCURRENCY, NODE_RECHECK_SECONDS, CLUSTER_API_TIMEOUT_SECONDS, CLUSTER_REQUEST_MAX_BACKOFF_SECONDS. */
 export function loadClusterRequestSettings(env: Env, shared: PoolShared): ClusterRequestSettings {
   return {
     ...shared,
+    enabled: bool('CLUSTER_REQUESTS_ENABLED', env.CLUSTER_REQUESTS_ENABLED, true),
     concurrency: integer('CLUSTER_REQUEST_CONCURRENCY', env.CLUSTER_REQUEST_CONCURRENCY, 10, 1),
     nodeRecheckMs: integer('NODE_RECHECK_SECONDS', env.NODE_RECHECK_SECONDS, 10, 1) * 1000,
     apiTimeoutMs: integer('CLUSTER_API_TIMEOUT_SECONDS', env.CLUSTER_API_TIMEOUT_SECONDS, 15, 1) * 1000,

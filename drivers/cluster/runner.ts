@@ -21,7 +21,7 @@ import { executeNodeOperation } from './node-operation.js';
 import { executeObjectPatch } from './object-patch.js';
 import { transientError } from './outcome.js';
 import { MERGE_PATCH, RestClient, isNotFound } from './rest.js';
-import { collectionPath, watchRequests } from './watch.js';
+import { REQUEST_GROUP, REQUEST_VERSION, collectionPath, watchRequests } from './watch.js';
 import type { RequestResource } from './watch.js';
 import { WorkloadClients } from './workload.js';
 
@@ -105,7 +105,7 @@ export class ClusterRequestRunner {
       },
     };
     const scopes = settings.namespaces.length === 0 ? [undefined] : settings.namespaces;
-    for (const resource of ['objectpatches', 'nodeoperations'] as const) {
+    for (const resource of await this.servedResources(rest)) {
       this.watches.push(...scopes.map((namespace) => watchRequests(options, resource, namespace, (event) => {
         this.onEvent(resource, event);
       })));
@@ -113,6 +113,29 @@ export class ClusterRequestRunner {
     await Promise.all(this.watches.map((watch) => watch.start()));
     this.synced = true;
     logger.info({ namespaces: scopes.map((scope) => scope ?? 'all') }, 'Cluster API request runner started');
+  }
+
+  /**
+   * The request kinds the API server serves. A missing CRD (Cluster API provider not installed)
+   * is skipped with a warning instead of holding readiness forever; installing it later needs a
+   * restart of the pool.
+   */
+  private async servedResources(rest: RestClient): Promise<RequestResource[]> {
+    const wanted: RequestResource[] = ['objectpatches', 'nodeoperations'];
+    let served: string[] = [];
+    try {
+      const list = await rest.request<{ resources?: { name: string }[] }>({ method: 'GET', path: `/apis/${REQUEST_GROUP}/${REQUEST_VERSION}` });
+      served = (list.resources ?? []).map((resource) => resource.name);
+    } catch (error) {
+      if (!isNotFound(error)) {
+        throw error;
+      }
+    }
+    const missing = wanted.filter((resource) => !served.includes(resource));
+    if (missing.length > 0) {
+      this.deps.logger.warn({ missing: missing.map((resource) => `${resource}.${REQUEST_GROUP}`) }, 'request CRDs not installed: their requests are not executed until the pool restarts');
+    }
+    return wanted.filter((resource) => served.includes(resource));
   }
 
   /** Stop taking work; what runs finishes (bounded by the shutdown grace) and keeps its status. */

@@ -29,6 +29,7 @@ import { binary, waitFor } from '../support/processes.js';
 
 const CLUSTER = 'workload';
 const SETTINGS: ClusterRequestSettings = {
+  enabled: true,
   namespaces: [],
   concurrency: 4,
   nodeRecheckMs: 10_000,
