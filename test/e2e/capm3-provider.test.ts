@@ -54,7 +54,12 @@ async function waitMachineReady(scene: Scene, name: string, providerID: string):
   return scene.waitUntil<Metal3MachineView>('metal3machine', name, { what: `provisioned with ${providerID}`, check: (view) => view.spec.providerID === providerID && view.status?.initialization?.provisioned === true });
 }
 
+// vitest runs at most 5 concurrent tests (maxConcurrency); the slowest scenario comes first so it
+// never waits for a free slot.
 describe.concurrent('the Cluster API provider', () => {
+  it('remediation gives up when the Node never returns: OwnerRemediated=False, host marked unhealthy, phase Deleting machine', async ({ expect }) => {
+    await remediationGivesUp({ cluster, workload, fleet, expect, addFleetHost, liveISO: liveISO() });
+  }, 600_000);
   it('seed story: a machine claims the matching host, provisions it, sets the providerID, and releases the host on deletion', async ({ expect }) => {
     const bmcs = bmcsOf(cluster.env);
     const scene = await openScene(cluster.env, workload, 'capm3-seed');
@@ -173,8 +178,4 @@ describe.concurrent('the Cluster API provider', () => {
   it('remediation: the host is power-cycled, the Node fenced and restored with its labels', async ({ expect }) => {
     await remediationSucceeds({ cluster, workload, fleet, expect, addFleetHost, liveISO: liveISO() });
   }, 480_000);
-
-  it('remediation gives up when the Node never returns: OwnerRemediated=False, host marked unhealthy, phase Deleting machine', async ({ expect }) => {
-    await remediationGivesUp({ cluster, workload, fleet, expect, addFleetHost, liveISO: liveISO() });
-  }, 600_000);
 });
