@@ -113,22 +113,19 @@ const CHART_LABELS = ['    {{- include "ironhook.labels" $ | nindent 4 }}'];
 
 const KEEP_ANNOTATION = ['  {{- if $.Values.crds.keep }}', '  annotations:', '    helm.sh/resource-policy: keep', '  {{- end }}'];
 
-/** CRDs with a conversion webhook also carry crds.conversion.annotations (e.g. cert-manager's CA injection). */
+/** CRDs with a conversion webhook carry the keep policy, cert-manager's CA injection and crds.conversion.annotations. */
 const CONVERSION_ANNOTATIONS = [
-  '  {{- if or $.Values.crds.keep $.Values.crds.conversion.annotations }}',
+  '  {{- with include "ironhook.conversionCRDAnnotations" $ }}',
   '  annotations:',
-  '    {{- if $.Values.crds.keep }}',
-  '    helm.sh/resource-policy: keep',
-  '    {{- end }}',
-  '    {{- with $.Values.crds.conversion.annotations }}{{ toYaml . | nindent 4 }}{{- end }}',
+  '    {{- . | nindent 4 }}',
   '  {{- end }}',
 ];
 
-/** The hook Service fields of a conversion webhook, as the release names them. */
+/** The hook Service fields of a conversion webhook, as the release names them (the conversion listener's port). */
 const CONVERSION_SERVICE: Readonly<Record<string, string>> = {
   name: '{{ include "ironhook.hooks.fullname" $ }}',
   namespace: '{{ $.Release.Namespace }}',
-  port: '{{ $.Values.hooks.service.port }}',
+  port: '{{ include "ironhook.conversionServicePort" $ }}',
 };
 
 const indentOf = (line: string): number => /^ */.exec(line)?.[0].length ?? 0;

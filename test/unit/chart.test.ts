@@ -131,7 +131,7 @@ function manifestSettings(name: string): { resync: number | undefined; timeouts:
 
 interface Conversion {
   strategy?: string;
-  webhook?: { clientConfig?: { service?: { path?: string }; caBundle?: string } };
+  webhook?: { clientConfig?: { service?: { path?: string; name?: string; port?: number }; caBundle?: string } };
 }
 const conversionOf = (crd: RenderedObject): Conversion | undefined => (crd.spec as { conversion?: Conversion }).conversion;
 const hasConversionWebhook = (crd: RenderedObject): boolean => conversionOf(crd)?.strategy === 'Webhook';
@@ -144,8 +144,19 @@ function expectLabConversion(crd: RenderedObject): void {
     return;
   }
   expect(crd.metadata.annotations, crd.metadata.name).toEqual({ 'helm.sh/resource-policy': 'keep', 'cert-manager.io/inject-ca-from': 'metal/hooks' });
-  const service = { name: 'lab-ironhook-hooks', namespace: 'metal', port: 8080, path: conversionOf(source)?.webhook?.clientConfig?.service?.path };
+  const service = { name: 'lab-ironhook-hooks', namespace: 'metal', port: 443, path: conversionOf(source)?.webhook?.clientConfig?.service?.path };
   expect(conversionOf(crd)?.webhook?.clientConfig, crd.metadata.name).toEqual({ service, caBundle: 'Q0E=' });
+}
+
+/** The CRD with the manifest's conversion clientConfig (the chart's own is checked in chart-conversion.test.ts). */
+function withManifestClientConfig(crd: RenderedObject): RenderedObject {
+  const source = MANIFEST_CRDS.find((m) => m.metadata.name === crd.metadata.name);
+  const webhook = conversionOf(crd)?.webhook;
+  if (source === undefined || webhook === undefined) return crd;
+  const copy = structuredClone(crd);
+  const target = conversionOf(copy)?.webhook;
+  if (target !== undefined) target.clientConfig = conversionOf(source)?.webhook?.clientConfig;
+  return copy;
 }
 
 /** Objects in kind/name order (helm template orders by kind, manifests/ by file). */
@@ -308,7 +319,7 @@ describe('CRDs', () => {
       expect(crd.metadata.labels?.['app.kubernetes.io/part-of']).toBe('ironhook');
       expect(crd.metadata.labels).toMatchObject(MANIFEST_CRDS.find((m) => m.metadata.name === crd.metadata.name)?.metadata.labels ?? {});
     }
-    expect(sorted(crds.map(withoutChartMetadata))).toEqual(sorted(MANIFEST_CRDS.map(withoutChartMetadata)));
+    expect(sorted(crds.map(withoutChartMetadata).map(withManifestClientConfig))).toEqual(sorted(MANIFEST_CRDS.map(withoutChartMetadata)));
   });
 
   it('point conversion webhooks at the release hook Service, with the CA bundle and annotations from values', async () => {
@@ -317,9 +328,13 @@ describe('CRDs', () => {
     expect(crds.length).toBe(MANIFEST_CRDS.length);
     crds.forEach(expectLabConversion);
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
-    const tls = ['webhook.tls.enabled=true', 'webhook.tls.secretName=tls', 'webhook.tls.caBundle.source=inline'];
+    // Without the conversion listener the webhooks call the HTTPS hook port, trusting the inline webhook CA.
+    const tls = ['hooks.conversion.enabled=false', 'webhook.tls.enabled=true', 'webhook.tls.secretName=tls', 'webhook.tls.caBundle.source=inline'];
     const inline = ofKind(await render(chart.dir, { set: tls, setString: [`webhook.tls.caBundle.inline=${pem}`] }), 'CustomResourceDefinition');
-    for (const crd of inline.filter(hasConversionWebhook)) expect(conversionOf(crd)?.webhook?.clientConfig?.caBundle).toBe(Buffer.from(pem).toString('base64'));
+    for (const crd of inline.filter(hasConversionWebhook)) {
+      expect(conversionOf(crd)?.webhook?.clientConfig?.caBundle).toBe(Buffer.from(pem).toString('base64'));
+      expect(conversionOf(crd)?.webhook?.clientConfig?.service).toMatchObject({ name: 'ironhook-hooks', port: 8080 });
+    }
   });
 
   it('are templates (upgraded by helm upgrade), not files in crds/, and follow crds.install and crds.keep', async () => {

@@ -273,16 +273,93 @@ capabilities:
 {{- end }}
 {{- end }}
 
+{{/* "true" when the hook server runs the conversion listener the CRDs' conversion webhooks call. */}}
+{{- define "ironhook.conversion.enabled" -}}
+{{- if and .Values.hooks.enabled .Values.hooks.conversion.enabled }}true{{ end }}
+{{- end }}
+
+{{/* The kubernetes.io/tls Secret the conversion listener serves (chart-generated or cert-manager's). */}}
+{{- define "ironhook.conversion.secretName" -}}
+{{- printf "%s-conversion-tls" (include "ironhook.hooks.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* cert-manager Certificate of the conversion listener (the CRDs' inject-ca-from names it). */}}
+{{- define "ironhook.conversion.certificateName" -}}
+{{- printf "%s-conversion" (include "ironhook.hooks.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The names the API server may use for the hook Service, as a YAML list. */}}
+{{- define "ironhook.conversion.dnsNames" -}}
+{{- $svc := include "ironhook.hooks.fullname" . }}
+{{- $ns := .Release.Namespace }}
+{{- toYaml (list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.cluster.local" $svc $ns)) }}
+{{- end }}
+
 {{/*
-caBundle (base64 PEM) of the CRDs' conversion webhooks: crds.conversion.caBundle, else the inline
-webhook CA (webhook.tls.caBundle.source inline); empty otherwise (the API server then uses its
-system roots, or cert-manager's CA injector fills it through crds.conversion.annotations).
+The chart-generated CA and serving certificate of the conversion listener, as JSON {ca, crt, key}
+(PEM): the existing Secret's on upgrade (lookup), else new ones. Made once per render and kept in
+.Values, so the Secret and every CRD's caBundle carry the same CA.
+*/}}
+{{- define "ironhook.conversion.generatedCert" -}}
+{{- if not (hasKey .Values "ironhookGeneratedConversionCert") }}
+{{- $secret := lookup "v1" "Secret" .Release.Namespace (include "ironhook.conversion.secretName" .) }}
+{{- $data := dig "data" dict $secret }}
+{{- $cert := dict }}
+{{- if and (hasKey $data "ca.crt") (hasKey $data "tls.crt") (hasKey $data "tls.key") }}
+{{- $cert = dict "ca" (index $data "ca.crt" | b64dec) "crt" (index $data "tls.crt" | b64dec) "key" (index $data "tls.key" | b64dec) }}
+{{- else }}
+{{- $svc := include "ironhook.hooks.fullname" . }}
+{{- $days := int .Values.hooks.conversion.certificateValidityDays }}
+{{- $ca := genCA (printf "%s-conversion-ca" $svc) $days }}
+{{- $leaf := genSignedCert (printf "%s.%s.svc" $svc .Release.Namespace) nil (include "ironhook.conversion.dnsNames" . | fromYamlArray) $days $ca }}
+{{- $cert = dict "ca" $ca.Cert "crt" $leaf.Cert "key" $leaf.Key }}
+{{- end }}
+{{- $_ := set .Values "ironhookGeneratedConversionCert" $cert }}
+{{- end }}
+{{- toJson (get .Values "ironhookGeneratedConversionCert") }}
+{{- end }}
+
+{{/* Service port of the CRDs' conversion webhooks: the conversion listener's, else the hook port's. */}}
+{{- define "ironhook.conversionServicePort" -}}
+{{- if include "ironhook.conversion.enabled" . }}
+{{- .Values.hooks.conversion.service.port }}
+{{- else }}
+{{- .Values.hooks.service.port }}
+{{- end }}
+{{- end }}
+
+{{/*
+caBundle (base64 PEM) of the CRDs' conversion webhooks: crds.conversion.caBundle; else, with the
+conversion listener, the chart-generated CA (cert-manager's CA injector fills it instead with
+certManager.enabled); else the inline webhook CA (webhook.tls.caBundle.source inline); else empty.
 */}}
 {{- define "ironhook.conversionCABundle" -}}
 {{- $tls := .Values.webhook.tls }}
 {{- if .Values.crds.conversion.caBundle }}
 {{- .Values.crds.conversion.caBundle }}
+{{- else if include "ironhook.conversion.enabled" . }}
+{{- if not .Values.certManager.enabled }}
+{{- (include "ironhook.conversion.generatedCert" . | fromJson).ca | b64enc }}
+{{- end }}
 {{- else if and $tls.enabled (eq $tls.caBundle.source "inline") $tls.caBundle.inline }}
 {{- $tls.caBundle.inline | b64enc }}
+{{- end }}
+{{- end }}
+
+{{/*
+Annotations of the CRDs with conversion webhooks, as YAML (empty when none): the keep policy,
+cert-manager's CA injection with certManager.enabled, and crds.conversion.annotations (which win).
+*/}}
+{{- define "ironhook.conversionCRDAnnotations" -}}
+{{- $annotations := dict }}
+{{- if .Values.crds.keep }}
+{{- $_ := set $annotations "helm.sh/resource-policy" "keep" }}
+{{- end }}
+{{- if and (include "ironhook.conversion.enabled" .) .Values.certManager.enabled (not .Values.crds.conversion.caBundle) }}
+{{- $_ := set $annotations "cert-manager.io/inject-ca-from" (printf "%s/%s" .Release.Namespace (include "ironhook.conversion.certificateName" .)) }}
+{{- end }}
+{{- $annotations = merge (deepCopy .Values.crds.conversion.annotations) $annotations }}
+{{- if $annotations }}
+{{- toYaml $annotations }}
 {{- end }}
 {{- end }}
