@@ -17,7 +17,8 @@ export function syncHostAnnotations(body: unknown): DecoratorSyncResponse {
   const host = targetHost(body);
   const annotations = host.metadata.annotations ?? {};
   const consumed = host.status?.ironhook?.consumedAnnotations ?? [];
-  const removals = consumed.filter((key) => annotations[key] !== undefined).sort();
+  // Phased reboot annotations (reboot.metal3.io/<key>) belong to whoever set them: never removed here.
+  const removals = consumed.filter((key) => annotations[key] !== undefined && !key.startsWith(Annotation.RebootPrefix)).sort();
   if (annotations[Annotation.Paused] !== undefined || removals.length === 0) {
     return { status: null, attachments: [] };
   }

@@ -4,7 +4,7 @@ import { Annotation, OperationalStatus, ProvisioningState } from '../../domain/b
 import type { BareMetalHostStatus, IronhookHostStatus } from '../../domain/baremetalhost.js';
 import { operationName } from '../../domain/naming.js';
 import { Action, Phase } from '../../domain/operations.js';
-import { detachRequest } from './annotations.js';
+import { detachRequest, rebootRequests } from './annotations.js';
 import { computeConditions } from './conditions.js';
 import type { HostContext } from './context.js';
 import type { Decision, Failure } from './outcome.js';
@@ -92,12 +92,20 @@ function consumedAnnotations(ctx: HostContext, decision: Decision, status: BareM
       consumed.add(key);
     }
   }
+  // With disablePowerOff a phased annotation cannot keep the host off: one reboot answers it, and
+  // remembering that stops a reboot loop while the annotation stays (the decorator keeps it).
+  if (ctx.spec.disablePowerOff === true && rebooting(ctx, decision)) {
+    rebootRequests(ctx.annotations).forEach((reboot) => consumed.add(reboot.key));
+  }
   return [...consumed].sort();
 }
 
+function rebooting(ctx: HostContext, decision: Decision): boolean {
+  return decision.newRequest?.action === Action.Reboot || ctx.current?.spec.action === Action.Reboot;
+}
+
 function rebootConsumed(ctx: HostContext, decision: Decision, status: BareMetalHostStatus): boolean {
-  const rebooting = decision.newRequest?.action === Action.Reboot || ctx.current?.spec.action === Action.Reboot;
-  return rebooting || (POWER_MANAGED.includes(decision.state) && !status.poweredOn);
+  return rebooting(ctx, decision) || (POWER_MANAGED.includes(decision.state) && !status.poweredOn);
 }
 
 export function finishStatus(ctx: HostContext, decision: Decision): BareMetalHostStatus {

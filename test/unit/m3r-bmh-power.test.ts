@@ -46,6 +46,12 @@ describe('BareMetalHost and the remediation power-off annotation', () => {
     expect(decorated.annotations).toBeUndefined();
   });
 
+  it('a phased key listed as answered (disablePowerOff) is still never removed by the annotations decorator', () => {
+    const status = { ironhook: { consumedAnnotations: ['reboot.metal3.io', KEY] } };
+    const decorated = syncHostAnnotations({ object: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'server-01', annotations: { 'reboot.metal3.io': '', [KEY]: HARD } }, status } });
+    expect(decorated.annotations).toEqual({ 'reboot.metal3.io': null });
+  });
+
   it('annotation removed while off: PowerOn (spec.online)', () => {
     const { operation } = sync(host().spec({ online: true, image: IMAGE }).inState(S.Provisioned, deployed).monitor(monitorOff));
     expect(operation?.spec).toMatchObject({ action: 'PowerOn' });

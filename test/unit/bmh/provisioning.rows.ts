@@ -264,6 +264,23 @@ export const provisioningRows: Row[] = [
     expect: { request: 'server-01-reboot-1', consumed: ['reboot.metal3.io'] },
   },
   {
+    name: 'provisioned, disablePowerOff and a phased reboot annotation: one Reboot, key remembered as answered',
+    from: S.Provisioned,
+    given: host().spec({ online: true, image: IMAGE, disablePowerOff: true }).annotate('reboot.metal3.io/remediation', '{"mode":"hard"}').inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true }).monitor(monitorOn),
+    expect: { request: 'server-01-reboot-1', consumed: ['reboot.metal3.io/remediation'] },
+  },
+  {
+    name: 'provisioned, disablePowerOff, phased reboot done and the annotation still there: no second Reboot',
+    from: S.Provisioned,
+    given: host()
+      .spec({ online: true, image: IMAGE, disablePowerOff: true })
+      .annotate('reboot.metal3.io/remediation', '{"mode":"hard"}')
+      .inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true, ironhook: { consumedAnnotations: ['reboot.metal3.io/remediation'] } })
+      .operation('Reboot', 1, { status: succeeded(T1) })
+      .monitor(monitorOn),
+    expect: { request: 'server-01-reboot-1', consumed: ['reboot.metal3.io/remediation'] },
+  },
+  {
     name: 'provisioned, detached annotation: Detach requested',
     from: S.Provisioned,
     given: host().spec({ online: true, image: IMAGE }).annotate('baremetalhost.metal3.io/detached').inState(S.Provisioned, deployed(S.Provisioned)).monitor(monitorOn),
