@@ -1,7 +1,8 @@
 // The Cluster API provider kinds (reference/capm3-ipam.md §1, §3–5, §8): names, finalizers, the
 // remediation enums and the building blocks their v1beta1 ↔ v1beta2 converters share.
 import { isRecord, type Body, type Converted, type Kept, type KindConverter } from '../capi/conversion.js';
-import { INFRA_GROUP } from '../capi/types.js';
+import { INFRA_GROUP, type Metal3ObjectRef } from '../capi/types.js';
+import type { Condition, SecretReference, TypedObject } from '../k8s.js';
 
 export const Capm3Kind = {
   Metal3Cluster: 'Metal3Cluster',
@@ -27,6 +28,122 @@ export const RemediationPhase = {
 
 /** Template defaults (§8.1): what Cluster API's MachineHealthCheck copies into a Metal3Remediation. */
 export const REMEDIATION_DEFAULTS = { type: REBOOT_STRATEGY, retryLimit: 1, timeoutSeconds: 600 } as const;
+
+// --- v1beta2 (stored) shapes, as the CRDs in manifests/crds define them --------------------------
+
+export interface APIEndpoint {
+  host?: string;
+  port?: number;
+}
+
+export interface FailureDomain {
+  name: string;
+  controlPlane?: boolean;
+  attributes?: Record<string, string>;
+}
+
+/** A Cluster API v1beta1 condition (kept under status.deprecated.v1beta1). */
+export interface V1Beta1Condition {
+  type: string;
+  status: string;
+  severity?: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime: string;
+}
+
+export interface DeprecatedStatus {
+  v1beta1?: { conditions?: V1Beta1Condition[]; failureReason?: string; failureMessage?: string };
+}
+
+/** Ironhook's additions to a status (ignored by upstream clients). */
+export interface IronhookStatus {
+  state?: string;
+  sequence?: number;
+  host?: string;
+  waitingFor?: string;
+  message?: string;
+}
+
+export interface Metal3ClusterSpec {
+  controlPlaneEndpoint?: APIEndpoint;
+  cloudProviderEnabled?: boolean;
+  failureDomains?: FailureDomain[];
+}
+
+export interface Metal3ClusterStatus {
+  conditions?: Condition[];
+  initialization?: { provisioned?: boolean };
+  failureDomains?: FailureDomain[];
+  lastUpdated?: string;
+  deprecated?: DeprecatedStatus;
+  observedGeneration?: number;
+  ironhook?: IronhookStatus;
+}
+
+export interface HostSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values: string[] }[];
+}
+
+export interface Metal3Image {
+  url?: string;
+  checksum?: string;
+  checksumType?: 'md5' | 'sha256' | 'sha512';
+  diskFormat?: 'raw' | 'qcow2' | 'vdi' | 'vmdk' | 'live-iso';
+}
+
+export interface Metal3MachineSpec {
+  providerID?: string;
+  image?: Metal3Image;
+  customDeploy?: { method: string };
+  userData?: SecretReference;
+  metaData?: SecretReference;
+  networkData?: SecretReference;
+  hostSelector?: HostSelector;
+  dataTemplate?: Metal3ObjectRef;
+  automatedCleaningMode?: 'metadata' | 'disabled';
+  failureDomain?: string;
+}
+
+export interface Metal3MachineStatus {
+  conditions?: Condition[];
+  initialization?: { provisioned?: boolean };
+  addresses?: { type: string; address: string }[];
+  userData?: SecretReference;
+  metaData?: SecretReference;
+  networkData?: SecretReference;
+  renderedData?: Metal3ObjectRef;
+  lastUpdated?: string;
+  deprecated?: DeprecatedStatus;
+  observedGeneration?: number;
+  ironhook?: IronhookStatus;
+}
+
+export interface Metal3MachineTemplateSpec {
+  nodeReuse?: boolean;
+  template: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: Metal3MachineSpec };
+}
+
+export interface RemediationStrategy {
+  type?: typeof REBOOT_STRATEGY;
+  retryLimit?: number;
+  timeoutSeconds?: number;
+}
+
+export interface Metal3RemediationStatus {
+  phase?: (typeof RemediationPhase)[keyof typeof RemediationPhase];
+  retryCount?: number;
+  lastRemediated?: string;
+  observedGeneration?: number;
+  ironhook?: IronhookStatus;
+}
+
+export type Metal3Cluster = TypedObject<Metal3ClusterSpec, Metal3ClusterStatus>;
+export type Metal3Machine = TypedObject<Metal3MachineSpec, Metal3MachineStatus>;
+export type Metal3MachineTemplate = TypedObject<Metal3MachineTemplateSpec, never>;
+export type Metal3Remediation = TypedObject<{ strategy?: RemediationStrategy }, Metal3RemediationStatus>;
+export type Metal3RemediationTemplate = TypedObject<{ template: { spec: { strategy?: RemediationStrategy } } }, { status?: Metal3RemediationStatus }>;
 
 export type Rec = Record<string, unknown>;
 
