@@ -85,6 +85,45 @@ export const HOOK_NEEDS: Readonly<Record<string, HookNeeds>> = {
       { group: '', resource: 'secrets' },
     ],
   },
+  metal3cluster: {
+    source: 'hooks/metal3cluster customize',
+    related: [
+      { group: CAPI, resource: 'clusters' },
+      { group: CAPI, resource: 'machines' },
+    ],
+  },
+  metal3machine: {
+    source: 'hooks/metal3machine customize',
+    related: [
+      { group: 'metal3.io', resource: 'baremetalhosts' },
+      { group: INFRA, resource: 'metal3clusters' },
+      { group: INFRA, resource: 'metal3datas' },
+      { group: INFRA, resource: 'metal3machinetemplates' },
+      { group: CAPI, resource: 'clusters' },
+      { group: CAPI, resource: 'machines' },
+    ],
+  },
+  metal3machinetemplate: {
+    source: 'hooks/metal3machinetemplate customize',
+    related: [{ group: INFRA, resource: 'metal3machines' }],
+  },
+  metal3remediation: {
+    source: 'hooks/metal3remediation customize',
+    related: [
+      { group: 'ironhook.dev', resource: 'bmcmonitors' },
+      { group: 'metal3.io', resource: 'baremetalhosts' },
+      { group: INFRA, resource: 'metal3machines' },
+      { group: CAPI, resource: 'machines' },
+    ],
+  },
+  'metal3remediation-power': {
+    source: 'hooks/metal3remediation power decorator customize',
+    related: [
+      { group: INFRA, resource: 'metal3machines' },
+      { group: INFRA, resource: 'metal3remediations' },
+      { group: CAPI, resource: 'machines' },
+    ],
+  },
   metal3dataclaim: {
     source: 'hooks/metal3data/claim.ts metal3dataclaimCustomize',
     related: [

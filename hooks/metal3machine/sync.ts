@@ -1,6 +1,6 @@
 // The Metal3Machine hooks: customize names the related objects, sync and finalize run the state
 // table (hooks/metal3machine/states.ts) and commit once.
-import { CAPI_GROUP, CAPI_V1BETA2, CLUSTER_NAME_LABEL, CapiKind, INFRA_V1BETA2 } from '../../domain/capi/types.js';
+import { CAPI_V1BETA2, CLUSTER_NAME_LABEL, CapiKind, INFRA_V1BETA2 } from '../../domain/capi/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
@@ -11,14 +11,18 @@ import { readContext } from './context.js';
 import { CLONED_FROM_NAME_ANNOTATION } from './names.js';
 import { runStates } from './states.js';
 
-/** Objects found by name from the machine itself: owner Machine, Cluster, template. */
+/**
+ * Objects found from the machine itself: its cluster's Machines (by label, not by the owner's
+ * name: Cluster API adds the owner reference after creating the machine, which does not change
+ * its generation, and Metacontroller caches a customize answer per generation), the Cluster and
+ * the template.
+ */
 function namedRules(m3m: KObject): RelatedResourceRule[] {
   const namespace = m3m.metadata.namespace ?? '';
-  const machines = (m3m.metadata.ownerReferences ?? []).filter((ref) => ref.kind === CapiKind.Machine && ref.apiVersion.startsWith(`${CAPI_GROUP}/`)).map((ref) => ref.name);
   const cluster = m3m.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '';
   const template = m3m.metadata.annotations?.[CLONED_FROM_NAME_ANNOTATION] ?? '';
-  const rules: RelatedResourceRule[] = [];
-  if (machines.length > 0) rules.push({ apiVersion: CAPI_V1BETA2, resource: 'machines', namespace, names: [...machines].sort() });
+  const machines: RelatedResourceRule = { apiVersion: CAPI_V1BETA2, resource: 'machines', namespace };
+  const rules: RelatedResourceRule[] = [cluster === '' ? machines : { ...machines, labelSelector: { matchLabels: { [CLUSTER_NAME_LABEL]: cluster } } }];
   if (cluster !== '') rules.push({ apiVersion: CAPI_V1BETA2, resource: 'clusters', namespace, names: [cluster] });
   if (template !== '') rules.push({ apiVersion: INFRA_V1BETA2, resource: 'metal3machinetemplates', namespace, names: [template] });
   return rules;

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { CHART_DIR, writeStandaloneChart } from '../../scripts/chart-standalone.js';
 import { ROOT } from '../../scripts/chart-sync.js';
+import { ALLOWED_TARGETS } from '../../drivers/cluster/targets.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -231,5 +232,22 @@ export function poolApiCalls(): string[] {
       for (const t of types) out.add(`${t} ${CLIENT_VERBS[m[1]!]!}`);
     }
   }
+  for (const call of clusterRunnerCalls()) out.add(call);
   return [...out].sort();
+}
+
+/**
+ * What drivers/cluster/ calls on the management cluster: list/watch of its two request kinds and
+ * patches of their status, and for every ObjectPatch target drivers/cluster/targets.ts allows:
+ * get and JSON patch (plus update for condition upserts, except label-only kinds), on /status too
+ * where allowed. (Secrets: the kubeconfig read is the `get`.)
+ */
+export function clusterRunnerCalls(): string[] {
+  const out = ['objectpatches', 'nodeoperations'].flatMap((r) => [`ironhook.dev ${r} list`, `ironhook.dev ${r} watch`, `ironhook.dev ${r}/status patch`]);
+  for (const target of ALLOWED_TARGETS) {
+    const verbs = target.labelsOnly ? ['get', 'patch'] : ['get', 'patch', 'update'];
+    const resources = target.status ? [target.plural, `${target.plural}/status`] : [target.plural];
+    for (const resource of resources) out.push(...verbs.map((verb) => `${target.group || 'core'} ${resource} ${verb}`));
+  }
+  return out;
 }

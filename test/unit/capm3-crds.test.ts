@@ -22,7 +22,7 @@ const KINDS: Kind[] = [
   { kind: 'Metal3Cluster', plural: 'metal3clusters', shortNames: ['m3c', 'm3cluster', 'm3clusters', 'metal3c', 'metal3cluster'], status: true },
   { kind: 'Metal3ClusterTemplate', plural: 'metal3clustertemplates', shortNames: ['m3ct'], status: false },
   { kind: 'Metal3Machine', plural: 'metal3machines', shortNames: ['m3m', 'm3machine', 'm3machines', 'metal3m', 'metal3machine'], status: true },
-  { kind: 'Metal3MachineTemplate', plural: 'metal3machinetemplates', shortNames: ['m3mt', 'm3machinetemplate', 'm3machinetemplates', 'metal3mt', 'metal3machinetemplate'], status: false },
+  { kind: 'Metal3MachineTemplate', plural: 'metal3machinetemplates', shortNames: ['m3mt', 'm3machinetemplate', 'm3machinetemplates', 'metal3mt', 'metal3machinetemplate'], status: true },
   { kind: 'Metal3Remediation', plural: 'metal3remediations', shortNames: ['m3r', 'm3remediation'], status: true },
   { kind: 'Metal3RemediationTemplate', plural: 'metal3remediationtemplates', shortNames: ['m3rt', 'm3remediationtemplate', 'm3remediationtemplates', 'metal3rt', 'metal3remediationtemplate'], status: true },
 ];
