@@ -72,7 +72,8 @@ describe.concurrent('the Cluster API provider', () => {
     await scene.createDeployment('workers', 'seed-workers', 1);
     const [machine = ''] = await scene.waitMachines('workers', 1);
     expect(await scene.waitClaim(machine)).toBe('rf-0');
-    const claimed = await scene.host('rf-0');
+    // The claim and the host spec are two patches (docs/capm3.md): wait for the second.
+    const claimed = await scene.waitUntil<Awaited<ReturnType<Scene['host']>>>('baremetalhost', 'rf-0', { what: 'the host spec from the machine', check: (view) => view.spec.image !== undefined });
     expect(claimed.spec.consumerRef).toEqual(expect.objectContaining({ kind: 'Metal3Machine', name: machine, namespace: scene.namespace }));
     expect(claimed.spec.consumerRef?.apiVersion).toMatch(/^infrastructure\.cluster\.x-k8s\.io\//u);
     expect(claimed.spec.image).toEqual(expect.objectContaining({ url: bmcs.files.diskURL }));
