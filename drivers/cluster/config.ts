@@ -1,5 +1,7 @@
 // Settings of the Cluster API request runner, from the environment (docs/drivers.md). The pool's
 // own settings (namespaces, watch liveness, shutdown grace) are passed in by drivers/main.ts.
+import { bool, integer } from '../pool/config.js';
+
 type Env = Record<string, string | undefined>;
 
 export interface ClusterRequestSettings {
@@ -18,28 +20,6 @@ export interface ClusterRequestSettings {
   watchLivenessMs: number;
   watchTimeoutSeconds: number;
   shutdownTimeoutMs: number;
-}
-
-function integer(name: string, raw: string | undefined, fallback: number, min: number): number {
-  if (raw === undefined || raw.trim() === '') {
-    return fallback;
-  }
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new Error(`${name} must be an integer >= ${String(min)}, got "${raw}"`);
-  }
-  return value;
-}
-
-function bool(name: string, raw: string | undefined, fallback: boolean): boolean {
-  if (raw === undefined || raw.trim() === '') {
-    return fallback;
-  }
-  const value = raw.trim().toLowerCase();
-  if (!['true', 'false', '1', '0', 'yes', 'no'].includes(value)) {
-    throw new Error(`${name} must be true or false, got "${raw}"`);
-  }
-  return ['true', '1', 'yes'].includes(value);
 }
 
 export type PoolShared = Pick<ClusterRequestSettings, 'namespaces' | 'watchLivenessMs' | 'watchTimeoutSeconds' | 'shutdownTimeoutMs'>;

@@ -72,7 +72,8 @@ const FLAGS = {
 
 type Env = Record<string, string | undefined>;
 
-function integer(name: string, raw: string | undefined, fallback: number, min = 0): number {
+/** An integer setting ≥ `min`, or `fallback` when unset; anything else is a startup error. */
+export function integer(name: string, raw: string | undefined, fallback: number, min = 0): number {
   if (raw === undefined || raw.trim() === '') {
     return fallback;
   }
@@ -87,7 +88,8 @@ function seconds(name: string, raw: string | undefined, fallbackSeconds: number)
   return integer(name, raw, fallbackSeconds) * 1000;
 }
 
-function bool(name: string, raw: string | undefined, fallback: boolean): boolean {
+/** A boolean setting (true/false, 1/0, yes/no), or `fallback` when unset. */
+export function bool(name: string, raw: string | undefined, fallback: boolean): boolean {
   if (raw === undefined || raw === '') {
     return fallback;
   }
