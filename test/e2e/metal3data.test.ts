@@ -2,37 +2,15 @@
 // hook server, the IPAM controllers): claims of a Metal3DataTemplate get distinct indexes and
 // addresses and rendered Secrets; deleting one claim and adding two moves nothing.
 //
-// Needs the three metal3data controllers served by the hook server (hooks/registry.ts) and
-// Cluster API's Machine CRD (the environment installs Cluster API's CRDs); a minimal
-// Metal3Machine CRD is installed here while the Cluster API provider issue has not shipped one.
+// The test plays the Cluster API provider: its Metal3Machines belong to a Cluster that does not
+// exist, so the real Metal3Machine controller leaves them waiting, and the test creates their
+// claims itself (capm3-data.test.ts has the provider create them).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../support/processes.js';
 import type { Cluster } from './support.js';
 import { apply, createNamespace, getJSON, openCluster } from './support.js';
 
 const GROUP = 'infrastructure.cluster.x-k8s.io';
-
-function minimalCrd(group: string, kind: string, plural: string): string {
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: ${plural}.${group}}
-spec:
-  group: ${group}
-  names: {kind: ${kind}, listKind: ${kind}List, plural: ${plural}, singular: ${kind.toLowerCase()}}
-  scope: Namespaced
-  versions:
-  - name: v1beta2
-    served: true
-    storage: true
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-          status: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`;
-}
 
 const POOL = `apiVersion: ipam.metal3.io/v1alpha1
 kind: IPPool
@@ -94,14 +72,6 @@ let cluster: Cluster;
 
 beforeAll(async () => {
   cluster = await openCluster();
-  const env = cluster.env;
-  for (const [group, kind, plural] of [
-    ['cluster.x-k8s.io', 'Machine', 'machines'],
-    [GROUP, 'Metal3Machine', 'metal3machines'],
-  ] as const) {
-    if ((await env.kubectlResult('get', 'crd', `${plural}.${group}`)).code !== 0) await apply(env, minimalCrd(group, kind, plural));
-  }
-  await env.kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd', 'machines.cluster.x-k8s.io', `metal3machines.${GROUP}`);
 });
 
 afterAll(async () => {
@@ -114,8 +84,9 @@ async function uidOf(namespace: string, kind: string, name: string): Promise<str
 
 /**
  * A worker as Cluster API and the provider would leave it: Machine → Metal3Machine (associated with
- * its host) → claim. The test plays the provider, so the Metal3Machine names no dataTemplate (a
- * provider controller, once there is one, would otherwise create the claim itself).
+ * its host) → claim. The test plays the provider, so the Metal3Machine names no dataTemplate, and
+ * the claim's owner reference is not a controller reference: the Metal3Machine controller would
+ * otherwise take the claim as its child and release it, since its own hook did not ask for it.
  */
 async function addWorker(namespace: string, n: number): Promise<void> {
   const env = cluster.env;
@@ -142,7 +113,7 @@ metadata:
   labels: {cluster.x-k8s.io/cluster-name: e2e}
   annotations: {metal3.io/BareMetalHost: ${namespace}/host-${String(n)}}
   ownerReferences: [{apiVersion: cluster.x-k8s.io/v1beta2, kind: Machine, name: ${name}-m, uid: ${machineUid}, controller: true}]
-spec: {}
+spec: {image: {url: "http://127.0.0.1:9/never-fetched.iso", diskFormat: live-iso}}
 `, namespace);
   const m3mUid = await uidOf(namespace, `metal3machines.${GROUP}`, name);
   await apply(env, `apiVersion: ${GROUP}/v1beta2
@@ -150,7 +121,7 @@ kind: Metal3DataClaim
 metadata:
   name: ${name}
   labels: {cluster.x-k8s.io/cluster-name: e2e}
-  ownerReferences: [{apiVersion: ${GROUP}/v1beta2, kind: Metal3Machine, name: ${name}, uid: ${m3mUid}, controller: true}]
+  ownerReferences: [{apiVersion: ${GROUP}/v1beta2, kind: Metal3Machine, name: ${name}, uid: ${m3mUid}}]
 spec: {template: {name: workers}}
 `, namespace);
 }
