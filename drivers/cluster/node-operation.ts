@@ -2,14 +2,16 @@
 // Fence (save, then delete) and Restore (wait, then add what is missing). Waiting is an outcome,
 // not a loop: the runner records it (observedTime, message) and checks again on its timer.
 // Transient failures are thrown; the runner retries them with back-off.
+import { V1ObjectMeta } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
 import { formatTime } from '../../domain/backoff.js';
 import { NodeAction } from '../../domain/capi/requests.js';
 import type { NodeOperation, NodeOperationStatus, ObservedNode } from '../../domain/capi/requests.js';
 import type { ObjectMeta } from '../../domain/k8s.js';
 import { Phase } from '../../domain/operations.js';
 import type { Clock } from '../pool/clock.js';
-import { ApiError, MERGE_PATCH, isConflict, isNotFound } from './rest.js';
-import type { RestClient } from './rest.js';
+import { ApiError, MERGE_PATCH, isConflict, isNotFound } from './api.js';
+import type { ClusterApi } from './api.js';
 import type { WorkloadClients } from './workload.js';
 
 export const UUID_LABEL = 'metal3.io/uuid';
@@ -32,13 +34,21 @@ export interface NodeContext {
 interface Call {
   ctx: NodeContext;
   op: NodeOperation;
-  client: RestClient;
+  client: ClusterApi;
 }
 
 /** Attempts of a guarded Node write before a conflict counts as transient. */
 const WRITE_ATTEMPTS = 3;
 
-const nodePath = (name: string): string => `/api/v1/nodes/${encodeURIComponent(name)}`;
+/** The fields of a client-node typed Node the executor reads. */
+function nodeJSON(node: V1Node): NodeJSON {
+  const { name = '', labels, annotations, resourceVersion } = node.metadata ?? new V1ObjectMeta();
+  return { metadata: { name, labels, annotations, resourceVersion }, spec: { providerID: node.spec?.providerID } };
+}
+
+async function patchNode(client: ClusterApi, name: string, body: object): Promise<NodeJSON> {
+  return nodeJSON(await client.call(`PATCH Node ${name}`, (options) => client.core.patchNode({ name, body }, options), MERGE_PATCH));
+}
 
 function observed(node: NodeJSON, withMetadata: boolean): ObservedNode {
   const { name, labels, annotations } = node.metadata;
@@ -60,9 +70,9 @@ function failed(call: Call, reason: string, message: string, node?: ObservedNode
   return { kind: 'finished', status: { phase: Phase.Failed, message, observedTime: now, completionTime: now, error: { kind: 'Permanent', reason, message }, ...(node !== undefined && { node }) } };
 }
 
-async function getNode(client: RestClient, name: string): Promise<NodeJSON | undefined> {
+async function getNode(client: ClusterApi, name: string): Promise<NodeJSON | undefined> {
   try {
-    return await client.request<NodeJSON>({ method: 'GET', path: nodePath(name) });
+    return nodeJSON(await client.call(`GET Node ${name}`, (options) => client.core.readNode({ name }, options)));
   } catch (error) {
     if (isNotFound(error)) {
       return undefined;
@@ -76,12 +86,13 @@ function selectorText(op: NodeOperation): string {
   return uuid !== undefined && uuid !== '' ? `${UUID_LABEL}=${uuid}` : `${HOSTNAME_LABEL} in (${hostnames.join(', ')})`;
 }
 
-async function findNodes(client: RestClient, op: NodeOperation): Promise<NodeJSON[]> {
+async function findNodes(client: ClusterApi, op: NodeOperation): Promise<NodeJSON[]> {
   const { uuid, hostnames = [] } = op.spec.node;
   const byUUID = uuid !== undefined && uuid !== '';
   const labelSelector = byUUID ? `${UUID_LABEL}=${uuid}` : HOSTNAME_LABEL;
-  const list = await client.request<{ items: NodeJSON[] }>({ method: 'GET', path: '/api/v1/nodes', query: { labelSelector } });
-  return byUUID ? list.items : list.items.filter((node) => hostnames.includes(node.metadata.labels?.[HOSTNAME_LABEL] ?? ''));
+  const list = await client.call('list Nodes', (options) => client.core.listNode({ labelSelector }, options));
+  const items = list.items.map(nodeJSON);
+  return byUUID ? items : items.filter((node) => hostnames.includes(node.metadata.labels?.[HOSTNAME_LABEL] ?? ''));
 }
 
 function isAccepted(op: NodeOperation, current: string): boolean {
@@ -93,7 +104,7 @@ async function writeProviderID(call: Call, node: NodeJSON): Promise<NodeOutcome 
   const wanted = call.op.spec.providerID ?? '';
   try {
     const body = { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { providerID: wanted } };
-    const patched = await call.client.request<NodeJSON>({ method: 'PATCH', path: nodePath(node.metadata.name), body, contentType: MERGE_PATCH });
+    const patched = await patchNode(call.client, node.metadata.name, body);
     return succeeded(call, `set providerID ${wanted} on Node ${node.metadata.name}`, observed(patched, false));
   } catch (error) {
     if (isConflict(error) || (error instanceof ApiError && error.code === 422)) {
@@ -139,7 +150,7 @@ async function fence(call: Call): Promise<NodeOutcome> {
     await ctx.saveProgress({ phase: Phase.Running, message: `saved the labels and annotations of Node ${name}; deleting it`, observedTime: formatTime(ctx.clock.now()), node: saved });
   }
   try {
-    await client.request({ method: 'DELETE', path: nodePath(name) });
+    await client.call(`DELETE Node ${name}`, (options) => client.core.deleteNode({ name }, options));
   } catch (error) {
     if (!isNotFound(error)) {
       throw error;
@@ -157,7 +168,7 @@ async function addMissing(call: Call, node: NodeJSON, labels: Record<string, str
   const name = node.metadata.name;
   try {
     const body = { metadata: { resourceVersion: node.metadata.resourceVersion, ...(labels && { labels }), ...(annotations && { annotations }) } };
-    const patched = await call.client.request<NodeJSON>({ method: 'PATCH', path: nodePath(name), body, contentType: MERGE_PATCH });
+    const patched = await patchNode(call.client, name, body);
     const count = Object.keys({ ...labels }).length + Object.keys({ ...annotations }).length;
     return succeeded(call, `restored ${String(count)} labels and annotations on Node ${name}`, observed(patched, true));
   } catch (error) {

@@ -11,12 +11,14 @@ import { Phase } from '../../domain/operations.js';
 import type { Clock } from '../pool/clock.js';
 import { upsertConditions } from './conditions.js';
 import { alreadyApplied, failingTest } from './json-pointer.js';
-import { ApiError, JSON_PATCH, isConflict, isNotFound } from './rest.js';
-import type { RestClient } from './rest.js';
+import { ApiError, isConflict, isNotFound } from './api.js';
+import type { ClusterApi } from './api.js';
+import { jsonPatchTarget, readTarget, replaceTarget } from './objects.js';
 import { checkTarget } from './targets.js';
+import type { TargetRef } from './targets.js';
 
 export interface PatchContext {
-  management: RestClient;
+  management: ClusterApi;
   clock: Clock;
 }
 
@@ -54,9 +56,9 @@ function finished(step: Step, now: string): ObjectPatchStatus {
   };
 }
 
-async function read(ctx: PatchContext, path: string): Promise<KObject | undefined> {
+async function read(ctx: PatchContext, ref: TargetRef): Promise<KObject | undefined> {
   try {
-    return await ctx.management.request<KObject>({ method: 'GET', path });
+    return await readTarget(ctx.management, ref);
   } catch (error) {
     if (isNotFound(error)) {
       return undefined;
@@ -71,8 +73,8 @@ const notFound = (request: ObjectPatch): Step => ({ reason: PatchReason.NotFound
  * A refused patch: applied before (the pool died before recording it), a failed test (judged on
  * the object as read now, since the API server does not say which operation failed), or invalid.
  */
-async function explainRefusal(ctx: PatchContext, path: string, request: ObjectPatch, error: ApiError): Promise<Step> {
-  const object = await read(ctx, path);
+async function explainRefusal(ctx: PatchContext, ref: TargetRef, request: ObjectPatch, error: ApiError): Promise<Step> {
+  const object = await read(ctx, ref);
   if (object === undefined) {
     return notFound(request);
   }
@@ -89,24 +91,24 @@ async function explainRefusal(ctx: PatchContext, path: string, request: ObjectPa
   return { reason: PatchReason.Rejected, message: `the API server refused the patch: ${describe(error)}` };
 }
 
-async function applyOperations(ctx: PatchContext, path: string, request: ObjectPatch): Promise<Step> {
+async function applyOperations(ctx: PatchContext, ref: TargetRef, request: ObjectPatch): Promise<Step> {
   try {
-    const patched = await ctx.management.request<KObject>({ method: 'PATCH', path, body: request.spec.operations, contentType: JSON_PATCH });
+    const patched = await jsonPatchTarget(ctx.management, ref, request.spec.operations);
     return { reason: PatchReason.Applied, message: 'patch applied', resourceVersion: patched.metadata.resourceVersion };
   } catch (error) {
     if (isNotFound(error)) {
       return notFound(request);
     }
     if (isRefusal(error)) {
-      return explainRefusal(ctx, path, request, error);
+      return explainRefusal(ctx, ref, request, error);
     }
     throw error;
   }
 }
 
 /** One read-modify-write; undefined on a conflict (somebody wrote in between: read again). */
-async function upsertOnce(ctx: PatchContext, path: string, request: ObjectPatch): Promise<Step | undefined> {
-  const object = await read(ctx, path);
+async function upsertOnce(ctx: PatchContext, ref: TargetRef, request: ObjectPatch): Promise<Step | undefined> {
+  const object = await read(ctx, ref);
   if (object === undefined) {
     return notFound(request);
   }
@@ -118,7 +120,7 @@ async function upsertOnce(ctx: PatchContext, path: string, request: ObjectPatch)
     return { reason: PatchReason.Applied, message: 'conditions already up to date', resourceVersion: object.metadata.resourceVersion };
   }
   try {
-    const written = await ctx.management.request<KObject>({ method: 'PUT', path, body: object });
+    const written = await replaceTarget(ctx.management, ref, object);
     return { reason: PatchReason.Applied, message: 'conditions updated', resourceVersion: written.metadata.resourceVersion };
   } catch (error) {
     if (isConflict(error)) {
@@ -134,9 +136,9 @@ async function upsertOnce(ctx: PatchContext, path: string, request: ObjectPatch)
   }
 }
 
-async function upsertWithRetries(ctx: PatchContext, path: string, request: ObjectPatch): Promise<Step> {
+async function upsertWithRetries(ctx: PatchContext, ref: TargetRef, request: ObjectPatch): Promise<Step> {
   for (let attempt = 0; attempt < CONDITION_ATTEMPTS; attempt += 1) {
-    const step = await upsertOnce(ctx, path, request);
+    const step = await upsertOnce(ctx, ref, request);
     if (step !== undefined) {
       return step;
     }
@@ -160,10 +162,10 @@ export async function executeObjectPatch(ctx: PatchContext, request: ObjectPatch
   }
   let operations: Step | undefined;
   if (request.spec.operations.length > 0) {
-    operations = await applyOperations(ctx, check.path, request);
+    operations = await applyOperations(ctx, check.ref, request);
     if (operations.reason !== PatchReason.Applied || (request.spec.conditions ?? []).length === 0) {
       return finished(operations, now());
     }
   }
-  return finished(combine(operations, await upsertWithRetries(ctx, check.path, request)), now());
+  return finished(combine(operations, await upsertWithRetries(ctx, check.ref, request)), now());
 }

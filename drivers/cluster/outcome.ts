@@ -4,7 +4,7 @@
 // credentials and capped.
 import type { OperationError } from '../../domain/operations.js';
 import { OperationFailure, scrub } from '../pool/errors.js';
-import { ApiError, RequestTimeout } from './rest.js';
+import { ApiError, RequestTimeout } from './api.js';
 
 function networkCode(error: unknown): string | undefined {
   const { code, cause } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; cause?: unknown };

@@ -20,7 +20,7 @@ import type { ClusterRequestMetrics } from './metrics.js';
 import { executeNodeOperation } from './node-operation.js';
 import { executeObjectPatch } from './object-patch.js';
 import { transientError } from './outcome.js';
-import { MERGE_PATCH, RestClient, isNotFound } from './rest.js';
+import { ClusterApi, MERGE_PATCH, isNotFound } from './api.js';
 import { REQUEST_GROUP, REQUEST_VERSION, collectionPath, watchRequests } from './watch.js';
 import type { RequestResource } from './watch.js';
 import { WorkloadClients } from './workload.js';
@@ -76,7 +76,7 @@ export class ClusterRequestRunner {
   private readonly busy = new Set<string>();
   private readonly queue: PQueue;
   private watches: KubeWatch[] = [];
-  private rest: RestClient | undefined;
+  private api: ClusterApi | undefined;
   private workloads: WorkloadClients | undefined;
   private accepting = true;
   private synced = false;
@@ -91,12 +91,12 @@ export class ClusterRequestRunner {
 
   async start(): Promise<void> {
     const { settings, kubeConfig, logger } = this.deps;
-    const rest = await RestClient.create(kubeConfig, { timeoutMs: settings.apiTimeoutMs });
-    this.rest = rest;
-    this.workloads = new WorkloadClients(rest, settings.apiTimeoutMs);
+    const api = new ClusterApi(kubeConfig, settings.apiTimeoutMs);
+    this.api = api;
+    this.workloads = new WorkloadClients(api, settings.apiTimeoutMs);
     const options = {
       kubeConfig,
-      rest,
+      api,
       clock: this.deps.watchClock ?? this.deps.clock,
       livenessMs: settings.watchLivenessMs,
       watchTimeoutSeconds: settings.watchTimeoutSeconds,
@@ -105,7 +105,7 @@ export class ClusterRequestRunner {
       },
     };
     const scopes = settings.namespaces.length === 0 ? [undefined] : settings.namespaces;
-    for (const resource of await this.servedResources(rest)) {
+    for (const resource of await this.servedResources(api)) {
       this.watches.push(...scopes.map((namespace) => watchRequests(options, resource, namespace, (event) => {
         this.onEvent(resource, event);
       })));
@@ -120,12 +120,12 @@ export class ClusterRequestRunner {
    * is skipped with a warning instead of holding readiness forever; installing it later needs a
    * restart of the pool.
    */
-  private async servedResources(rest: RestClient): Promise<RequestResource[]> {
+  private async servedResources(api: ClusterApi): Promise<RequestResource[]> {
     const wanted: RequestResource[] = ['objectpatches', 'nodeoperations'];
     let served: string[] = [];
     try {
-      const list = await rest.request<{ resources?: { name: string }[] }>({ method: 'GET', path: `/apis/${REQUEST_GROUP}/${REQUEST_VERSION}` });
-      served = (list.resources ?? []).map((resource) => resource.name);
+      const list = await api.call(`discovery of ${REQUEST_GROUP}/${REQUEST_VERSION}`, (options) => api.custom.getAPIResources({ group: REQUEST_GROUP, version: REQUEST_VERSION }, options));
+      served = list.resources.map((resource) => resource.name);
     } catch (error) {
       if (!isNotFound(error)) {
         throw error;
@@ -153,7 +153,6 @@ export class ClusterRequestRunner {
     this.queue.clear();
     await Promise.race([this.queue.onIdle(), this.deps.clock.sleep(this.deps.settings.shutdownTimeoutMs)]);
     this.workloads?.close();
-    this.rest?.close();
     this.deps.logger.info({}, 'Cluster API request runner stopped');
   }
 
@@ -249,11 +248,11 @@ export class ClusterRequestRunner {
 
   private async attempt(entry: Entry): Promise<Outcome> {
     const { clock } = this.deps;
-    const rest = this.rest as RestClient;
+    const api = this.api as ClusterApi;
     const workloads = this.workloads as WorkloadClients;
     try {
       if (entry.resource === 'objectpatches') {
-        return { kind: 'finished', status: { ...(await executeObjectPatch({ management: rest, clock }, entry.object as ObjectPatch)) } };
+        return { kind: 'finished', status: { ...(await executeObjectPatch({ management: api, clock }, entry.object as ObjectPatch)) } };
       }
       const saveProgress = async (status: NodeOperationStatus): Promise<void> => {
         await this.writeStatus(entry, { ...status });
@@ -327,9 +326,10 @@ export class ClusterRequestRunner {
   }
 
   private async writeStatus(entry: Entry, status: StatusPatch): Promise<void> {
-    const { namespace, name = '' } = entry.object.metadata;
-    const path = `${collectionPath(entry.resource, namespace)}/${encodeURIComponent(name)}/status`;
-    await (this.rest as RestClient).request({ method: 'PATCH', path, body: { status }, contentType: MERGE_PATCH });
+    const { namespace = '', name = '' } = entry.object.metadata;
+    const api = this.api as ClusterApi;
+    const params = { group: REQUEST_GROUP, version: REQUEST_VERSION, namespace, plural: entry.resource, name, body: { status } };
+    await api.call(`PATCH ${collectionPath(entry.resource, namespace)}/${name}/status`, (options) => api.custom.patchNamespacedCustomObjectStatus(params, options), MERGE_PATCH);
     const kept = Object.entries(entry.written).filter(([key]) => !(key in status));
     entry.written = Object.fromEntries([...kept, ...Object.entries(status)]);
   }

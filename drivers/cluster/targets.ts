@@ -25,19 +25,34 @@ export const ALLOWED_TARGETS: readonly AllowedKind[] = [
   { group: 'cluster.x-k8s.io', versions: CAPI_VERSIONS, kind: 'Machine', plural: 'machines', status: true, labelsOnly: false },
 ];
 
-export type TargetCheck = { kind: 'allowed'; path: string } | { kind: 'rejected'; message: string };
+/** Where an allowed target lives: what the client calls need (drivers/cluster/objects.ts). */
+export interface TargetRef {
+  group: string;
+  version: string;
+  plural: string;
+  namespace: string;
+  name: string;
+  /** The status subresource. */
+  status: boolean;
+}
+
+export type TargetCheck = { kind: 'allowed'; ref: TargetRef } | { kind: 'rejected'; message: string };
 
 function splitAPIVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
-/** The REST path of a target (with /status for the subresource). */
-export function targetPath(target: PatchTarget, plural: string): string {
+function targetRef(target: PatchTarget, plural: string): TargetRef {
   const { group, version } = splitAPIVersion(target.apiVersion);
-  const base = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-  const path = `${base}/namespaces/${encodeURIComponent(target.namespace)}/${plural}/${encodeURIComponent(target.name)}`;
-  return target.subresource === 'status' ? `${path}/status` : path;
+  return { group, version, plural, namespace: target.namespace, name: target.name, status: target.subresource === 'status' };
+}
+
+/** The REST path of a target (with /status for the subresource), for messages and tests. */
+export function refPath(ref: TargetRef): string {
+  const base = ref.group === '' ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
+  const path = `${base}/namespaces/${ref.namespace}/${ref.plural}/${ref.name}`;
+  return ref.status ? `${path}/status` : path;
 }
 
 function isLabelPointer(pointer: string | undefined): boolean {
@@ -58,7 +73,7 @@ function findKind(target: PatchTarget): AllowedKind | undefined {
   return ALLOWED_TARGETS.find((allowed) => allowed.group === group && allowed.kind === target.kind && allowed.versions.includes(version));
 }
 
-/** Allowed, with the REST path; or rejected with the reason for people. */
+/** Allowed, with where the target lives; or rejected with the reason for people. */
 export function checkTarget(request: ObjectPatch): TargetCheck {
   const { target } = request.spec;
   const namespace = request.metadata.namespace ?? '';
@@ -73,5 +88,5 @@ export function checkTarget(request: ObjectPatch): TargetCheck {
     return { kind: 'rejected', message: `the driver pool does not patch the status of a ${target.kind}` };
   }
   const problem = allowed.labelsOnly ? labelsOnlyProblem(request) : undefined;
-  return problem === undefined ? { kind: 'allowed', path: targetPath(target, allowed.plural) } : { kind: 'rejected', message: problem };
+  return problem === undefined ? { kind: 'allowed', ref: targetRef(target, allowed.plural) } : { kind: 'rejected', message: problem };
 }

@@ -1,5 +1,6 @@
 // List + watch of ObjectPatches and NodeOperations through the pool's Reflector (relists, watch
-// liveness, back-off: drivers/pool/kube/reflector.ts), with client-node's Watch for the stream.
+// liveness, back-off: drivers/pool/kube/reflector.ts), with client-node's Watch for the stream
+// and its CustomObjectsApi for the lists.
 import { Watch } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { KObject } from '../../domain/k8s.js';
@@ -7,7 +8,7 @@ import type { Clock } from '../pool/clock.js';
 import { Reflector } from '../pool/kube/reflector.js';
 import type { ListResult, ReflectorTransport, RestartReason, WatchStream } from '../pool/kube/reflector.js';
 import type { KubeWatch, WatchEvent } from '../pool/kube/port.js';
-import type { RestClient } from './rest.js';
+import type { ClusterApi } from './api.js';
 
 export const REQUEST_GROUP = 'ironhook.dev';
 export const REQUEST_VERSION = 'v1alpha1';
@@ -20,7 +21,7 @@ export function collectionPath(resource: RequestResource, namespace: string | un
 
 export interface RequestWatchOptions {
   kubeConfig: KubeConfig;
-  rest: RestClient;
+  api: ClusterApi;
   clock: Clock;
   livenessMs: number;
   watchTimeoutSeconds: number;
@@ -32,7 +33,11 @@ function transport(options: RequestWatchOptions, resource: RequestResource, name
   const path = collectionPath(resource, namespace);
   return {
     list: async (): Promise<ListResult> => {
-      const list = await options.rest.request<{ items: KObject[]; metadata?: { resourceVersion?: string } }>({ method: 'GET', path });
+      const { api } = options;
+      const request = { group: REQUEST_GROUP, version: REQUEST_VERSION, plural: resource };
+      const list = (await api.call(`list ${path}`, (call) =>
+        namespace === undefined ? api.custom.listClusterCustomObject(request, call) : api.custom.listNamespacedCustomObject({ ...request, namespace }, call),
+      )) as { items: KObject[]; metadata?: { resourceVersion?: string } };
       return { items: list.items, resourceVersion: list.metadata?.resourceVersion ?? '' };
     },
     watch: async (resourceVersion, onEvent, onDone): Promise<WatchStream> => {

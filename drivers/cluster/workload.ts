@@ -5,21 +5,17 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { KUBECONFIG_SECRET_KEY, kubeconfigSecretName } from '../../domain/capi/requests.js';
 import { transient } from '../pool/errors.js';
-import { RestClient, isNotFound } from './rest.js';
-
-interface SecretJSON {
-  metadata: { resourceVersion?: string };
-  data?: Record<string, string>;
-}
+import type { V1Secret } from '@kubernetes/client-node';
+import { ClusterApi, isNotFound } from './api.js';
 
 interface Cached {
   resourceVersion: string;
-  client: RestClient;
+  client: ClusterApi;
   secrets: string[];
 }
 
 export interface WorkloadClient {
-  client: RestClient;
+  client: ClusterApi;
   /** Values to scrub from messages (tokens, passwords of the kubeconfig's user). */
   secrets: string[];
 }
@@ -34,13 +30,14 @@ export class WorkloadClients {
   private readonly cache = new Map<string, Cached>();
 
   constructor(
-    private readonly management: RestClient,
+    private readonly management: ClusterApi,
     private readonly timeoutMs: number,
   ) {}
 
-  private async readSecret(namespace: string, name: string): Promise<SecretJSON> {
+  private async readSecret(namespace: string, name: string): Promise<V1Secret> {
     try {
-      return await this.management.request<SecretJSON>({ method: 'GET', path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}` });
+      const { core } = this.management;
+      return await this.management.call(`GET Secret ${namespace}/${name}`, (options) => core.readNamespacedSecret({ namespace, name }, options));
     } catch (error) {
       if (isNotFound(error)) {
         // Cluster API writes it once the control plane is up: wait for it.
@@ -54,7 +51,7 @@ export class WorkloadClients {
   async forCluster(namespace: string, cluster: string): Promise<WorkloadClient> {
     const name = kubeconfigSecretName(cluster);
     const secret = await this.readSecret(namespace, name);
-    const resourceVersion = secret.metadata.resourceVersion ?? '';
+    const resourceVersion = secret.metadata?.resourceVersion ?? '';
     const key = `${namespace}/${name}`;
     const cached = this.cache.get(key);
     if (cached?.resourceVersion === resourceVersion) {
@@ -70,8 +67,10 @@ export class WorkloadClients {
     } catch {
       throw transient('KubeconfigInvalid', `the Secret ${namespace}/${name} does not hold a readable kubeconfig`);
     }
-    const client = await RestClient.create(config, { timeoutMs: this.timeoutMs });
-    cached?.client.close();
+    if (config.getCurrentCluster() === null) {
+      throw transient('KubeconfigInvalid', `the kubeconfig in the Secret ${namespace}/${name} names no current cluster`);
+    }
+    const client = new ClusterApi(config, this.timeoutMs);
     const entry = { resourceVersion, client, secrets: credentialsOf(config) };
     this.cache.set(key, entry);
     return entry;
@@ -83,9 +82,6 @@ export class WorkloadClients {
   }
 
   close(): void {
-    for (const entry of this.cache.values()) {
-      entry.client.close();
-    }
     this.cache.clear();
   }
 }

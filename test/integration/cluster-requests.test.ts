@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatTime } from '../../domain/backoff.js';
@@ -15,8 +16,10 @@ import type { ConditionUpsert, JsonPatchOperation, NodeOperation, NodeOperationS
 import type { KObject } from '../../domain/k8s.js';
 import type { ClusterRequestSettings } from '../../drivers/cluster/config.js';
 import { createClusterRequestMetrics } from '../../drivers/cluster/metrics.js';
-import { ApiError, JSON_PATCH, RestClient } from '../../drivers/cluster/rest.js';
+import { ApiError, ClusterApi, isNotFound } from '../../drivers/cluster/api.js';
+import { jsonPatchTarget, readTarget } from '../../drivers/cluster/objects.js';
 import { ClusterRequestRunner } from '../../drivers/cluster/runner.js';
+import type { TargetRef } from '../../drivers/cluster/targets.js';
 import { ManualClock, systemClock } from '../../drivers/pool/clock.js';
 import { loadKubeConfig } from '../../drivers/pool/kube/client.js';
 import { createLogger } from '../../drivers/pool/logging.js';
@@ -43,12 +46,13 @@ const SETTINGS: ClusterRequestSettings = {
 let dir = '';
 let management: ControlPlane;
 let workload: ControlPlane;
-let api: RestClient;
-let nodes: RestClient;
+let api: ClusterApi;
+let nodes: ClusterApi;
+let objects: KubernetesObjectApi;
+let workloadObjects: KubernetesObjectApi;
 let clock: ManualClock;
 let runner: ClusterRequestRunner | undefined;
 const planes: ControlPlane[] = [];
-const clients: RestClient[] = [];
 let logs: LogCapture;
 let namespaceCounter = 0;
 
@@ -82,13 +86,15 @@ beforeAll(async () => {
     await kubectl(management.kubeconfig, 'apply', '--server-side', '-f', file);
   }
   await kubectl(management.kubeconfig, 'wait', '--for=condition=Established', '--timeout=60s', 'crd', 'objectpatches.ironhook.dev', 'nodeoperations.ironhook.dev', 'baremetalhosts.metal3.io', 'machines.cluster.x-k8s.io');
-  api = await RestClient.create(loadKubeConfig(management.kubeconfig), { timeoutMs: 10_000 });
+  api = new ClusterApi(loadKubeConfig(management.kubeconfig), 10_000);
+  objects = KubernetesObjectApi.makeApiClient(loadKubeConfig(management.kubeconfig));
   // A just-established CRD answers 429 "storage is (re)initializing" for a moment.
-  for (const path of ['/apis/metal3.io/v1alpha1/baremetalhosts', '/apis/cluster.x-k8s.io/v1beta2/machines', '/apis/ironhook.dev/v1alpha1/objectpatches', '/apis/ironhook.dev/v1alpha1/nodeoperations']) {
-    await waitFor(`list ${path}`, async () => api.request({ method: 'GET', path }).then(() => true, () => false), 30_000, 100);
+  const served: [string, string, string][] = [['metal3.io', 'v1alpha1', 'baremetalhosts'], ['cluster.x-k8s.io', 'v1beta2', 'machines'], ['ironhook.dev', 'v1alpha1', 'objectpatches'], ['ironhook.dev', 'v1alpha1', 'nodeoperations']];
+  for (const [group, version, plural] of served) {
+    await waitFor(`list ${plural}.${group}`, async () => api.custom.listClusterCustomObject({ group, version, plural }).then(() => true, () => false), 30_000, 100);
   }
-  nodes = await RestClient.create(loadKubeConfig(workload.kubeconfig), { timeoutMs: 10_000 });
-  clients.push(api, nodes);
+  nodes = new ClusterApi(loadKubeConfig(workload.kubeconfig), 10_000);
+  workloadObjects = KubernetesObjectApi.makeApiClient(loadKubeConfig(workload.kubeconfig));
   clock = new ManualClock();
   logs = new LogCapture();
   runner = startRunner(logs);
@@ -97,9 +103,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runner?.stop();
-  clients.forEach((client) => {
-    client.close();
-  });
   for (const plane of planes.reverse()) {
     await plane.stop();
   }
@@ -113,7 +116,7 @@ afterAll(async () => {
 async function namespace(withKubeconfig = true): Promise<string> {
   namespaceCounter += 1;
   const name = `capi-${String(process.pid)}-${String(namespaceCounter)}`;
-  await api.request({ method: 'POST', path: '/api/v1/namespaces', body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
+  await objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   if (withKubeconfig) {
     await createKubeconfigSecret(name);
   }
@@ -122,33 +125,33 @@ async function namespace(withKubeconfig = true): Promise<string> {
 
 async function createKubeconfigSecret(ns: string): Promise<void> {
   const value = readFileSync(workload.kubeconfig).toString('base64');
-  await api.request({ method: 'POST', path: `/api/v1/namespaces/${ns}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${CLUSTER}-kubeconfig` }, type: 'cluster.x-k8s.io/secret', data: { value } } });
+  await objects.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${CLUSTER}-kubeconfig`, namespace: ns }, type: 'cluster.x-k8s.io/secret', data: { value } });
 }
 
 async function createHost(ns: string, name: string): Promise<KObject> {
   const body = { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name, namespace: ns }, spec: { online: false, bmc: { address: 'ipmi://192.0.2.10', credentialsName: `${name}-bmc` } } };
-  return api.request<KObject>({ method: 'POST', path: `/apis/metal3.io/v1alpha1/namespaces/${ns}/baremetalhosts`, body });
+  return (await api.custom.createNamespacedCustomObject({ group: 'metal3.io', version: 'v1alpha1', namespace: ns, plural: 'baremetalhosts', body })) as KObject;
 }
 
-async function getObject(path: string): Promise<KObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> }> {
-  return api.request({ method: 'GET', path });
+async function getObject(ref: TargetRef): Promise<KObject & { spec?: Record<string, unknown>; status?: Record<string, unknown> }> {
+  return readTarget(api, ref);
 }
 
-const hostPath = (ns: string, name: string): string => `/apis/metal3.io/v1alpha1/namespaces/${ns}/baremetalhosts/${name}`;
+const hostRef = (ns: string, name: string): TargetRef => ({ group: 'metal3.io', version: 'v1alpha1', plural: 'baremetalhosts', namespace: ns, name, status: false });
 const hostTarget = (ns: string, name: string): PatchTarget => ({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', namespace: ns, name });
 
 async function createPatch(ns: string, name: string, spec: ObjectPatch['spec']): Promise<void> {
   const body: ObjectPatch = { apiVersion: 'ironhook.dev/v1alpha1', kind: 'ObjectPatch', metadata: { name, namespace: ns }, spec };
-  await api.request({ method: 'POST', path: `/apis/ironhook.dev/v1alpha1/namespaces/${ns}/objectpatches`, body });
+  await api.custom.createNamespacedCustomObject({ group: 'ironhook.dev', version: 'v1alpha1', namespace: ns, plural: 'objectpatches', body });
 }
 
 async function createNodeOperation(ns: string, name: string, spec: Omit<NodeOperationSpec, 'cluster'>): Promise<void> {
   const body: NodeOperation = { apiVersion: 'ironhook.dev/v1alpha1', kind: 'NodeOperation', metadata: { name, namespace: ns }, spec: { cluster: { name: CLUSTER }, ...spec } };
-  await api.request({ method: 'POST', path: `/apis/ironhook.dev/v1alpha1/namespaces/${ns}/nodeoperations`, body });
+  await api.custom.createNamespacedCustomObject({ group: 'ironhook.dev', version: 'v1alpha1', namespace: ns, plural: 'nodeoperations', body });
 }
 
 async function requestStatus<T extends ObjectPatch | NodeOperation>(ns: string, plural: string, name: string): Promise<NonNullable<T['status']>> {
-  const object = await api.request<T>({ method: 'GET', path: `/apis/ironhook.dev/v1alpha1/namespaces/${ns}/${plural}/${name}` });
+  const object = (await api.custom.getNamespacedCustomObject({ group: 'ironhook.dev', version: 'v1alpha1', namespace: ns, plural, name })) as T;
   return object.status ?? {};
 }
 
@@ -172,14 +175,14 @@ interface NodeShape {
 
 async function createNode(name: string, labels: Record<string, string>, extra: { annotations?: Record<string, string>; providerID?: string } = {}): Promise<void> {
   const body = { apiVersion: 'v1', kind: 'Node', metadata: { name, labels, ...(extra.annotations && { annotations: extra.annotations }) }, spec: { ...(extra.providerID && { providerID: extra.providerID }) } };
-  await nodes.request({ method: 'POST', path: '/api/v1/nodes', body });
+  await workloadObjects.create(body);
 }
 
 async function getNode(name: string): Promise<NodeShape | undefined> {
   try {
-    return await nodes.request<NodeShape>({ method: 'GET', path: `/api/v1/nodes/${name}` });
+    return (await nodes.call(`GET Node ${name}`, (options) => nodes.core.readNode({ name }, options))) as NodeShape;
   } catch (error) {
-    if (error instanceof ApiError && error.code === 404) {
+    if (isNotFound(error)) {
       return undefined;
     }
     throw error;
@@ -200,13 +203,13 @@ function claim(ns: string, machine: string, resourceVersion: string): JsonPatchO
 describe('how kube-apiserver reports a failed test operation', () => {
   // Not "testing value ... failed": the json-patch error text stays inside the server. A patch
   // on a missing path gets the same answer, so the pool judges the tests on the object itself.
-  it.each([
+  it.each<{ name: string; operation: JsonPatchOperation }>([
     { name: 'failed test', operation: { op: 'test', path: '/spec/online', value: true } },
     { name: 'replace of a missing path', operation: { op: 'replace', path: '/spec/image/url', value: 'http://x' } },
   ])('$name: a bare 422 Invalid without details', async ({ operation }) => {
     const ns = await namespace(false);
     await createHost(ns, 'probe');
-    const failure = await api.request({ method: 'PATCH', path: hostPath(ns, 'probe'), contentType: JSON_PATCH, body: [operation] }).then(
+    const failure = await jsonPatchTarget(api, hostRef(ns, 'probe'), [operation]).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -226,7 +229,7 @@ describe('ObjectPatch', () => {
     expect([a.reason, b.reason].sort()).toEqual(['Applied', 'TestFailed']);
     const winner = a.reason === 'Applied' ? 'm3m-a' : 'm3m-b';
     const [won, lost] = a.reason === 'Applied' ? [a, b] : [b, a];
-    const after = await getObject(hostPath(ns, 'host-0'));
+    const after = await getObject(hostRef(ns, 'host-0'));
     expect(after.spec?.consumerRef).toEqual(consumerRef(winner, ns));
     expect(won).toMatchObject({ phase: 'Succeeded', resourceVersion: after.metadata.resourceVersion });
     expect(lost.phase).toBe('Failed');
@@ -267,10 +270,10 @@ describe('ObjectPatch', () => {
 
   it.each(SECRET_ROWS)('Secret: $name → $reason', async (row) => {
     const ns = await namespace(false);
-    await api.request({ method: 'POST', path: `/api/v1/namespaces/${ns}/secrets`, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'user-data' }, data: { password: 'c2VjcmV0' } } });
+    await objects.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'user-data', namespace: ns }, data: { password: 'c2VjcmV0' } });
     await createPatch(ns, 'label-1', { target: { apiVersion: 'v1', kind: 'Secret', namespace: ns, name: 'user-data' }, operations: row.operations });
     expect((await patchFinished(ns, 'label-1')).reason).toBe(row.reason);
-    const secret = await getObject(`/api/v1/namespaces/${ns}/secrets/user-data`);
+    const secret = await getObject({ group: '', version: 'v1', plural: 'secrets', namespace: ns, name: 'user-data', status: false });
     expect(secret.metadata.labels).toEqual(row.labels);
     expect((secret as unknown as { data: Record<string, string> }).data).toEqual({ password: 'c2VjcmV0' });
   });
@@ -278,9 +281,9 @@ describe('ObjectPatch', () => {
   it('upserts a condition on a Machine status: created with its list, lastTransitionTime moves only with the status', async () => {
     const ns = await namespace(false);
     const machine = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', metadata: { name: 'machine-0', namespace: ns }, spec: { clusterName: CLUSTER, bootstrap: { dataSecretName: 'bootstrap' }, infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'Metal3Machine', name: 'm3m-0' } } };
-    await api.request({ method: 'POST', path: `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machines`, body: machine });
+    await api.custom.createNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', namespace: ns, plural: 'machines', body: machine });
     const target: PatchTarget = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', namespace: ns, name: 'machine-0', subresource: 'status' };
-    const path = `/apis/cluster.x-k8s.io/v1beta2/namespaces/${ns}/machines/machine-0`;
+    const path: TargetRef = { group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machines', namespace: ns, name: 'machine-0', status: false };
     const upsert = (status: 'True' | 'False', message: string): ConditionUpsert[] => [{ path: '/status/conditions', condition: { type: 'HealthCheckSucceeded', status, reason: 'Remediating', message } }];
     const conditionNow = async () => ((await getObject(path)).status?.conditions as Record<string, unknown>[]).find((c) => c.type === 'HealthCheckSucceeded');
 
@@ -305,7 +308,7 @@ describe('ObjectPatch', () => {
     const ns = await namespace(false);
     const host = await createHost(ns, 'host-2');
     const operations = claim(ns, 'm3m-c', host.metadata.resourceVersion ?? '');
-    await api.request({ method: 'PATCH', path: hostPath(ns, 'host-2'), contentType: JSON_PATCH, body: operations });
+    await jsonPatchTarget(api, hostRef(ns, 'host-2'), operations);
     await createPatch(ns, 'm3m-c-claim-1', { target: hostTarget(ns, 'host-2'), operations });
     const status = await patchFinished(ns, 'm3m-c-claim-1');
     expect(status).toMatchObject({ phase: 'Succeeded', reason: 'Applied' });
@@ -317,14 +320,14 @@ describe('ObjectPatch', () => {
     const host = await createHost(ns, 'host-3');
     await createPatch(ns, 'm3m-d-claim-1', { target: hostTarget(ns, 'host-3'), operations: claim(ns, 'm3m-d', host.metadata.resourceVersion ?? '') });
     const before = await patchFinished(ns, 'm3m-d-claim-1');
-    const hostBefore = await getObject(hostPath(ns, 'host-3'));
+    const hostBefore = await getObject(hostRef(ns, 'host-3'));
     const capture = new LogCapture();
     const second = startRunner(capture);
     await second.start();
     await second.idle();
     await second.stop();
     expect(await requestStatus<ObjectPatch>(ns, 'objectpatches', 'm3m-d-claim-1')).toEqual(before);
-    expect((await getObject(hostPath(ns, 'host-3'))).metadata.resourceVersion).toBe(hostBefore.metadata.resourceVersion);
+    expect((await getObject(hostRef(ns, 'host-3'))).metadata.resourceVersion).toBe(hostBefore.metadata.resourceVersion);
     expect(capture.text()).not.toMatch(/request finished/u);
   });
 });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConditionUpsert, JsonPatchOperation, ObjectPatch, PatchTarget } from '../../domain/capi/requests.js';
 import { upsertConditions } from '../../drivers/cluster/conditions.js';
 import { alreadyApplied, failingTest } from '../../drivers/cluster/json-pointer.js';
-import { checkTarget } from '../../drivers/cluster/targets.js';
+import { checkTarget, refPath } from '../../drivers/cluster/targets.js';
 
 const NS = 'metal3';
 const T0 = '2026-11-29T15:00:00Z';
@@ -41,7 +41,7 @@ describe('checkTarget', () => {
 
   it.each(ROWS)('%s', (_name, request, want) => {
     const check = checkTarget(request);
-    expect(check.kind === 'allowed' ? check.path : check.message).toContain(want);
+    expect(check.kind === 'allowed' ? refPath(check.ref) : check.message).toContain(want);
     expect(check.kind).toBe(want.startsWith('/') ? 'allowed' : 'rejected');
   });
 });
