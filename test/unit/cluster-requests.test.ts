@@ -1,11 +1,17 @@
 // The pure parts of the Cluster API request runner (drivers/cluster): which ObjectPatch targets
-// are allowed, condition upserts, and how a refused patch is judged (already applied, which
-// test fails). The API-facing parts run against real apiservers in
+// are allowed, condition upserts, how a refused patch is judged (already applied, which test
+// fails), and how the client-node client reports failures (Status fields, deadline, unreachable
+// server, TLS verification). The API-facing parts run against real apiservers in
 // test/integration/cluster-requests.test.ts.
-import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { ApiException, KubeConfig } from '@kubernetes/client-node';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ConditionUpsert, JsonPatchOperation, ObjectPatch, PatchTarget } from '../../domain/capi/requests.js';
+import { ApiError, ClusterApi, RequestTimeout, apiErrorFrom, verifiedTLS } from '../../drivers/cluster/api.js';
 import { upsertConditions } from '../../drivers/cluster/conditions.js';
 import { alreadyApplied, failingTest } from '../../drivers/cluster/json-pointer.js';
+import { transientError } from '../../drivers/cluster/outcome.js';
 import { checkTarget, refPath } from '../../drivers/cluster/targets.js';
 
 const NS = 'metal3';
@@ -84,5 +90,105 @@ describe('judging a refused patch', () => {
   it.each(ROWS)('$name', (row) => {
     expect(alreadyApplied(host, row.operations)).toBe(row.applied);
     expect(failingTest(host, row.operations)?.path).toBe(row.failing);
+  });
+});
+
+describe('apiErrorFrom: client-node ApiException → the Status fields, nothing else', () => {
+  const status = { kind: 'Status', status: 'Failure', reason: 'Invalid', message: 'BareMetalHost "h" is invalid', code: 422, details: { causes: [{ field: 'spec.online', message: 'must be boolean' }, { message: 'no field' }] } };
+  const headers = { 'audit-id': 'audit-canary', 'content-type': 'application/json' };
+  const ROWS: { name: string; code: number; body: unknown; want: { code: number; reason: string; message: string; causes: string[] } }[] = [
+    { name: 'Status as the raw text', code: 422, body: JSON.stringify(status), want: { code: 422, reason: 'Invalid', message: 'BareMetalHost "h" is invalid', causes: ['spec.online: must be boolean', 'no field'] } },
+    { name: 'Status already parsed', code: 409, body: { kind: 'Status', reason: 'Conflict', message: 'the object has been modified' }, want: { code: 409, reason: 'Conflict', message: 'the object has been modified', causes: [] } },
+    { name: 'Status without a message', code: 500, body: { kind: 'Status' }, want: { code: 500, reason: '', message: 'HTTP 500', causes: [] } },
+    { name: 'not a Status: raw text, shortened', code: 502, body: `bad gateway ${'x'.repeat(600)}`, want: { code: 502, reason: '', message: `HTTP 502: bad gateway ${'x'.repeat(488)}`, causes: [] } },
+    { name: 'no body (401)', code: 401, body: undefined, want: { code: 401, reason: '', message: 'HTTP 401', causes: [] } },
+  ];
+
+  it.each(ROWS)('$name', (row) => {
+    const error = apiErrorFrom(new ApiException<unknown>(row.code, 'Unknown API Status Code!', row.body, headers));
+    expect(error).toBeInstanceOf(ApiError);
+    const { code, reason, message, causes } = error;
+    expect({ code, reason, message, causes }).toEqual(row.want);
+    expect(message).not.toContain('audit-canary');
+  });
+});
+
+describe('verifiedTLS', () => {
+  it('turns off skipTLSVerify and keeps the rest of the kubeconfig', () => {
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ name: 'c', server: 'https://127.0.0.1:6443', caData: 'Y2E=', skipTLSVerify: true }],
+      users: [{ name: 'u', token: 'tok' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    const verified = verifiedTLS(config);
+    expect(verified.getCurrentCluster()).toEqual({ name: 'c', server: 'https://127.0.0.1:6443', caData: 'Y2E=', skipTLSVerify: false });
+    expect(verified.getCurrentUser()).toEqual(config.getCurrentUser());
+    expect(config.getCurrentCluster()?.skipTLSVerify).toBe(true);
+  });
+});
+
+describe('ClusterApi failures as transient outcomes', () => {
+  const TOKEN = 'canary-token-4b1d';
+  const sockets: Socket[] = [];
+  let server: Server | undefined;
+
+  afterEach(async () => {
+    sockets.forEach((socket) => socket.destroy());
+    sockets.length = 0;
+    await new Promise<void>((resolve) => {
+      if (server === undefined) {
+        resolve();
+      } else {
+        server.close(() => {
+          resolve();
+        });
+      }
+    });
+    server = undefined;
+  });
+
+  /** A loopback port that takes connections and never answers (no TLS handshake either). */
+  async function silentServer(): Promise<number> {
+    const listening = createServer((socket) => sockets.push(socket));
+    server = listening;
+    await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+    return (listening.address() as { port: number }).port;
+  }
+
+  /** A loopback port nothing listens on. */
+  async function closedPort(): Promise<number> {
+    const port = await silentServer();
+    await new Promise<void>((resolve) => server?.close(() => {
+      resolve();
+    }));
+    server = undefined;
+    return port;
+  }
+
+  function clientFor(port: number, timeoutMs: number): ClusterApi {
+    const config = new KubeConfig();
+    config.loadFromOptions({
+      clusters: [{ name: 'c', server: `https://127.0.0.1:${String(port)}`, skipTLSVerify: false }],
+      users: [{ name: 'u', token: TOKEN }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    return new ClusterApi(config, timeoutMs);
+  }
+
+  const ROWS: { name: string; port: () => Promise<number>; error: unknown; reason: string }[] = [
+    { name: 'no answer within the deadline', port: silentServer, error: RequestTimeout, reason: 'Timeout' },
+    { name: 'connection refused', port: closedPort, error: Error, reason: 'APIServerUnreachable' },
+  ];
+
+  it.each(ROWS)('$name → Transient $reason, credentials never in the message', async (row) => {
+    const api = clientFor(await row.port(), 150);
+    const failure = await api.call('GET Node n', (options) => api.core.readNode({ name: 'n' }, options)).then(() => undefined, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(row.error);
+    const outcome = transientError(failure, [TOKEN]);
+    expect(outcome).toMatchObject({ kind: 'Transient', reason: row.reason });
+    expect(outcome.message).not.toContain(TOKEN);
   });
 });
