@@ -33,6 +33,14 @@ const RESOURCES: Readonly<Record<string, string>> = {
   machine: `/apis/${CAPI_API}/namespaces/{ns}/machines`,
   machineset: `/apis/${CAPI_API}/namespaces/{ns}/machinesets`,
   machinedeployment: `/apis/${CAPI_API}/namespaces/{ns}/machinedeployments`,
+  metal3datatemplate: `/apis/${INFRA_API}/namespaces/{ns}/metal3datatemplates`,
+  metal3data: `/apis/${INFRA_API}/namespaces/{ns}/metal3datas`,
+  metal3dataclaim: `/apis/${INFRA_API}/namespaces/{ns}/metal3dataclaims`,
+  ippool: '/apis/ipam.metal3.io/v1alpha1/namespaces/{ns}/ippools',
+  ipclaim: '/apis/ipam.metal3.io/v1alpha1/namespaces/{ns}/ipclaims',
+  ipaddress: '/apis/ipam.metal3.io/v1alpha1/namespaces/{ns}/ipaddresses',
+  hostoperation: '/apis/ironhook.dev/v1alpha1/namespaces/{ns}/hostoperations',
+  secret: '/api/v1/namespaces/{ns}/secrets',
 };
 
 export interface Condition {
@@ -108,6 +116,17 @@ export class Scene {
       throw new Error(`${kind} ${this.namespace}/${name} not found`);
     }
     return found;
+  }
+
+  /** Every object of a kind in the scene's namespace (optionally by label selector), sorted by name. */
+  async list<T extends { metadata: { name: string } }>(kind: string, labelSelector?: string): Promise<T[]> {
+    const collection = RESOURCES[kind];
+    if (collection === undefined) {
+      throw new Error(`no API path known for ${kind}`);
+    }
+    const query = labelSelector === undefined ? '' : `?labelSelector=${encodeURIComponent(labelSelector)}`;
+    const found = await this.reader.get<{ items: T[] }>(`${collection.replace('{ns}', this.namespace)}${query}`);
+    return (found?.items ?? []).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
   }
 
   async exists(kind: string, name: string): Promise<boolean> {
