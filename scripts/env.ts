@@ -6,14 +6,20 @@
 // creates the hosts' credentials Secret. examples/demo/hosts.yaml describes exactly these BMCs.
 // The hook server also serves the CRD conversion webhook over HTTPS (CONVERSION_TLS_PORT, 8443)
 // with a CA made in .ironhook/conversion-tls, so v1beta1 Cluster API objects work too.
+// With Cluster API's core manager built (~/.cache/ironhook/bin/capi-manager) it also starts a
+// workload cluster (a second etcd + kube-apiserver in .ironhook/workload, published as the Secret
+// default/demo-kubeconfig) and the manager, for examples/demo/cluster.yaml (docs/dev/capm3-e2e.md).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { imageFiles } from '../test/support/bmcs.js';
+import { startCAPIManager } from '../test/support/capi-manager.js';
 import { kubectlApply, REPO_ROOT, startEnvironment, startPoolProcess } from '../test/support/environment.js';
-import { isAlive, startProcess, stopProcess, waitFor } from '../test/support/processes.js';
+import type { Environment } from '../test/support/environment.js';
+import { binary, isAlive, startProcess, stopProcess, waitFor } from '../test/support/processes.js';
 import type { StartedProcess } from '../test/support/processes.js';
+import { startWorkloadCluster, workloadDir } from '../test/support/workload.js';
 
 const DIR = join(REPO_ROOT, '.ironhook');
 const PIDS = join(DIR, 'pids.json');
@@ -32,7 +38,11 @@ export const DEMO = {
   redfish: [
     { id: 'demo-02', mac: '52:54:00:00:00:02' },
     { id: 'demo-03', mac: '52:54:00:00:00:03' },
+    // The Cluster API machine's host (examples/demo/cluster.yaml).
+    { id: 'demo-04', mac: '52:54:00:00:00:04' },
   ],
+  /** The Cluster of examples/demo/cluster.yaml: its kubeconfig Secret is `<cluster>-kubeconfig`. */
+  cluster: 'demo',
 } as const;
 
 function running(): StartedProcess[] {
@@ -106,6 +116,40 @@ async function createSecret(kubeconfig: string): Promise<void> {
   }
 }
 
+/**
+ * The workload cluster and Cluster API's manager, when the manager is built; returns the workload
+ * cluster's server. Started processes go into `processes` as soon as they run.
+ */
+async function startClusterAPI(kubeconfig: string, processes: StartedProcess[]): Promise<string | undefined> {
+  if (!existsSync(binary('capi-manager'))) {
+    process.stdout.write('Cluster API manager not built (scripts/setup-test-binaries.sh capi-manager): no workload cluster\n');
+    return undefined;
+  }
+  const workload = await startWorkloadCluster({ dir: workloadDir(DIR), detached: true });
+  processes.push(...workload.controlPlane.processes.map((started) => ({ ...started, name: `workload-${started.name}` })));
+  const secret = await kubectlApply(kubeconfig, workload.kubeconfigSecret(DEMO.cluster, 'default'));
+  if (secret.code !== 0) {
+    throw new Error(`creating the workload kubeconfig Secret failed: ${secret.stderr}`);
+  }
+  processes.push((await startCAPIManager({ dir: DIR, kubeconfig, detached: true })).process);
+  return workload.controlPlane.server;
+}
+
+/** What runs where (printed by env:up). */
+function report(environment: Environment, workloadServer: string | undefined): void {
+  for (const started of environment.processes) {
+    process.stdout.write(`started ${started.name.padEnd(24)} pid ${String(started.pid).padEnd(8)} log ${started.log}\n`);
+  }
+  process.stdout.write(`\nkube-apiserver ${environment.controlPlane.server}, hooks http://127.0.0.1:${String(environment.hookPort)}\n`);
+  process.stdout.write(`conversion webhook ${environment.conversion.url} (CA ${environment.conversion.caFile})\n`);
+  process.stdout.write(`BMCs: ipmi://127.0.0.1:${String(DEMO.ipmiPort)} (demo-01), redfish-virtualmedia+http://127.0.0.1:${String(DEMO.redfishPort)}/redfish/v1/Systems/{demo-02,demo-03,demo-04}; Secret default/demo-bmc-secret\n`);
+  process.stdout.write(`images http://127.0.0.1:${String(DEMO.filesPort)}/images/, driver pool metrics http://127.0.0.1:${String(DEMO.poolMetricsPort)}/metrics\n`);
+  if (workloadServer !== undefined) {
+    process.stdout.write(`workload cluster ${workloadServer} (kubeconfig ${join(workloadDir(DIR), 'kubeconfig')}, Secret default/${DEMO.cluster}-kubeconfig), Cluster API's manager\n`);
+  }
+  process.stdout.write(`export KUBECONFIG=${environment.kubeconfig}\n`);
+}
+
 async function up(): Promise<void> {
   if (running().length > 0) {
     process.stdout.write('the environment is already running; `npm run env:down` stops it\n');
@@ -115,20 +159,15 @@ async function up(): Promise<void> {
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(LOGS, { recursive: true });
   const environment = await startEnvironment({ dir: DIR, detached: true, hookPort: Number(process.env.PORT ?? 8080), conversionPort: Number(process.env.CONVERSION_TLS_PORT ?? 8443), hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10' } });
+  let workloadServer: string | undefined;
   try {
     environment.processes.push(...(await startBMCProcesses(environment.kubeconfig)));
     await createSecret(environment.kubeconfig);
+    workloadServer = await startClusterAPI(environment.kubeconfig, environment.processes);
   } finally {
     writeFileSync(PIDS, JSON.stringify(environment.processes, null, 2));
   }
-  for (const started of environment.processes) {
-    process.stdout.write(`started ${started.name.padEnd(24)} pid ${String(started.pid).padEnd(8)} log ${started.log}\n`);
-  }
-  process.stdout.write(`\nkube-apiserver ${environment.controlPlane.server}, hooks http://127.0.0.1:${String(environment.hookPort)}\n`);
-  process.stdout.write(`conversion webhook ${environment.conversion.url} (CA ${environment.conversion.caFile})\n`);
-  process.stdout.write(`BMCs: ipmi://127.0.0.1:${String(DEMO.ipmiPort)} (demo-01), redfish-virtualmedia+http://127.0.0.1:${String(DEMO.redfishPort)}/redfish/v1/Systems/{demo-02,demo-03}; Secret default/demo-bmc-secret\n`);
-  process.stdout.write(`images http://127.0.0.1:${String(DEMO.filesPort)}/images/, driver pool metrics http://127.0.0.1:${String(DEMO.poolMetricsPort)}/metrics\n`);
-  process.stdout.write(`export KUBECONFIG=${environment.kubeconfig}\n`);
+  report(environment, workloadServer);
 }
 
 const command = process.argv[2];

@@ -23,6 +23,8 @@ export interface CAPIManager {
 export interface CAPIManagerOptions {
   dir: string;
   kubeconfig: string;
+  /** Leave the manager running after this Node process exits (scripts/env.ts). */
+  detached?: boolean;
 }
 
 /**
@@ -66,6 +68,7 @@ export async function startCAPIManager(options: CAPIManagerOptions): Promise<CAP
       '--v=2',
     ],
     logDir: join(options.dir, 'logs'),
+    detached: options.detached === true,
   });
   const stop = async (): Promise<void> => stopProcess(started.pid);
   try {

@@ -96,6 +96,8 @@ export function apiReader(kubeconfig: string): APIReader {
 export interface WorkloadOptions {
   /** The control plane's working directory (data, certificates, logs, kubeconfig). */
   dir: string;
+  /** Leave etcd and kube-apiserver running after this Node process exits (scripts/env.ts). */
+  detached?: boolean;
 }
 
 function nodeManifest(node: KubeletNode): string {
@@ -121,7 +123,7 @@ async function kubectlIn(kubeconfig: string, args: string[], input?: string): Pr
 }
 
 export async function startWorkloadCluster(options: WorkloadOptions): Promise<WorkloadCluster> {
-  const controlPlane = await startControlPlane({ dir: options.dir, controllerManager: false });
+  const controlPlane = await startControlPlane({ dir: options.dir, controllerManager: false, detached: options.detached === true });
   const { kubeconfig } = controlPlane;
   const kubectl = async (...args: string[]): Promise<string> => kubectlIn(kubeconfig, args);
   const reader = apiReader(kubeconfig);
