@@ -7,10 +7,13 @@
 #    controller-manager, the Metacontroller stand-in, the hook server, the driver pool and the
 #    emulated BMCs of examples/demo/hosts.yaml: ipmi_sim on 16230, the Redfish emulator on
 #    18000, the fake agent, images on 18080), apply the demo hosts, and watch them progress.
+#    With Cluster API's manager and the workload cluster running (env:up starts them when the
+#    manager is built), apply examples/demo/cluster.yaml once the worker pool is available, play
+#    the kubelet of the host Cluster API's machine gets, and watch the providerID and nodeRef.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-DEMO_SECONDS="${DEMO_SECONDS:-90}"
+DEMO_SECONDS="${DEMO_SECONDS:-150}"
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
@@ -37,15 +40,76 @@ bash scripts/setup-system-deps.sh
 npm run --silent env:up
 export KUBECONFIG="$ROOT/.ironhook/kubeconfig"
 
+WORKLOAD_KUBECONFIG="$ROOT/.ironhook/workload/kubeconfig"
+POOL=demo.ironhook.dev/pool=workers
+# The Cluster API half needs the workload cluster and Cluster API's manager (env:up starts them
+# when ~/.cache/ironhook/bin/capi-manager is built).
+stage=none
+[ -f "$WORKLOAD_KUBECONFIG" ] && stage=hosts
+
 echo
-echo "== applying the demo hosts (examples/demo/; their BMCs are emulators on 127.0.0.1)"
-"$KUBECTL" apply -f examples/demo/
+echo "== applying the demo hosts (examples/demo/hosts.yaml; their BMCs are emulators on 127.0.0.1)"
+"$KUBECTL" apply -f examples/demo/hosts.yaml
+
+# hosts → cluster: once the pool's hosts are available, apply examples/demo/cluster.yaml.
+# cluster → kubelet: once Cluster API's machine holds a provisioned host, play that host's kubelet:
+# register its Node in the workload cluster, labelled metal3.io/uuid=<host uid>.
+all_available() {
+  [ -n "$1" ] || return 1
+  local state
+  for state in $1; do
+    [ "$state" = available ] || return 1
+  done
+}
+
+advance() {
+  case "$stage" in
+    hosts)
+      local states
+      states="$("$KUBECTL" get bmh -l "$POOL" -o jsonpath='{.items[*].status.provisioning.state}' 2>/dev/null)"
+      if all_available "$states"; then
+        printf '\n== the worker pool is available (%s): applying examples/demo/cluster.yaml\n' "$POOL"
+        "$KUBECTL" apply -f examples/demo/cluster.yaml
+        stage=cluster
+      fi
+      ;;
+    cluster)
+      local host uid state
+      read -r host uid state < <("$KUBECTL" get bmh -l "$POOL" -o jsonpath='{range .items[?(@.spec.consumerRef.kind=="Metal3Machine")]}{.metadata.name} {.metadata.uid} {.status.provisioning.state}{"\n"}{end}' 2>/dev/null | head -1) || true
+      if [ "${state:-}" = provisioned ]; then
+        printf '\n== %s is provisioned: playing its kubelet (Node %s, label metal3.io/uuid=%s, in the workload cluster)\n' "$host" "$host" "$uid"
+        "$KUBECTL" --kubeconfig "$WORKLOAD_KUBECONFIG" create -f - <<<"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$host\",\"labels\":{\"kubernetes.io/hostname\":\"$host\",\"metal3.io/uuid\":\"$uid\"}}}"
+        stage=kubelet
+      fi
+      ;;
+  esac
+}
+
+snapshot() {
+  "$KUBECTL" get bmh -o wide 2>/dev/null
+  echo
+  "$KUBECTL" get hop 2>/dev/null
+  [ "$stage" = none ] && return 0
+  [ "$stage" = hosts ] && return 0
+  echo
+  "$KUBECTL" get metal3machines -o custom-columns='METAL3MACHINE:.metadata.name,HOST:.metadata.annotations.metal3\.io/BareMetalHost,PROVISIONED:.status.initialization.provisioned,PROVIDERID:.spec.providerID' 2>/dev/null
+  echo
+  "$KUBECTL" get machines.cluster.x-k8s.io -o custom-columns='MACHINE:.metadata.name,PHASE:.status.phase,PROVIDERID:.spec.providerID,NODEREF:.status.nodeRef.name' 2>/dev/null
+  echo
+  "$KUBECTL" get objectpatches 2>/dev/null
+  echo
+  echo "workload cluster:"
+  "$KUBECTL" --kubeconfig "$WORKLOAD_KUBECONFIG" get nodes -o custom-columns='NODE:.metadata.name,UUID:.metadata.labels.metal3\.io/uuid,PROVIDERID:.spec.providerID' 2>/dev/null
+}
+
 echo
-echo "== watching for ${DEMO_SECONDS}s (kubectl get bmh -o wide; requests: kubectl get hop)"
+echo "== watching for ${DEMO_SECONDS}s (bmh, hop; with Cluster API also metal3machines, machines, objectpatches, workload nodes)"
 last=""
 end=$((SECONDS + DEMO_SECONDS))
 while [ $SECONDS -lt $end ]; do
-  now="$("$KUBECTL" get bmh -o wide 2>/dev/null; echo; "$KUBECTL" get hop 2>/dev/null)"
+  advance
+  # Without the AGE column, so a snapshot is printed only when something changed.
+  now="$(snapshot | sed -E 's/ +(AGE|[0-9]+[smhd]([0-9]+[smhd])?|<invalid>)$//')"
   if [ "$now" != "$last" ]; then
     printf '\n--- %s\n%s\n' "$(date +%T)" "$now"
     last="$now"
@@ -61,6 +125,15 @@ The environment keeps running. Try:
   kubectl annotate bmh demo-02 reboot.metal3.io=
   npx ironhook bmc check redfish+http://127.0.0.1:18000/redfish/v1/Systems/demo-03   # BMC_USERNAME=admin BMC_PASSWORD=demo-password
   curl -s 127.0.0.1:18100/hosts   # what the fake agent did
+TXT
+if [ "$stage" != none ]; then
+  cat <<TXT
+  kubectl get metal3machines,machines.cluster.x-k8s.io,objectpatches
+  kubectl --kubeconfig $WORKLOAD_KUBECONFIG get nodes   # the workload cluster
+  kubectl scale machinedeployment demo-workers --replicas=0   # the host is deprovisioned and released
+TXT
+fi
+cat <<TXT
 Logs: .ironhook/logs/
 Stop everything with: npm run env:down
 TXT
