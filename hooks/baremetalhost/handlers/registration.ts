@@ -5,7 +5,7 @@ import type { CredentialsStatus, ProvisionStatus } from '../../../domain/baremet
 import { canonicalize } from '../../../domain/canonical.js';
 import { validateHostBMC } from '../../../domain/bmc/index.js';
 import type { HostBMCInput } from '../../../domain/bmc/index.js';
-import { Action, Phase } from '../../../domain/operations.js';
+import { Action, Phase, isFinished } from '../../../domain/operations.js';
 import type { CredentialsReport, HostOperation } from '../../../domain/operations.js';
 import { hasBMC, inspectionDisabled } from '../context.js';
 import type { HostContext } from '../context.js';
@@ -90,10 +90,21 @@ export function ensureRegistered(ctx: HostContext): Outcome | StatusPatch {
   if (current?.spec.action === Action.Register) {
     return registerProgress(ctx, current);
   }
-  if (isRegistered(ctx)) {
+  if (isRegistered(ctx) || secretChangedDuringRequest(ctx)) {
     return {};
   }
   return request(Action.Register, 'registering the BMC', { register: {} });
+}
+
+/**
+ * The same Secret got a new resourceVersion (new credentials, or only a label such as Cluster
+ * API's cluster-name) while another request runs: that request finishes first (the pool reads the
+ * Secret for every BMC call), and the host registers again afterwards instead of cancelling it.
+ */
+function secretChangedDuringRequest(ctx: HostContext): boolean {
+  const current = ctx.current;
+  const sameSecret = ctx.status.goodCredentials?.credentials?.name === ctx.spec.bmc?.credentialsName;
+  return sameSecret && current !== undefined && !isFinished(current.status?.phase);
 }
 
 function registerProgress(ctx: HostContext, current: HostOperation): Outcome | StatusPatch {

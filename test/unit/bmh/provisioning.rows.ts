@@ -155,6 +155,26 @@ export const provisioningRows: Row[] = [
     expect: { state: S.Available, request: 'server-01-register-1' },
   },
   {
+    name: 'provisioning, Secret got a new resourceVersion (e.g. a label) while Provision runs: Provision goes on, no Register yet',
+    from: S.Provisioning,
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: running(T1, 'writing the image'), spec: provisionSpec })
+      .monitor({ ...monitorOn, credentials: { name: 'server-01-bmc-secret', namespace: 'metal3', credentialsVersion: '9' } }),
+    expect: { state: S.Provisioning, request: 'server-01-provision-5' },
+  },
+  {
+    name: 'provisioning, Provision failed after the Secret changed: registers again before retrying',
+    from: S.Provisioning,
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: failed(T1, 'Transient', 'agent did not answer'), spec: provisionSpec })
+      .monitor({ ...monitorOn, credentials: { name: 'server-01-bmc-secret', namespace: 'metal3', credentialsVersion: '9' } }),
+    expect: { state: S.Provisioning, request: 'server-01-register-6' },
+  },
+  {
     name: 'provisioning, Provision running: waits',
     from: S.Provisioning,
     given: host().spec({ online: true, image: IMAGE }).inState(S.Provisioning).operation('Provision', 5, { status: running(T1, 'writing the image'), spec: provisionSpec }).monitor(monitorOn),
