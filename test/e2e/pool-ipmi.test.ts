@@ -75,7 +75,8 @@ describe('the driver pool with ipmi_sim', () => {
     await waitFor('reboot annotation consumed', async () => (await host(env, namespace, IPMI_HOST)).metadata.annotations?.['reboot.metal3.io'] === undefined, 60_000, 250);
 
     await env.kubectl('delete', 'bmh', IPMI_HOST, '-n', namespace, '--wait=false');
-    await waitForGone(env, namespace, IPMI_HOST);
+    // Deprovisioning over IPMI (5 s between commands) plus the agent's cleaning: allow more than the default.
+    await waitForGone(env, namespace, IPMI_HOST, 300_000);
     process.stdout.write(`ipmi-0 deleted after ${String(Date.now() - started)} ms\n`);
     expect(bmcs.fleet.record(IPMI_HOST).metadataErased).toBeGreaterThanOrEqual(1);
     expect(await power()).toBe('off');
