@@ -12,6 +12,7 @@
 import type { KObject, ObjectReference } from '../k8s.js';
 import { canonicalJSON } from '../canonical.js';
 import { groupOf, versionOf, type InfraVersion, type Metal3ObjectRef, type ReferenceExtras } from './types.js';
+import { isRecord } from '../records.js';
 
 export const CONVERSION_ANNOTATION_PREFIX = 'conversion.ironhook.dev/';
 
@@ -43,10 +44,6 @@ export class ConversionError extends Error {
     super(message);
     this.name = 'ConversionError';
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parseKept(text: string | undefined): Kept {

@@ -1,7 +1,8 @@
 // The Cluster API provider kinds (reference/capm3-ipam.md §1, §3–5, §8): names, finalizers, the
 // remediation enums and the building blocks their v1beta1 ↔ v1beta2 converters share.
-import { isRecord, type Body, type Converted, type Kept, type KindConverter } from '../capi/conversion.js';
+import { type Body, type Converted, type Kept, type KindConverter } from '../capi/conversion.js';
 import { INFRA_GROUP, type Metal3ObjectRef } from '../capi/types.js';
+import { asRecord as rec } from '../records.js';
 import type { Condition, SecretReference, TypedObject } from '../k8s.js';
 
 export const Capm3Kind = {
@@ -147,9 +148,7 @@ export type Metal3RemediationTemplate = TypedObject<{ template: { spec: { strate
 
 export type Rec = Record<string, unknown>;
 
-export function rec(value: unknown): Rec | undefined {
-  return isRecord(value) ? value : undefined;
-}
+export { rec };
 
 /**
  * One step of a kind's conversion, working in place on a copy of the object body. `kept` collects

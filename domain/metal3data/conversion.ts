@@ -4,6 +4,7 @@
 // fromHostInterfaces[].fromBootMAC (v1beta2 only) kept in the conversion annotation.
 import { isRecord, joinReference, referenceKept, splitReference, type Body, type Converted, type Kept, type KindConverter } from '../capi/conversion.js';
 import { INFRA_GROUP } from '../capi/types.js';
+import { asRecord as rec } from '../records.js';
 import { Kind } from './types.js';
 
 type Rec = Record<string, unknown>;
@@ -17,10 +18,6 @@ const POOL_LISTS: readonly [string, string][] = [
 
 function clone(body: Body): Body {
   return structuredClone(body);
-}
-
-function rec(value: unknown): Rec | undefined {
-  return isRecord(value) ? value : undefined;
 }
 
 /** spec.metaData with the pool lists renamed (v1beta1 names → v1beta2 names, or back). */

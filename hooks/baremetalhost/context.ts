@@ -11,6 +11,7 @@ import { HookInputError } from '../types.js';
 import type { HookConfig } from '../types.js';
 import { hardwareDetails, statusAnnotation } from './annotations.js';
 import { normalizeStatus, recoverFromRequest } from './status.js';
+import { isRecord } from '../../domain/records.js';
 
 export interface HostContext {
   readonly host: BareMetalHost;
@@ -86,30 +87,26 @@ function hardwareReplaceable(host: BareMetalHost, status: Partial<BareMetalHostS
   return disabled || Object.keys(status.hardware ?? {}).length === 0;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function requestProblems(request: Record<string, unknown>): string[] {
-  const parent = isObject(request.parent) ? request.parent : {};
-  const metadata = isObject(parent.metadata) ? parent.metadata : {};
+  const parent = isRecord(request.parent) ? request.parent : {};
+  const metadata = isRecord(parent.metadata) ? parent.metadata : {};
   const checks: [boolean, string][] = [
     [parent.kind === 'BareMetalHost', 'parent must be a BareMetalHost'],
     [typeof metadata.name === 'string' && typeof metadata.namespace === 'string', 'parent.metadata.name and .namespace are required'],
-    [isObject(parent.spec), 'parent.spec must be an object'],
-    [isObject(request.children), 'children must be an object map'],
+    [isRecord(parent.spec), 'parent.spec must be an object'],
+    [isRecord(request.children), 'children must be an object map'],
   ];
   return checks.filter(([ok]) => !ok).map(([, problem]) => problem);
 }
 
 function requireRequest(body: unknown): CompositeSyncRequest {
-  const request = isObject(body) ? body : {};
+  const request = isRecord(body) ? body : {};
   const problems = requestProblems(request);
   if (problems.length > 0) {
     throw new HookInputError('not a BareMetalHost sync request', problems);
   }
   const full = request as unknown as CompositeSyncRequest;
-  return { ...full, related: isObject(full.related) ? full.related : {}, finalizing: full.finalizing };
+  return { ...full, related: isRecord(full.related) ? full.related : {}, finalizing: full.finalizing };
 }
 
 function identity(host: BareMetalHost): Pick<HostContext, 'name' | 'namespace' | 'uid' | 'generation'> {

@@ -8,6 +8,7 @@ import { convertObject, ConversionError, type KindConverter } from '../../domain
 import type { KObject } from '../../domain/k8s.js';
 import { HookInputError } from '../types.js';
 import { infrastructureConverters } from './converters.js';
+import { isRecord } from '../../domain/records.js';
 
 export const CONVERSION_REVIEW_API_VERSION = 'apiextensions.k8s.io/v1';
 
@@ -25,10 +26,6 @@ interface ConversionRequest {
   uid: string;
   desiredAPIVersion: string;
   objects: unknown[];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isKObject(value: unknown): value is KObject {

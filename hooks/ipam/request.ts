@@ -5,6 +5,9 @@ import type { KObject } from '../../domain/k8s.js';
 import type { ObjectMap } from '../../domain/metacontroller.js';
 import { CAPI_GROUP, CAPI_IPAM_GROUP } from '../../domain/ipam/types.js';
 import { HookInputError } from '../types.js';
+import { isRecord } from '../../domain/records.js';
+
+export { isRecord };
 
 export interface ParsedComposite {
   controller: KObject | undefined;
@@ -27,10 +30,6 @@ export interface CapiVersions {
   ipam: string;
   /** `cluster.x-k8s.io/<version>`, the same version as the IPAM group. */
   cluster: string;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isKObject(value: unknown): value is KObject {

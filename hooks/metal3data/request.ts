@@ -6,6 +6,9 @@ import type { ObjectMap } from '../../domain/metacontroller.js';
 import { canonicalize } from '../../domain/canonical.js';
 import { CONTROLLER_UID_LABEL } from '../../domain/capi/types.js';
 import { HookInputError } from '../types.js';
+import { isRecord } from '../../domain/records.js';
+
+export { isRecord };
 
 export interface Composite {
   parent: KObject;
@@ -16,10 +19,6 @@ export interface Composite {
 }
 
 export type Rec = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is Rec {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function rec(value: unknown): Rec {
   return isRecord(value) ? value : {};

@@ -8,6 +8,7 @@ import { callOf, observeHookCall, type CallDeps, type CallFailure, type HookCall
 import { sendError, type ErrorBody } from './errors.js';
 import { errorFields } from './logging.js';
 import { checkRequest, checkResponse, targetOf, type RequestFlavour } from './validation.js';
+import { isRecord } from '../../domain/records.js';
 
 export const HOOK_KINDS: readonly HookKind[] = ['sync', 'finalize', 'customize'];
 export const HOOK_PATH = '/hooks/:controller/:hook';
@@ -110,10 +111,6 @@ function parseJson(bodyLimit: string | number): RequestHandler {
   });
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Runs the pure hook and turns every way it can go wrong into a non-200 outcome. */
 export function invokeHook(fn: HookFunction, request: unknown, context: HookContext, flavour: RequestFlavour): Outcome {
   let result: unknown;
@@ -142,7 +139,7 @@ function runHook(context: HookContext): RequestHandler {
     const call = mustCall(res);
     const body: unknown = req.body;
     Object.assign(call, targetOf(body));
-    if (!isPlainObject(body)) {
+    if (!isRecord(body)) {
       fail(res, 400, { error: 'request body must be a JSON object', details: [] });
       return;
     }

@@ -3,6 +3,7 @@
 // never a 200 that Metacontroller would read as "delete every child" (metacontroller.md F1, §4).
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { HookKind } from '../types.js';
+import { isRecord } from '../../domain/records.js';
 
 /** Which Metacontroller request a body is: decided from the body, not from configuration. */
 export type RequestFlavour = 'composite' | 'decorator' | 'customize';
@@ -117,10 +118,6 @@ function compileAll(schemas: Record<RequestFlavour, object>): Record<RequestFlav
 
 const requestValidators = compileAll(requestSchemas);
 const responseValidators = compileAll(responseSchemas);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Decorator requests carry `object`, composite ones `parent`; customize is chosen by the route. */
 export function flavourOf(hook: HookKind, body: unknown): RequestFlavour {
