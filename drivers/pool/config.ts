@@ -2,6 +2,7 @@
 // Every default is here and in docs/drivers.md; invalid values stop the process at start.
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
+import type { ExecutorSettings } from './executors/context.js';
 import { DEFAULT_DENIED_NETWORKS, parseNetworkList } from './network-guard.js';
 
 export interface LeaderElectionConfig {
@@ -24,7 +25,8 @@ export interface AgentAPIConfig {
   store: 'secret' | 'memory';
 }
 
-export interface PoolConfig {
+/** The pool's settings; the executors' own (timeouts, deploy images) come from ExecutorSettings. */
+export interface PoolConfig extends ExecutorSettings {
   /** Namespaces to watch; empty means all. */
   namespaces: string[];
   kubeconfig: string | undefined;
@@ -36,13 +38,6 @@ export interface PoolConfig {
   bmcTimeoutMs: number;
   /** Spacing between two commands to the same IPMI BMC (Ironic's min_command_interval). */
   ipmiCommandIntervalMs: number;
-  powerSettleTimeoutMs: number;
-  softPowerOffTimeoutMs: number;
-  agentBootTimeoutMs: number;
-  agentCommandTimeoutMs: number;
-  deployISOURL: string | undefined;
-  deployKernelURL: string | undefined;
-  deployRamdiskURL: string | undefined;
   metricsHost: string;
   metricsPort: number;
   metricsHostLabels: boolean;
