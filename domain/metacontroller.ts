@@ -1,5 +1,6 @@
 // Metacontroller hook version v2 request and response bodies (reference/metacontroller.md §5).
 import type { KObject } from './k8s.js';
+import { isRecord } from './records.js';
 
 /** `Kind.group/version` → `namespace/name` (or `name` for cluster-scoped objects) → object. */
 export type ObjectMap = Record<string, Record<string, KObject>>;
@@ -66,4 +67,32 @@ export function objectsOf(map: ObjectMap, kind: string, apiVersion: string): KOb
     .sort()
     .map((key) => inner[key])
     .filter((obj): obj is KObject => obj !== undefined);
+}
+
+/** A Kubernetes object as JSON: kind, apiVersion and metadata present. */
+export function isKObject(value: unknown): value is KObject {
+  return isRecord(value) && typeof value.kind === 'string' && typeof value.apiVersion === 'string' && isRecord(value.metadata);
+}
+
+/** Code-point order (not locale order), so sorted output is the same on every machine. */
+export function compareText(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+/**
+ * Every object of `kind` in `group` (`''` for the core group), whatever version the rule used,
+ * from `namespace`, sorted by name. Related objects may come from other namespaces (v2 label
+ * rules), so the namespace is checked.
+ */
+export function objectsInNamespace(map: ObjectMap, kind: string, group: string, namespace: string): KObject[] {
+  const prefix = group === '' ? `${kind}.` : `${kind}.${group}/`;
+  const found: KObject[] = [];
+  for (const outer of Object.keys(map)) {
+    if (!outer.startsWith(prefix) || (group === '' && outer.includes('/'))) continue;
+    for (const obj of Object.values(map[outer] ?? {})) {
+      if (isKObject(obj) && obj.metadata.namespace === namespace) found.push(obj);
+    }
+  }
+  return found.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? ''));
 }

@@ -3,6 +3,7 @@
 // template's observed Metal3Data children are the memory; the committed status.indexes covers
 // children Metacontroller's cache does not show yet.
 import type { IndexEntry } from './types.js';
+import { compareText } from '../metacontroller.js';
 
 export interface ClaimInfo {
   name: string;
@@ -33,11 +34,6 @@ export interface Assignment {
 export interface IndexPlan {
   /** One per claim that keeps or gets data, sorted by index. */
   assignments: Assignment[];
-}
-
-function compareText(a: string, b: string): number {
-  if (a === b) return 0;
-  return a < b ? -1 : 1;
 }
 
 function servesClaim(data: DataInfo, claim: ClaimInfo | undefined): claim is ClaimInfo {

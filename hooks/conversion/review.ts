@@ -6,6 +6,7 @@
 // the API server requires (result.status Failure, no objects).
 import { convertObject, ConversionError, type KindConverter } from '../../domain/capi/conversion.js';
 import type { KObject } from '../../domain/k8s.js';
+import { isKObject } from '../../domain/metacontroller.js';
 import { HookInputError } from '../types.js';
 import { infrastructureConverters } from './converters.js';
 import { isRecord } from '../../domain/records.js';
@@ -26,10 +27,6 @@ interface ConversionRequest {
   uid: string;
   desiredAPIVersion: string;
   objects: unknown[];
-}
-
-function isKObject(value: unknown): value is KObject {
-  return isRecord(value) && typeof value.apiVersion === 'string' && typeof value.kind === 'string' && isRecord(value.metadata);
 }
 
 function parseReview(body: unknown): ConversionRequest {

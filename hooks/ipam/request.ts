@@ -2,12 +2,12 @@
 // body into HookInputError (HTTP 400, never a 200 that would delete children), object-map access
 // by kind regardless of version, and the Cluster API settings read from the controller object.
 import type { KObject } from '../../domain/k8s.js';
-import type { ObjectMap } from '../../domain/metacontroller.js';
+import { compareText, isKObject, objectsInNamespace as objectsOfKind, type ObjectMap } from '../../domain/metacontroller.js';
 import { CAPI_GROUP, CAPI_IPAM_GROUP } from '../../domain/ipam/types.js';
 import { HookInputError } from '../types.js';
 import { isRecord } from '../../domain/records.js';
 
-export { isRecord };
+export { compareText, isRecord, objectsOfKind };
 
 export interface ParsedComposite {
   controller: KObject | undefined;
@@ -30,10 +30,6 @@ export interface CapiVersions {
   ipam: string;
   /** `cluster.x-k8s.io/<version>`, the same version as the IPAM group. */
   cluster: string;
-}
-
-function isKObject(value: unknown): value is KObject {
-  return isRecord(value) && typeof value.kind === 'string' && typeof value.apiVersion === 'string' && isRecord(value.metadata);
 }
 
 function objectMap(value: unknown, field: string): ObjectMap {
@@ -80,26 +76,6 @@ export function parseCustomize(request: unknown, parentKind: string): { controll
   };
 }
 
-/**
- * Every object of a kind in a group, whatever version the rule used, from one namespace, sorted by
- * name. Related objects may come from other namespaces (v2 label rules), so the namespace is checked.
- */
-export function objectsOfKind(map: ObjectMap, kind: string, group: string, namespace: string): KObject[] {
-  const found: KObject[] = [];
-  const prefix = `${kind}.${group}/`;
-  for (const outer of Object.keys(map)) {
-    if (!outer.startsWith(prefix)) continue;
-    for (const obj of Object.values(map[outer] ?? {})) {
-      if (isKObject(obj) && obj.metadata.namespace === namespace) found.push(obj);
-    }
-  }
-  return found.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? ''));
-}
-
-export function compareText(a: string, b: string): number {
-  if (a === b) return 0;
-  return a < b ? -1 : 1;
-}
 
 function childRules(controller: KObject | undefined): Array<{ apiVersion: string; resource: string }> {
   const spec = controller?.spec;

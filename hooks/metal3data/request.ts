@@ -2,7 +2,7 @@
 // HookInputError (HTTP 400, never a 200 that would delete children); objects of a kind are
 // found by group whatever version the rule used, from the parent's namespace, sorted by name.
 import type { KObject, OwnerReference } from '../../domain/k8s.js';
-import type { ObjectMap } from '../../domain/metacontroller.js';
+import { compareText, isKObject, objectsInNamespace as objectsOf, type ObjectMap } from '../../domain/metacontroller.js';
 import { canonicalize } from '../../domain/canonical.js';
 import { CONTROLLER_UID_LABEL } from '../../domain/capi/types.js';
 import { HookInputError } from '../types.js';
@@ -26,10 +26,6 @@ export function rec(value: unknown): Rec {
 
 export function str(value: unknown): string {
   return typeof value === 'string' ? value : '';
-}
-
-function isKObject(value: unknown): value is KObject {
-  return isRecord(value) && typeof value.kind === 'string' && typeof value.apiVersion === 'string' && isRecord(value.metadata);
 }
 
 function requireParent(value: unknown, kind: string): KObject {
@@ -62,24 +58,6 @@ export function parseComposite(request: unknown, kind: string): Composite {
 export function parseCustomize(request: unknown, kind: string): KObject {
   if (!isRecord(request)) throw new HookInputError('request must be a JSON object');
   return requireParent(request.parent, kind);
-}
-
-function compareText(a: string, b: string): number {
-  if (a === b) return 0;
-  return a < b ? -1 : 1;
-}
-
-/** Objects of `kind` in `group` (any version) from `namespace`, sorted by name. */
-export function objectsOf(map: ObjectMap, kind: string, group: string, namespace: string): KObject[] {
-  const prefix = group === '' ? `${kind}.` : `${kind}.${group}/`;
-  const found: KObject[] = [];
-  for (const outer of Object.keys(map)) {
-    if (!outer.startsWith(prefix) || (group === '' && outer.includes('/'))) continue;
-    for (const obj of Object.values(map[outer] ?? {})) {
-      if (isKObject(obj) && obj.metadata.namespace === namespace) found.push(obj);
-    }
-  }
-  return found.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? ''));
 }
 
 export function named(objects: readonly KObject[], name: string): KObject | undefined {
@@ -121,7 +99,7 @@ export function echoChild(obj: KObject, fields: readonly string[], annotationKey
   return out;
 }
 
-export { compareText };
+export { compareText, objectsOf };
 
 /** A child with its keys sorted at every level, so equal children are equal text (metacontroller.md F3). */
 export function canonicalChild(obj: KObject): KObject {
