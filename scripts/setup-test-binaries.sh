@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the real control-plane binaries the integration/e2e tests run (etcd, kube-apiserver,
-# kube-controller-manager, kubectl, helm, capi-manager, metacontroller) from the Go tools modules pinned
-# under tools/, into
+# kube-controller-manager, kubectl, helm, capi-manager, metacontroller) into
 #   ${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin
-# Nothing prebuilt is downloaded: only Go modules, through the go command.
+# from the Go tools modules pinned under tools/, and Metacontroller from upstream's v4.17.2 source
+# (the shared vendor tarball, checked against its sha256; or, where there is none, the v4.17.2 tag
+# cloned from GitHub). Nothing prebuilt is downloaded: only sources and Go modules.
 #
 # Usage: scripts/setup-test-binaries.sh [--force] [NAME...]
 #   NAME is one of: etcd kube-apiserver kube-controller-manager kubectl helm capi-manager
@@ -11,7 +12,7 @@
 #   (default: all of them).
 #   --force rebuilds even when the stamp matches.
 #
-# Idempotent: each binary has a stamp (sha256 of its tools module's go.mod + go.sum and of the
+# Idempotent: each binary has a stamp (sha256 of its module's go.mod + go.sum and of the
 # build recipe below); a binary whose file exists and whose stamp matches is reused.
 # Builds run one after another with -p 2 (the machines have 2 cores). The Go build and module
 # caches stay in their default locations, so a rebuild after a pin change is incremental.
@@ -20,11 +21,15 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}"
 BIN="$CACHE/bin"
-# metacontroller is not in the default set: the Go module proxy refuses
-# github.com/metacontroller/metacontroller at every version (403 "This module version is not
-# available"), so `setup-test-binaries.sh metacontroller` fails with that error. The tests run
-# the stand-in in test/support/metacontroller instead (docs/dev/metacontroller-standin.md).
-ALL=(etcd kube-apiserver kube-controller-manager kubectl helm capi-manager)
+ALL=(etcd kube-apiserver kube-controller-manager kubectl helm metacontroller capi-manager)
+
+# Metacontroller's source: its go.mod declares the bare module path `metacontroller`, so the Go
+# module proxy refuses github.com/metacontroller/metacontroller and the source comes as a tree.
+MC_VERSION=v4.17.2
+MC_COMMIT=76b818bdc67ba56570abe5f69f714d56c0ff5c52
+MC_TARBALL="${METACONTROLLER_SOURCE_TARBALL:-$ROOT/../shared/vendor/metacontroller-${MC_VERSION#v}.tar.gz}"
+MC_SHA256=71242194978649546c50f6970bc117b883699a46c66f4eb16298bcdbb8b722a3
+MC_REPO=https://github.com/metacontroller/metacontroller
 
 log() { printf '[setup-test-binaries] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 2; }
@@ -95,12 +100,42 @@ recipe() {
       PATCH_SED='s|^\([[:space:]]*\)Port:[[:space:]]*webhookPort,|\1Host: "127.0.0.1",\n\1Port: webhookPort,|'
       ;;
     metacontroller)
-      DIR="$ROOT/tools/metacontroller"
-      PKG="metacontroller/pkg/cmd/metacontroller"
-      LDFLAGS="-s -w"
+      DIR="$(metacontroller_source)"
+      PKG="./pkg/cmd/metacontroller"
+      # As upstream's Makefile stamps its release builds.
+      LDFLAGS="-s -w -X main.version=$MC_VERSION"
       ;;
     *) die "unknown binary '$1' (known: ${ALL[*]})" ;;
   esac
+}
+
+# Unpacks Metacontroller's source into $CACHE/src once and prints its directory: from the tarball
+# (refused unless its sha256 matches), else from a shallow clone of the release tag (checked
+# against the release commit).
+metacontroller_source() {
+  local dir="$CACHE/src/metacontroller-${MC_VERSION#v}" sum tmp
+  if [[ -f $dir/.source-ok ]]; then
+    printf '%s' "$dir"
+    return 0
+  fi
+  rm -rf "$dir" && mkdir -p "$CACHE/src"
+  if [[ -f $MC_TARBALL ]]; then
+    sum="$(sha256sum "$MC_TARBALL" | cut -d' ' -f1)"
+    [[ $sum == "$MC_SHA256" ]] || die "$MC_TARBALL has sha256 $sum, expected $MC_SHA256"
+    tar -xzf "$MC_TARBALL" -C "$CACHE/src"
+    [[ -f $dir/go.mod ]] || die "$MC_TARBALL did not unpack to $dir"
+    printf 'tarball %s\n' "$MC_SHA256" >"$dir/.source-ok"
+  else
+    log "no $MC_TARBALL; cloning $MC_REPO at $MC_VERSION"
+    tmp="$dir.clone"
+    rm -rf "$tmp"
+    git clone --quiet --depth 1 --branch "$MC_VERSION" "$MC_REPO" "$tmp" >&2 ||
+      die "neither $MC_TARBALL nor a clone of $MC_REPO ($MC_VERSION) is available"
+    [[ "$(git -C "$tmp" rev-parse HEAD)" == "$MC_COMMIT" ]] || die "$MC_REPO $MC_VERSION is not commit $MC_COMMIT"
+    rm -rf "$tmp/.git" && mv "$tmp" "$dir"
+    printf 'git %s\n' "$MC_COMMIT" >"$dir/.source-ok"
+  fi
+  printf '%s' "$dir"
 }
 
 stamp_of() {
@@ -119,7 +154,10 @@ stamp_of() {
 patched_modfile_option() {
   [[ -n $PATCH_FILE ]] || return 0
   local moddir version copy modfile
+  # `go list -m` prints no Dir for a module that is not in the module cache yet (a fresh machine).
+  (cd "$DIR" && go mod download "$PATCH_MODULE") || die "go mod download $PATCH_MODULE failed"
   moddir="$(cd "$DIR" && go list -m -f '{{.Dir}}' "$PATCH_MODULE")"
+  [[ -d $moddir ]] || die "no module directory for $PATCH_MODULE after go mod download"
   version="$(mod_version "$DIR" "$PATCH_MODULE")"
   copy="$CACHE/src/${PATCH_MODULE##*/}@$version-$1"
   rm -rf "$copy" && mkdir -p "$CACHE/src"
@@ -140,7 +178,7 @@ build_one() {
     log "reused $name ($out, stamp ${stamp:0:12})"
     return 0
   fi
-  log "building $name from $PKG (tools/${DIR##*/}) ..."
+  log "building $name from $PKG (${DIR#"$ROOT"/}) ..."
   start=$SECONDS
   rm -f "$stampfile"
   local modfile

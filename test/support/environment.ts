@@ -1,7 +1,6 @@
 // The whole local environment: control plane, Ironhook's CRDs and controller objects, the hook
-// server and Metacontroller, all on 127.0.0.1. Backs the e2e tests and `npm run env:up`.
-// Metacontroller is our stand-in (test/support/metacontroller, docs/dev/metacontroller-standin.md)
-// because upstream v4.17.2 cannot be built here; production runs upstream from its Helm chart.
+// server and upstream Metacontroller v4.17.2 (built by scripts/setup-test-binaries.sh, run with
+// the chart's flags), all on 127.0.0.1. Backs the e2e tests, the benchmarks and `npm run env:up`.
 import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +12,8 @@ import { startControlPlane } from './controlplane.js';
 import type { ControlPlane } from './controlplane.js';
 import { startBMCs } from './bmcs.js';
 import type { BMCs } from './bmcs.js';
+import { METACONTROLLER_CRDS, startMetacontroller } from './metacontroller.js';
+import type { MetacontrollerProcess } from './metacontroller.js';
 import { binary, freePort, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
 
@@ -27,6 +28,8 @@ export interface Environment {
   /** The hook server's HTTPS conversion listener, which the CRDs' conversion webhooks call. */
   conversion: { port: number; url: string; caFile: string };
   processes: StartedProcess[];
+  /** Upstream Metacontroller (its metrics and health ports). */
+  metacontroller: MetacontrollerProcess;
   kubectl(...args: string[]): Promise<string>;
   /** kubectl that resolves to {code, stdout, stderr} instead of throwing on a non-zero exit. */
   kubectlResult(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
@@ -81,9 +84,6 @@ async function kubectlIn(kubeconfig: string, args: string[], input?: string): Pr
   }
 }
 
-/** The Metacontroller stand-in: its entry point and the CRDs it serves. */
-const STAND_IN_DIR = join(REPO_ROOT, 'test', 'support', 'metacontroller');
-
 /** Ironhook's controller objects with the hook URLs pointed at this environment's hook server. */
 export function controllerManifests(hookPort: number): string {
   const dir = join(REPO_ROOT, 'manifests', 'controllers');
@@ -111,31 +111,6 @@ function startHooks(dir: string, listeners: HookListeners, options: EnvironmentO
     logDir: join(dir, 'logs'),
     detached: options.detached === true,
   });
-}
-
-async function startMetacontroller(dir: string, kubeconfig: string, detached: boolean): Promise<StartedProcess> {
-  const [metrics, health] = [await freePort(), await freePort()];
-  const started = startProcess({
-    name: 'metacontroller',
-    command: process.execPath,
-    args: [
-      '--import',
-      'tsx',
-      join(STAND_IN_DIR, 'main.ts'),
-      `--kubeconfig=${kubeconfig}`,
-      // 6 logs every hook request and response (Secret data redacted).
-      `--zap-log-level=${process.env.METACONTROLLER_LOG_LEVEL ?? '4'}`,
-      '--discovery-interval=2s',
-      '--workers=5',
-      `--metrics-address=127.0.0.1:${String(metrics)}`,
-      `--health-probe-bind-address=127.0.0.1:${String(health)}`,
-    ],
-    cwd: REPO_ROOT,
-    logDir: join(dir, 'logs'),
-    detached,
-  });
-  await waitFor('metacontroller /readyz', async () => (await fetch(`http://127.0.0.1:${String(health)}/readyz`)).ok, 60_000);
-  return started;
 }
 
 export interface PoolProcessOptions {
@@ -224,7 +199,7 @@ async function applyOrThrow(kubeconfig: string, args: string[], input?: string):
 }
 
 async function installDefinitions(kubeconfig: string, conversion: { url: string; caBundle: string }): Promise<void> {
-  await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', join(STAND_IN_DIR, 'crds.yaml')]);
+  await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', METACONTROLLER_CRDS]);
   for (const file of await clusterAPICRDFiles()) {
     await applyOrThrow(kubeconfig, ['apply', '--server-side', '-f', file]);
   }
@@ -241,6 +216,7 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
   const processes: StartedProcess[] = [...controlPlane.processes];
   let bmcs: BMCs | undefined;
   let pool: PoolHandle | undefined;
+  let metacontroller: MetacontrollerProcess | undefined;
   const stop = async (): Promise<void> => {
     if (pool !== undefined) {
       await pool.stop();
@@ -258,7 +234,8 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     let hooks = startHooks(options.dir, listeners, options);
     processes.push(hooks);
     await waitFor('hook server /readyz', async () => (await fetch(`http://127.0.0.1:${String(hookPort)}/readyz`)).ok, 60_000);
-    processes.push(await startMetacontroller(options.dir, kubeconfig, detached));
+    metacontroller = await startMetacontroller({ kubeconfig, logDir: join(options.dir, 'logs'), detached });
+    processes.push(metacontroller);
     await applyOrThrow(kubeconfig, ['apply', '-f', '-'], controllerManifests(hookPort));
     if (options.bmcs !== undefined && options.bmcs !== false) {
       ({ bmcs, pool } = await startBMCEnvironment(options, kubeconfig, processes));
@@ -279,7 +256,7 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
       }
       return result.stdout;
     };
-    return { controlPlane, kubeconfig, hookPort, conversion, processes, kubectl, kubectlResult, restartHooks, stop, ...(bmcs === undefined ? {} : { bmcs }), ...(pool === undefined ? {} : { pool }) };
+    return { controlPlane, kubeconfig, hookPort, conversion, processes, metacontroller, kubectl, kubectlResult, restartHooks, stop, ...(bmcs === undefined ? {} : { bmcs }), ...(pool === undefined ? {} : { pool }) };
   } catch (error) {
     await stop();
     throw error;

@@ -1,9 +1,0 @@
-//go:build tools
-
-// Package tools records the main package this tools module builds; it is never compiled
-// into anything (build tag "tools").
-package tools
-
-import (
-	_ "metacontroller/pkg/cmd/metacontroller"
-)
