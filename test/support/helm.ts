@@ -1,13 +1,14 @@
 // The real helm binary (built from Go modules by scripts/setup-test-binaries.sh) driven from
 // tests: lint, template, and parsing of the rendered objects. Nothing here is skipped: when helm
-// cannot be built, or the chart cannot be prepared, preparing throws with the script's output.
+// cannot be built, or the upstream metacontroller-helm dependency cannot be put in place
+// (scripts/chart-deps.sh, from the shared source tarball), preparing throws with the script's
+// output.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
-import { CHART_DIR, writeStandaloneChart } from '../../scripts/chart-standalone.js';
 import { ROOT } from '../../scripts/chart-sync.js';
 import { ALLOWED_TARGETS } from '../../drivers/cluster/targets.js';
 
@@ -15,6 +16,7 @@ const execFileAsync = promisify(execFile);
 
 export const CACHE_DIR = process.env.IRONHOOK_CACHE ?? join(homedir(), '.cache', 'ironhook');
 export const HELM = process.env.HELM ?? join(CACHE_DIR, 'bin', 'helm');
+export const CHART_DIR = join(ROOT, 'charts', 'ironhook');
 export const RELEASE = 'ironhook';
 export const NAMESPACE = 'ironhook-system';
 
@@ -27,10 +29,8 @@ export interface RenderedObject {
 }
 
 export interface PreparedChart {
-  /** The chart to lint and render. */
+  /** The chart to lint and render: charts/ironhook, with metacontroller-helm in its charts/. */
   dir: string;
-  /** Whether `dir` carries the upstream metacontroller-helm chart in charts/. */
-  withDependency: boolean;
   /** What scripts/chart-deps.sh reported. */
   dependencyReport: string;
 }
@@ -58,37 +58,39 @@ export function ensureHelm(): string {
 }
 
 /**
- * Makes the chart renderable: scripts/chart-deps.sh puts the upstream dependency in place; when
- * it reports the upstream chart unavailable (exit 3), the tests render a copy without that
- * dependency, which is exactly what a cluster with its own Metacontroller installs.
+ * Makes the chart renderable: scripts/chart-deps.sh puts the upstream dependency in place (from
+ * the source tarball in ../shared/vendor, or METACONTROLLER_SOURCE_TARBALL). Any failure, a
+ * missing tarball included, throws with the script's output: the chart is only ever tested with
+ * its dependency.
  */
 export function prepareChart(): PreparedChart {
   ensureHelm();
   const deps = run('bash', [join(ROOT, 'scripts', 'chart-deps.sh')], 'scripts/chart-deps.sh');
-  if (deps.status !== 0 && deps.status !== 3) {
-    throw new Error(`scripts/chart-deps.sh failed (exit ${deps.status}):\n${deps.output}`);
+  if (deps.status !== 0) {
+    throw new Error(`scripts/chart-deps.sh could not put metacontroller-helm into charts/ironhook/charts (exit ${deps.status}):\n${deps.output}`);
   }
-  if (deps.status === 0) return { dir: CHART_DIR, withDependency: true, dependencyReport: deps.output };
-  return { dir: scratchChart('ironhook-chart-'), withDependency: false, dependencyReport: deps.output };
+  return { dir: CHART_DIR, dependencyReport: deps.output };
 }
 
 const scratchDirs: string[] = [];
 
-/** A standalone copy of the chart in a new temporary folder (removed by removeScratchCharts). */
+/** A copy of the prepared chart, dependency included, in a new temporary folder (removed by removeScratchCharts). */
 function scratchChart(prefix: string): string {
   const parent = mkdtempSync(join(tmpdir(), prefix));
   scratchDirs.push(parent);
-  return writeStandaloneChart(join(parent, 'ironhook'), { disableMetacontroller: false });
+  const dir = join(parent, 'ironhook');
+  cpSync(CHART_DIR, dir, { recursive: true });
+  return dir;
 }
 
 export function removeScratchCharts(): void {
   for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-/** Runs helm; never throws on a non-zero exit (the result says). */
-export async function helm(args: string[]): Promise<HelmResult> {
+/** Runs helm, with no cluster unless a kubeconfig is given; never throws on a non-zero exit (the result says). */
+export async function helm(args: string[], kubeconfig = '/dev/null'): Promise<HelmResult> {
   try {
-    const { stdout, stderr } = await execFileAsync(HELM, args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, KUBECONFIG: '/dev/null' } });
+    const { stdout, stderr } = await execFileAsync(HELM, args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, KUBECONFIG: kubeconfig } });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: unknown; stdout?: string; stderr?: string; message: string };

@@ -204,14 +204,12 @@ describe('chart sources', () => {
     expect(readFileSync(join(CHART, '.gitignore'), 'utf8')).toMatch(/^\/charts\/$/m);
   });
 
-  it('has the metacontroller-helm dependency in place, or scripts/chart-deps.sh says exactly why not', () => {
-    if (chart.withDependency) {
-      expect(chart.dir).toBe(CHART);
-      expect(chart.dependencyReport).toMatch(/metacontroller-helm-4\.17\.2\.tgz/);
-      expect(rendered('default-values.yaml').some((o) => o.kind === 'StatefulSet')).toBe(true);
-    } else {
-      expect(chart.dependencyReport).toMatch(/UNAVAILABLE: .*github\.com\/metacontroller\/metacontroller@v0\.0\.0-/);
-    }
+  it('has the metacontroller-helm dependency in place (scripts/chart-deps.sh), rendered only with metacontroller.enabled', () => {
+    expect(chart.dir).toBe(CHART);
+    expect(chart.dependencyReport).toMatch(/metacontroller-helm-4\.17\.2\.tgz/);
+    expect(existsSync(join(CHART, 'charts', 'metacontroller-helm-4.17.2.tgz'))).toBe(true);
+    expect(ofKind(rendered('default-values.yaml'), 'StatefulSet').map((o) => o.metadata.name)).toEqual(['ironhook-metacontroller']);
+    expect(ofKind(rendered('no-metacontroller-values.yaml'), 'StatefulSet')).toEqual([]);
   });
 });
 
@@ -400,8 +398,8 @@ function expectRestricted(o: RenderedObject): void {
 }
 
 describe('workloads', () => {
-  it.each(CI_FILES)('run every container restricted, with requests and limits (ci/%s, test pods included)', (file) => {
-    const pods = workloads(rendered(file)).filter((o) => !o.metadata.name.includes('metacontroller'));
+  it.each(CI_FILES)('run every container restricted, with requests and limits (ci/%s, test pods and the bundled Metacontroller included)', (file) => {
+    const pods = workloads(rendered(file));
     expect(pods.length).toBeGreaterThanOrEqual(2);
     pods.forEach(expectRestricted);
   });
