@@ -19,6 +19,7 @@ export interface HookCall {
   bytes?: number;
   namespace?: string;
   name?: string;
+  resourceVersion?: string;
   failure?: CallFailure;
   /** The caller went away before the request was read (body-parser's `request.aborted`). */
   aborted?: boolean;
@@ -53,6 +54,7 @@ function logLine(call: HookCall, statusCode: number | undefined, durationMs: num
     [LogField.hook]: call.hook,
     [LogField.namespace]: call.namespace,
     [LogField.name]: call.name,
+    [LogField.resourceVersion]: call.resourceVersion,
     [LogField.status]: statusCode,
     [LogField.durationMs]: Math.round(durationMs * 1000) / 1000,
   };

@@ -10,6 +10,7 @@ export const LogField = {
   hook: 'hook',
   namespace: 'namespace',
   name: 'name',
+  resourceVersion: 'resourceVersion',
   durationMs: 'durationMs',
   status: 'status',
   result: 'result',

@@ -141,14 +141,23 @@ export function checkResponse(flavour: RequestFlavour, response: unknown): Shape
   return validate(response) ? { ok: true, flavour } : { ok: false, flavour, details: describe(validate.errors) };
 }
 
-/** Namespace and name of the object a request is about, for log lines; absent when unreadable. */
-export function targetOf(body: unknown): { namespace?: string; name?: string } {
+export interface RequestTarget {
+  namespace?: string;
+  name?: string;
+  /** Which version of the parent the hook was handed: Metacontroller's cache can be behind. */
+  resourceVersion?: string;
+}
+
+/** Namespace, name and resourceVersion of the object a request is about, for log lines; absent when unreadable. */
+export function targetOf(body: unknown): RequestTarget {
   if (!isRecord(body)) return {};
   const target = isRecord(body.parent) ? body.parent : body.object;
   const metadata = isRecord(target) ? target.metadata : undefined;
   if (!isRecord(metadata)) return {};
-  const out: { namespace?: string; name?: string } = {};
-  if (typeof metadata.namespace === 'string') out.namespace = metadata.namespace;
-  if (typeof metadata.name === 'string') out.name = metadata.name;
+  const out: RequestTarget = {};
+  for (const key of ['namespace', 'name', 'resourceVersion'] as const) {
+    const value = metadata[key];
+    if (typeof value === 'string') out[key] = value;
+  }
   return out;
 }

@@ -1,6 +1,6 @@
 // Shared e2e helpers: one environment per test file, one namespace per test, and a stand-in
 // for the driver pool that writes request outcomes the way the pool will.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kubectlApply, startEnvironment } from '../support/environment.js';
@@ -48,8 +48,30 @@ export async function getJSON<T = Record<string, unknown>>(env: Environment, nam
   return JSON.parse(await env.kubectl('get', ...what, '-n', namespace, '-o', 'json')) as T;
 }
 
+/**
+ * Waits until the hook server has answered a sync for `namespace/name` handed a parent at least as
+ * new as `resourceVersion` (its debug log line; the environment must run the hooks with
+ * LOG_LEVEL=debug). Real Metacontroller coalesces events and may sync from a stale cache, so a
+ * call count says nothing about which version the hook saw.
+ */
+export async function waitForHookSync(env: Environment, parent: { controller: string; namespace: string; name: string; resourceVersion: string }): Promise<void> {
+  const { controller, namespace, name, resourceVersion } = parent;
+  const hooks = env.processes.find((started) => started.name === 'hooks');
+  if (hooks === undefined) throw new Error('no hook server process in this environment');
+  const wanted = BigInt(resourceVersion);
+  const seen = (): boolean =>
+    readFileSync(hooks.log, 'utf8')
+      .split('\n')
+      .some((line) => {
+        if (!line.includes('"hook call"') || !line.includes(`"name":"${name}"`)) return false;
+        const call = JSON.parse(line) as { controller?: string; hook?: string; namespace?: string; resourceVersion?: string; status?: number };
+        return call.controller === controller && call.hook === 'sync' && call.namespace === namespace && call.status === 200 && BigInt(call.resourceVersion ?? '0') >= wanted;
+      });
+  await waitFor(`a ${controller} sync of ${namespace}/${name} at resourceVersion ${resourceVersion} or later`, async () => Promise.resolve(seen()), 30_000, 100);
+}
+
 export interface HostView {
-  metadata: { name: string; annotations?: Record<string, string>; finalizers?: string[] };
+  metadata: { name: string; resourceVersion: string; annotations?: Record<string, string>; finalizers?: string[] };
   status?: {
     operationalStatus?: string;
     errorType?: string;

@@ -38,7 +38,7 @@ function hostRequest(extra: Record<string, unknown> = {}): Record<string, unknow
     parent: {
       apiVersion: 'metal3.io/v1alpha1',
       kind: 'BareMetalHost',
-      metadata: { name: 'server-01', namespace: 'metal3' },
+      metadata: { name: 'server-01', namespace: 'metal3', resourceVersion: '4711' },
       spec: { bmc: { address: 'ipmi://192.0.2.1', password: CANARY }, userData: { name: CANARY } },
     },
     children: {},
@@ -123,7 +123,7 @@ describe('log lines', () => {
     await post('/hooks/crashing/sync', hostRequest());
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parsed).toHaveLength(3);
-    expect(parsed[0]).toMatchObject({ level: 'debug', msg: 'hook call', controller: 'baremetalhost', hook: 'sync', namespace: 'metal3', name: 'server-01', status: 200, result: 'success' });
+    expect(parsed[0]).toMatchObject({ level: 'debug', msg: 'hook call', controller: 'baremetalhost', hook: 'sync', namespace: 'metal3', name: 'server-01', resourceVersion: '4711', status: 200, result: 'success' });
     expect(typeof parsed[0]?.durationMs).toBe('number');
     expect(parsed[1]).toMatchObject({ level: 'warn', status: 400, error: 'spec.bmc.credentialsName is empty', details: ['/parent/spec/bmc'] });
     expect(parsed[2]).toMatchObject({ level: 'error', status: 500, error: 'hook threw', controller: 'crashing' });
