@@ -77,7 +77,7 @@ function observedStatus(host: BareMetalHost): Partial<BareMetalHostStatus> {
 }
 
 /** A stale status may miss the hardware that the HardwareData child already holds. */
-function withHardwareData(status: BareMetalHostStatus, hardwareData: KObject | undefined): BareMetalHostStatus {
+export function withHardwareData(status: BareMetalHostStatus, hardwareData: KObject | undefined): BareMetalHostStatus {
   const hardware = (hardwareData?.spec as { hardware?: BareMetalHostStatus['hardware'] } | undefined)?.hardware;
   return status.hardware === undefined && hardware !== undefined ? { ...status, hardware } : status;
 }

@@ -35,10 +35,17 @@ export function normalizeStatus(observed: Partial<BareMetalHostStatus> | undefin
   };
 }
 
+/**
+ * The newest request was committed after the status was written: the status that went with it
+ * was lost, or Metacontroller's cache hands us a parent older than its children.
+ */
+export function isBehind(status: Partial<BareMetalHostStatus> | undefined, current: HostOperation): boolean {
+  return current.spec.sequence > (status?.ironhook?.request?.sequence ?? 0);
+}
+
 /** When the newest request is newer than the status says, take the counters it was committed with. */
 export function recoverFromRequest(status: BareMetalHostStatus, current: HostOperation | undefined): BareMetalHostStatus {
-  const recorded = status.ironhook?.request?.sequence ?? 0;
-  if (current === undefined || current.spec.sequence <= recorded) {
+  if (current === undefined || !isBehind(status, current)) {
     return status;
   }
   const snapshot = current.spec.hostStatus;

@@ -6,10 +6,11 @@ import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
 import type { HookContext } from '../types.js';
 import { commit } from './commit.js';
-import { isPaused, readContext } from './context.js';
+import { isPaused, readContext, withHardwareData } from './context.js';
 import type { HostContext } from './context.js';
 import type { StatusPatch } from './outcome.js';
 import { prologue } from './prologue.js';
+import { isBehind, normalizeStatus, recoverFromRequest } from './status.js';
 import { handlerFor } from './states.js';
 import { sortChildren } from './children.js';
 
@@ -39,12 +40,26 @@ function echoChild(child: KObject): KObject {
   };
 }
 
-/** A paused host: status and children exactly as observed, nothing requested. */
+/**
+ * What a paused host answers as its status: the observed one, unless the current request shows
+ * that it is behind (Metacontroller's cache lags a status write, or the write was lost); then the
+ * status committed with that request. A composite hook cannot leave the status alone (an omitted
+ * or null status is written as `{}`), so echoing a stale one would write it back.
+ */
+function pausedStatus(ctx: HostContext): Partial<BareMetalHostStatus> {
+  const observed = ctx.host.status;
+  if (ctx.current === undefined || !isBehind(observed, ctx.current)) {
+    return observed ?? {};
+  }
+  return withHardwareData(recoverFromRequest(normalizeStatus(observed), ctx.current), ctx.hardwareData);
+}
+
+/** A paused host: children exactly as observed, nothing requested, the newest known status. */
 function unchanged(ctx: HostContext, body: unknown): CompositeSyncResponse {
   const request = body as { children: Record<string, Record<string, KObject>> };
   const children = Object.values(request.children).flatMap((byName) => Object.values(byName).map(echoChild));
   const response: CompositeSyncResponse = {
-    status: canonicalize(ctx.host.status ?? {}) as Record<string, unknown>,
+    status: canonicalize(pausedStatus(ctx)) as Record<string, unknown>,
     children: canonicalize(sortChildren(children)) as KObject[],
   };
   return ctx.deleting ? { ...response, finalized: false } : response;
