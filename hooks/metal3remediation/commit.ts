@@ -31,17 +31,25 @@ function status(ctx: RemediationContext): Record<string, unknown> {
   };
 }
 
-function children(ctx: RemediationContext, outcome: Outcome): KObject[] {
-  const out = keptChildren(ctx, ctx.phase);
-  if (outcome.kind === 'request') out.push(outcome.step === 'Fence' ? fenceRequest(ctx) : restoreRequest(ctx));
-  if (ctx.phase === RemediationPhase.Deleting) out.push(...giveUpPatches(ctx));
+/**
+ * Children of the phase the sync ends in, and also those that the phase the parent's status shows
+ * still keeps: the next sync may still read that status (Metacontroller's cache lags the write)
+ * and must find them, or it would ask for them again. A sync that reads the new phase drops them.
+ */
+function children(ctx: RemediationContext, next: RemediationContext, outcome: Outcome): KObject[] {
+  const kept = new Map<string, KObject>();
+  const wanted = [...keptChildren(ctx, ctx.statusPhase), ...keptChildren(ctx, ctx.phase), ...keptChildren(next, next.phase)];
+  for (const child of wanted) kept.set(child.metadata.name ?? '', child);
+  const out = [...kept.values()];
+  if (outcome.kind === 'request') out.push(outcome.step === 'Fence' ? fenceRequest(next) : restoreRequest(next));
+  if (next.phase === RemediationPhase.Deleting) out.push(...giveUpPatches(next));
   return out.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? ''));
 }
 
 export function commit(ctx: RemediationContext, outcome: Outcome): CompositeSyncResponse {
   const next = committed(ctx, outcome);
   const response: CompositeSyncResponse = {
-    children: children(next, outcome),
+    children: children(ctx, next, outcome),
     status: status(next),
     ...(isActive(next.phase) && outcome.kind !== 'stop' && { resyncAfterSeconds: ACTIVE_RESYNC_SECONDS }),
   };

@@ -2,7 +2,7 @@
 // strategy and status, the resolved Machine / Metal3Machine / host, the request children, and the
 // newest timestamp any observed object carries (hooks read no clock; docs/capm3-remediation.md).
 import { isNodeOperation, isObjectPatch, NODE_OPERATION_KIND, OBJECT_PATCH_KIND, PURPOSE_LABEL, type NodeOperation, type ObjectPatch } from '../../domain/capi/requests.js';
-import { Capm3Kind, REMEDIATION_DEFAULTS } from '../../domain/capm3/types.js';
+import { Capm3Kind, REMEDIATION_DEFAULTS, RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import { named, objectsOf, parseComposite, rec, str } from '../metal3data/request.js';
 import { BMH_GROUP, powerOffAnnotation, resolveTarget } from './resolve.js';
@@ -20,7 +20,10 @@ export interface RemediationContext {
   parent: KObject;
   name: string;
   namespace: string;
+  /** The phase the step starts from (see startPhase). */
   phase: string;
+  /** The phase the parent's status shows, possibly one write behind `phase`. */
+  statusPhase: string;
   retryCount: number;
   retryLimit: number;
   timeoutSeconds: number;
@@ -74,6 +77,20 @@ function observedTime(parent: KObject, host: KObject | undefined, monitor: KObje
   ]);
 }
 
+const GIVE_UP_PURPOSES: readonly string[] = [Purpose.OwnerRemediated, Purpose.UnhealthyHost];
+const ACTIVE_PHASES: readonly string[] = ['', RemediationPhase.Running, RemediationPhase.Waiting];
+
+/**
+ * The phase to start from. Metacontroller can hand the hook a parent one status write behind its
+ * children (its cache lags the write): give-up ObjectPatches are only ever asked for in the final
+ * phase `Deleting machine`, so while one exists the remediation has given up, whatever an older
+ * status says (and it must not drop them, nor ask for a Restore again).
+ */
+function startPhase(observed: string, patches: readonly ObjectPatch[]): string {
+  const gaveUp = patches.some((patch) => GIVE_UP_PURPOSES.includes(patch.metadata.labels?.[PURPOSE_LABEL] ?? ''));
+  return gaveUp && ACTIVE_PHASES.includes(observed) ? RemediationPhase.Deleting : observed;
+}
+
 export function remediationContext(request: unknown): RemediationContext {
   const c = parseComposite(request, Capm3Kind.Metal3Remediation);
   const target = resolveTarget(c.parent, c.related);
@@ -88,7 +105,8 @@ export function remediationContext(request: unknown): RemediationContext {
     parent: c.parent,
     name: c.parent.metadata.name ?? '',
     namespace: c.namespace,
-    phase: str(status.phase),
+    phase: startPhase(str(status.phase), patches),
+    statusPhase: str(status.phase),
     retryCount: int(status.retryCount, 0),
     retryLimit: int(strategy.retryLimit, REMEDIATION_DEFAULTS.retryLimit),
     timeoutSeconds: int(strategy.timeoutSeconds, REMEDIATION_DEFAULTS.timeoutSeconds),

@@ -5,8 +5,12 @@
 import { describe, it } from 'vitest';
 import { bmhRoute, bmhScenarios } from './stale/bmh.rows.js';
 import { checkStale, type Route, type Scenario } from './stale/harness.js';
+import { m3rRoute, m3rScenarios } from './stale/m3r.rows.js';
 
-const tables: [Route, Scenario[]][] = [[bmhRoute, bmhScenarios]];
+const tables: [Route, Scenario[]][] = [
+  [bmhRoute, bmhScenarios],
+  [m3rRoute, m3rScenarios],
+];
 
 describe.each(tables)('a parent one status write behind: $route', (route, scenarios) => {
   it.each(scenarios)('$name', (scenario) => {
