@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # `npm run demo`: Ironhook's main job.
 #  - With KUBECONFIG pointing at a reachable cluster (other than this checkout's own local
-#    environment): install the Helm chart there (Metacontroller must be installed already, or
-#    pass the upstream chart; see docs/helm.md).
+#    environment): install the Helm chart there, with upstream Metacontroller as its dependency
+#    unless the cluster already runs one (docs/helm.md).
 #  - Otherwise: start the local environment on 127.0.0.1 (etcd, kube-apiserver,
-#    controller-manager, the Metacontroller stand-in, the hook server, the driver pool and the
+#    controller-manager, upstream Metacontroller v4.17.2, the hook server, the driver pool and the
 #    emulated BMCs of examples/demo/hosts.yaml: ipmi_sim on 16230, the Redfish emulator on
 #    18000, the fake agent, images on 18080), apply the demo hosts, and watch them progress.
 #    With Cluster API's manager and the workload cluster running (env:up starts them when the
@@ -21,18 +21,21 @@ fi
 
 KUBECTL="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin/kubectl"
 if [ -n "${KUBECONFIG:-}" ] && [ "$KUBECONFIG" != "$ROOT/.ironhook/kubeconfig" ]; then
-  command -v helm >/dev/null || bash scripts/setup-test-binaries.sh helm
-  HELM="$(command -v helm || echo "${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin/helm")"
-  echo "== installing the Helm chart into $(kubectl config current-context 2>/dev/null || echo "\$KUBECONFIG")"
-  if bash scripts/chart-deps.sh >/dev/null 2>&1; then
-    CHART=charts/ironhook
-  else
-    echo "   (the upstream metacontroller-helm chart is not available offline: installing without it;"
-    echo "    Metacontroller must already run in the cluster, see docs/helm.md)"
-    npx tsx scripts/chart-standalone.ts .ironhook/chart-standalone/ironhook >/dev/null
-    CHART=.ironhook/chart-standalone/ironhook
+  bash scripts/setup-test-binaries.sh helm kubectl
+  HELM="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin/helm"
+  echo "== installing the Helm chart into $("$KUBECTL" config current-context 2>/dev/null || echo "\$KUBECONFIG")"
+  # The chart's dependency, upstream Metacontroller's chart, packaged from its v4.17.2 source.
+  bash scripts/chart-deps.sh
+  # Metacontroller comes with the release unless the cluster runs one already; an upgrade keeps
+  # what the installed release chose.
+  bundled=true
+  if current="$("$HELM" get values ironhook -n ironhook-system --all -o json 2>/dev/null)"; then
+    bundled="$(python3 -c 'import json,sys; print(str(json.load(sys.stdin).get("metacontroller", {}).get("enabled", True)).lower())' <<<"$current")"
+  elif "$KUBECTL" get crd compositecontrollers.metacontroller.k8s.io >/dev/null 2>&1; then
+    bundled=false
+    echo "   (the cluster already has Metacontroller's CRDs: using its Metacontroller, metacontroller.enabled=false)"
   fi
-  "$HELM" upgrade --install ironhook "$CHART" -n ironhook-system --create-namespace --set metacontroller.enabled=false "$@"
+  "$HELM" upgrade --install ironhook charts/ironhook -n ironhook-system --create-namespace --set "metacontroller.enabled=$bundled" "$@"
   exit 0
 fi
 
@@ -123,7 +126,7 @@ The environment keeps running. Try:
   kubectl get bmh -o wide
   kubectl patch bmh demo-01 --type merge -p '{"spec":{"online":true}}'
   kubectl annotate bmh demo-02 reboot.metal3.io=
-  npx ironhook bmc check redfish+http://127.0.0.1:18000/redfish/v1/Systems/demo-03   # BMC_USERNAME=admin BMC_PASSWORD=demo-password
+  npx ironhook bmc check redfish+http://127.0.0.1:18000/redfish/v1/Systems/demo-03 --credentials-secret default/demo-bmc-secret --allowed-networks 127.0.0.0/8
   curl -s 127.0.0.1:18100/hosts   # what the fake agent did
 TXT
 if [ "$stage" != none ]; then

@@ -3,8 +3,9 @@
 # kube-controller-manager, kubectl, helm, capi-manager, metacontroller) into
 #   ${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin
 # from the Go tools modules pinned under tools/, and Metacontroller from upstream's v4.17.2 source
-# (the shared vendor tarball, checked against its sha256; or, where there is none, the v4.17.2 tag
-# cloned from GitHub). Nothing prebuilt is downloaded: only sources and Go modules.
+# (the shared vendor tarball, checked against its sha256; or, with METACONTROLLER_GIT_CLONE=1 on a
+# machine with internet, the v4.17.2 tag cloned from GitHub). Nothing prebuilt is downloaded: only
+# sources and Go modules.
 #
 # Usage: scripts/setup-test-binaries.sh [--force] [NAME...]
 #   NAME is one of: etcd kube-apiserver kube-controller-manager kubectl helm capi-manager
@@ -126,6 +127,9 @@ metacontroller_source() {
     [[ -f $dir/go.mod ]] || die "$MC_TARBALL did not unpack to $dir"
     printf 'tarball %s\n' "$MC_SHA256" >"$dir/.source-ok"
   else
+    # Opt-in, as in scripts/chart-deps.sh: nothing contacts the network unless asked to.
+    [[ ${METACONTROLLER_GIT_CLONE:-} == 1 ]] ||
+      die "no Metacontroller source: $MC_TARBALL is missing (set METACONTROLLER_SOURCE_TARBALL, or METACONTROLLER_GIT_CLONE=1 to clone $MC_REPO at $MC_VERSION)"
     log "no $MC_TARBALL; cloning $MC_REPO at $MC_VERSION"
     tmp="$dir.clone"
     rm -rf "$tmp"
