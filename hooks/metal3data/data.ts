@@ -13,10 +13,10 @@ import { IPAM_API_VERSION } from '../../domain/ipam/types.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_LABEL, Kind, RenderAnnotation, Resource, type Metal3DataStatus } from '../../domain/metal3data/types.js';
-import { keepAll, readyStatus, secretState, waiting, type Outcome } from './data-children.js';
+import { heldAddresses, keepAll, readyStatus, secretState, waiting, type Outcome } from './data-children.js';
 import { render } from './data-render.js';
 import { claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
-import { canonicalChild, parseComposite, parseCustomize, rec } from './request.js';
+import { canonicalChild, compareText, parseComposite, parseCustomize, rec } from './request.js';
 
 function byName(names: readonly string[]): string[] {
   return [...new Set(names.filter((n) => n !== ''))].sort();
@@ -53,10 +53,23 @@ function reconcile(v: DataView): Outcome {
   return render(v, needed, states);
 }
 
+/**
+ * Paused: every child kept and the status as it is, except addresses its IPClaim children hold
+ * that it does not show yet. A composite hook cannot leave the status alone, and the parent may be
+ * one status write behind its children (Metacontroller's cache), so the observed status echoed
+ * as is would write an older one back.
+ */
 function paused(v: DataView): Outcome {
   const old = rec(v.data.status);
   const status = Object.fromEntries(Object.entries(old).filter(([key]) => key !== 'observedGeneration')) as Metal3DataStatus;
-  return { children: keepAll(v), status };
+  const shown = status.ironhook?.addresses ?? {};
+  const held = heldAddresses(v) ?? {};
+  if (Object.entries(held).every(([pool, address]) => shown[pool] === address)) return { children: keepAll(v), status };
+  return { children: keepAll(v), status: { ...status, ironhook: { ...status.ironhook, addresses: sortedKeys({ ...shown, ...held }) } } };
+}
+
+function sortedKeys(map: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(map).sort(([a], [b]) => compareText(a, b)));
 }
 
 function respond(outcome: Outcome): CompositeSyncResponse {

@@ -162,11 +162,26 @@ function status(c: Composite, indexes: IndexEntry[]): Record<string, unknown> {
   return { indexes, ...(updated !== undefined && { lastUpdated: updated }) };
 }
 
-/** Paused (cluster.x-k8s.io/paused): keep every child and the status as they are. */
+/**
+ * The status a paused template answers: the observed one, unless its children hold indexes it
+ * does not record. A composite hook cannot leave the status alone, and the parent may be one
+ * status write behind its children (Metacontroller's cache), so echoing it would drop them.
+ */
+function pausedStatus(c: Composite): Record<string, unknown> {
+  const old = Object.fromEntries(Object.entries(rec(c.parent.status)).filter(([key]) => key !== 'observedGeneration'));
+  const recorded = committedIndexes(c.parent);
+  const known = new Set(recorded.map((entry) => entry.index));
+  const missing = dataChildren(c).filter(({ info }) => !info.deleting && !known.has(info.index));
+  if (missing.length === 0) return old;
+  const indexes = [...recorded, ...missing.map(({ info }) => ({ index: info.index, name: info.claimName }))].sort((a, b) => a.index - b.index);
+  const updated = lastUpdated(c);
+  return { ...old, indexes, ...(updated !== undefined && { lastUpdated: updated }) };
+}
+
+/** Paused (cluster.x-k8s.io/paused): keep every child, and the status unless it is behind them. */
 function paused(c: Composite): CompositeSyncResponse {
   const children = objectsOf(c.children, Kind.Metal3Data, INFRA_GROUP, c.namespace).map((obj) => echoChild(obj, ['spec'], RENDER_ANNOTATIONS));
-  const old = Object.fromEntries(Object.entries(rec(c.parent.status)).filter(([key]) => key !== 'observedGeneration'));
-  return { children: children.map(canonicalChild), status: old };
+  return { children: children.map(canonicalChild), status: pausedStatus(c) };
 }
 
 function isPaused(template: KObject): boolean {

@@ -3,6 +3,11 @@ import type { KObject } from '../../../domain/k8s.js';
 import type { CompositeSyncRequest } from '../../../domain/metacontroller.js';
 import { fixture, rec, type Route, type Scenario } from './harness.js';
 
+/** Cluster API pauses the object while sync N's status write is still on its way. */
+function paused(request: CompositeSyncRequest): void {
+  request.parent.metadata.annotations = { ...request.parent.metadata.annotations, 'cluster.x-k8s.io/paused': '' };
+}
+
 const count = (value: unknown): number => (Array.isArray(value) ? value.length : Object.keys(rec(value)).length);
 
 export const ippoolRoute: Route = { route: 'ippool', progress: (status) => [count(status.indexes)], same: (status) => status.indexes };
@@ -38,6 +43,8 @@ export const metal3dataScenarios: Scenario[] = [
   { name: 'pool exhausted', request: fixture('metal3data', 'pool-exhausted') },
   { name: 'Secrets exist: never rendered again', request: fixture('metal3data', 'secrets-exist-never-rendered-again') },
   { name: 'claim deleted: released', request: fixture('metal3data', 'claim-deleted-releases-finalize') },
+  { name: 'paused right after claiming an address', request: fixture('metal3data', 'upstream-worked-example-claims-an-address'), meanwhile: paused },
+  { name: 'paused right after rendering', request: fixture('metal3data', 'upstream-worked-example'), meanwhile: paused },
 ];
 
 export const metal3datatemplateRoute: Route = { route: 'metal3datatemplate', progress: (status) => [count(status.indexes)], same: (status) => status.indexes };
@@ -50,6 +57,7 @@ export const metal3datatemplateScenarios: Scenario[] = [
   { name: 'a committed index survives cache lag', request: fixture('metal3datatemplate', 'committed-index-survives-cache-lag') },
   { name: 'paused: everything kept', request: fixture('metal3datatemplate', 'paused-keeps-everything') },
   { name: 'deletion waits for the data', hook: 'finalize', request: fixture('metal3datatemplate', 'waits-for-data-finalize') },
+  { name: 'paused right after the first indexes', request: fixture('metal3datatemplate', 'first-claims-get-indexes-0-1-2'), meanwhile: paused },
 ];
 
 const V2 = 'infrastructure.cluster.x-k8s.io/v1beta2';
