@@ -1,6 +1,6 @@
 // Per-node data through the real Cluster API provider, and the provider's example manifests
 // through the real API server (docs/dev/capm3-e2e.md). Same components as capm3-provider.test.ts:
-// the kube-apiserver, the Metacontroller stand-in, the hook server, the driver pool on emulated
+// the kube-apiserver, upstream Metacontroller, the hook server, the driver pool on emulated
 // Redfish BMCs, Cluster API's own core manager and a workload cluster. The addresses the data
 // template hands out come from TEST-NET-1 (192.0.2.0/24): they are only rendered, never used.
 import { parse } from 'yaml';

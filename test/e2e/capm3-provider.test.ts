@@ -1,5 +1,5 @@
 // The Cluster API provider end to end (docs/dev/capm3-e2e.md): the real kube-apiserver, the
-// Metacontroller stand-in, the hook server, the real driver pool on emulated Redfish BMCs, Cluster
+// upstream Metacontroller, the hook server, the real driver pool on emulated Redfish BMCs, Cluster
 // API's own core manager, and a second control plane as the workload cluster. The test plays the
 // kubelet (it registers a Node labelled metal3.io/uuid=<host uid> once a host is provisioned) and
 // the MachineHealthCheck (it creates the Metal3Remediation). Scenarios run concurrently in their

@@ -1,4 +1,4 @@
-// Per-node data through the local environment (kube-apiserver, the Metacontroller stand-in, the
+// Per-node data through the local environment (kube-apiserver, upstream Metacontroller, the
 // hook server, the IPAM controllers): claims of a Metal3DataTemplate get distinct indexes and
 // addresses and rendered Secrets; deleting one claim and adding two moves nothing.
 //
