@@ -111,9 +111,11 @@ export async function remediationGivesUp(context: RemediationContext): Promise<v
   const gaveUp = await scene.waitUntil<RemediationView>('metal3remediation', machine, { what: 'phase Deleting machine', check: (view) => view.status?.phase === 'Deleting machine' }, 420_000);
   expect(gaveUp.status?.retryCount).toBe(1);
   expect(powerOffs(fleet, host, actionsBefore)).toBeGreaterThanOrEqual(2);
-  const owned = await scene.get<ObjectView>('machine', machine);
+  // The give-up ObjectPatches are created with the phase; the pool applies them after it lands.
+  const owned = await scene.waitUntil<ObjectView>('machine', machine, { what: 'OwnerRemediated on the Machine', check: (view) => condition(view, 'OwnerRemediated') !== undefined }, 60_000);
   expect(condition(owned, 'OwnerRemediated')).toEqual(expect.objectContaining({ status: 'False', reason: 'WaitingForRemediation' }));
-  const unhealthy = (await scene.host(host)).metadata.annotations ?? {};
+  const marked = await scene.waitUntil<ObjectView>('baremetalhost', host, { what: 'the host marked unhealthy', check: (view) => Object.keys(view.metadata.annotations ?? {}).some((key) => key.endsWith('metal3.io/unhealthy')) }, 60_000);
+  const unhealthy = marked.metadata.annotations ?? {};
   expect(unhealthy['capm3.metal3.io/unhealthy'] ?? unhealthy['capi.metal3.io/unhealthy']).toBe('capm3/UnhealthyNode');
   expect(await workload.node(node)).toBeUndefined();
 }
