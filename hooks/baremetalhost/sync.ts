@@ -49,7 +49,8 @@ function echoChild(child: KObject): KObject {
 function pausedStatus(ctx: HostContext): Partial<BareMetalHostStatus> {
   const observed = ctx.host.status;
   if (ctx.current === undefined || !isBehind(observed, ctx.current)) {
-    return observed ?? {};
+    // Never written (created paused): the blank status, as `{}` fails the CRD's required fields.
+    return observed ?? normalizeStatus(undefined);
   }
   return withHardwareData(recoverFromRequest(normalizeStatus(observed), ctx.current), ctx.hardwareData);
 }

@@ -116,6 +116,21 @@ describe('BareMetalHost lifecycle through Metacontroller', () => {
     await waitForRequest(env, namespace, 'Inspect');
   });
 
+  it('writes a blank status for a host created paused, requests nothing, and registers it once unpaused', async () => {
+    const env = cluster.env;
+    const namespace = await createNamespace(env, 'created-paused');
+    await apply(env, hostYAML('server-07').replace('metadata: {name: server-07}', 'metadata: {name: server-07, annotations: {baremetalhost.metal3.io/paused: e2e}}'), namespace);
+    // The API server accepts that status (the CRD requires its fields): no SyncError, no request.
+    const blank = await waitForHost(env, namespace, 'server-07', { what: 'a blank status', check: (view) => view.status?.operationalStatus === '' });
+    expect(blank.status?.provisioning?.state).toBe('');
+    await waitForHookSync(env, { controller: 'baremetalhost', namespace, name: 'server-07', resourceVersion: blank.metadata.resourceVersion });
+    expect(await operations(env, namespace)).toEqual([]);
+    const events = JSON.parse(await env.kubectl('get', 'events', '-n', namespace, '-o', 'json')) as { items: { type: string; reason: string }[] };
+    expect(events.items.filter((event) => event.type === 'Warning').map((event) => event.reason)).toEqual([]);
+    await env.kubectl('annotate', 'bmh', 'server-07', '-n', namespace, 'baremetalhost.metal3.io/paused-');
+    await waitForRequest(env, namespace, 'Register');
+  });
+
   it('detaches an available host and re-attaches it', async () => {
     const env = cluster.env;
     const namespace = await createNamespace(env, 'detach');

@@ -354,4 +354,12 @@ export const provisioningRows: Row[] = [
     given: host().spec({ online: true }).annotate('baremetalhost.metal3.io/paused').inState(S.Available).operation('PowerOff', 2, { status: succeeded(T0) }).monitor(monitorOff),
     expect: { state: S.Available, request: 'server-01-poweroff-2', status: { lastUpdated: T0 }, children: ['BMCMonitor', 'HostOperation'] },
   },
+  {
+    // Created paused (e.g. moved by clusterctl): a composite hook always writes a status, so it is
+    // the blank one that the CRD's required fields accept, not {} (refused on every sync).
+    name: 'created paused, no status yet: a blank valid status, nothing requested',
+    from: S.None,
+    given: host().spec({ online: true }).annotate('baremetalhost.metal3.io/paused'),
+    expect: { state: S.None, operationalStatus: '', errorCount: 0, request: null, status: { poweredOn: false, provisioningFailCount: 0, errorMessage: '' }, children: [] },
+  },
 ];
