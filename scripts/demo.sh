@@ -119,6 +119,9 @@ while [ $SECONDS -lt $end ]; do
   fi
   sleep 2
 done
+echo
+echo "== the last hook calls upstream Metacontroller made (.ironhook/logs/hooks.log)"
+grep '"msg":"hook call"' .ironhook/logs/hooks.log | tail -n 6 || true
 cat <<TXT
 
 The environment keeps running. Try:

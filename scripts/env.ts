@@ -22,6 +22,8 @@ import type { StartedProcess } from '../test/support/processes.js';
 import { startWorkloadCluster, workloadDir } from '../test/support/workload.js';
 
 const DIR = join(REPO_ROOT, '.ironhook');
+/** Debug by default here: one log line per hook call (controller, parent, its resourceVersion, duration). */
+const HOOK_LOG_LEVEL = process.env.LOG_LEVEL ?? 'debug';
 const PIDS = join(DIR, 'pids.json');
 const LOGS = join(DIR, 'logs');
 
@@ -158,7 +160,7 @@ async function up(): Promise<void> {
   execFileSync('bash', [join(REPO_ROOT, 'scripts', 'setup-test-binaries.sh')], { stdio: 'inherit' });
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(LOGS, { recursive: true });
-  const environment = await startEnvironment({ dir: DIR, detached: true, hookPort: Number(process.env.PORT ?? 8080), conversionPort: Number(process.env.CONVERSION_TLS_PORT ?? 8443), hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10' } });
+  const environment = await startEnvironment({ dir: DIR, detached: true, hookPort: Number(process.env.PORT ?? 8080), conversionPort: Number(process.env.CONVERSION_TLS_PORT ?? 8443), hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10', LOG_LEVEL: HOOK_LOG_LEVEL } });
   let workloadServer: string | undefined;
   try {
     environment.processes.push(...(await startBMCProcesses(environment.kubeconfig)));
