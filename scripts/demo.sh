@@ -125,7 +125,7 @@ grep '"msg":"hook call"' .ironhook/logs/hooks.log | tail -n 6 || true
 cat <<TXT
 
 The environment keeps running. Try:
-  export KUBECONFIG=$KUBECONFIG
+  export KUBECONFIG=$KUBECONFIG PATH=$(dirname "$KUBECTL"):\$PATH   # the kubectl built for this environment
   kubectl get bmh -o wide
   kubectl patch bmh demo-01 --type merge -p '{"spec":{"online":true}}'
   kubectl annotate bmh demo-02 reboot.metal3.io=
