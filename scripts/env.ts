@@ -95,15 +95,15 @@ async function startFiles(): Promise<StartedProcess> {
 async function startBMCProcesses(kubeconfig: string): Promise<StartedProcess[]> {
   const configs = writeConfigs();
   const started: StartedProcess[] = [await startFiles()];
-  started.push(tsx('redfish-emulator', 'drivers/emulator/redfish/main.ts', ['--config', configs.redfish, '--port', String(DEMO.redfishPort), '--http']));
+  started.push(tsx('redfish-emulator', 'emulators/redfish/main.ts', ['--config', configs.redfish, '--port', String(DEMO.redfishPort), '--http']));
   const basic = `Basic ${Buffer.from(`${DEMO.username}:${DEMO.password}`).toString('base64')}`;
   await waitFor('redfish emulator', () => reachable(`http://127.0.0.1:${String(DEMO.redfishPort)}/redfish/v1/Systems`, { headers: { authorization: basic } }), 30_000);
-  const ipmi = tsx('ipmi-sim', 'drivers/emulator/ipmi/main.ts', ['--port', String(DEMO.ipmiPort), '--name', 'demo-01', '--dir', join(DIR, 'ipmi_sim'), '--credentials-file', configs.ipmiCredentials]);
+  const ipmi = tsx('ipmi-sim', 'emulators/ipmi/main.ts', ['--port', String(DEMO.ipmiPort), '--name', 'demo-01', '--dir', join(DIR, 'ipmi_sim'), '--credentials-file', configs.ipmiCredentials]);
   started.push(ipmi);
   await waitFor('ipmi_sim', async () => Promise.resolve(existsSync(ipmi.log) && readFileSync(ipmi.log, 'utf8').includes('"address"')), 30_000);
   const apiURL = `http://127.0.0.1:${String(DEMO.agentAPIPort)}`;
   const agentArgs = ['--api-url', apiURL, '--redfish-config', configs.redfish, '--redfish-url', `http://127.0.0.1:${String(DEMO.redfishPort)}`, '--hosts', configs.agentHosts, '--listen', `127.0.0.1:${String(DEMO.agentControlPort)}`];
-  started.push(tsx('fake-agent', 'drivers/emulator/agent/main.ts', agentArgs, { BMC_USERNAME: DEMO.username, BMC_PASSWORD: DEMO.password }));
+  started.push(tsx('fake-agent', 'emulators/agent/main.ts', agentArgs, { BMC_USERNAME: DEMO.username, BMC_PASSWORD: DEMO.password }));
   await waitFor('fake agent', () => reachable(`http://127.0.0.1:${String(DEMO.agentControlPort)}/hosts`), 30_000);
   const poolOptions = { dir: DIR, kubeconfig, metricsPort: DEMO.poolMetricsPort, agentPort: DEMO.agentAPIPort, filesURL: `http://127.0.0.1:${String(DEMO.filesPort)}`, detached: true, env: { LOG_LEVEL: 'info' } };
   started.push(await startPoolProcess(poolOptions));

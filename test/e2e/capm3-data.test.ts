@@ -6,10 +6,10 @@
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { ExpectStatic } from 'vitest';
-import { hostFromRedfishConfig, redfishBootEvents, startFakeAgent } from '../../drivers/emulator/agent/index.js';
-import type { FakeAgentFleet } from '../../drivers/emulator/agent/index.js';
-import { startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
-import type { RedfishEmulator, SystemConfig } from '../../drivers/emulator/redfish/index.js';
+import { hostFromRedfishConfig, redfishBootEvents, startFakeAgent } from '../../emulators/agent/index.js';
+import type { FakeAgentFleet } from '../../emulators/agent/index.js';
+import { startRedfishEmulator } from '../../emulators/redfish/index.js';
+import type { RedfishEmulator, SystemConfig } from '../../emulators/redfish/index.js';
 import { BMC_USERNAME } from '../support/bmcs.js';
 import { startCAPIManager } from '../support/capi-manager.js';
 import type { CAPIManager } from '../support/capi-manager.js';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExpectStatic } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import type { RedfishEmulator, SystemConfig } from '../../drivers/emulator/redfish/index.js';
+import type { RedfishEmulator, SystemConfig } from '../../emulators/redfish/index.js';
 import { REPO_ROOT, kubectlApply } from '../support/environment.js';
 import type { Environment } from '../support/environment.js';
 import { waitFor } from '../support/processes.js';

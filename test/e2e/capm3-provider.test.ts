@@ -11,7 +11,7 @@ import type { CAPIManager } from '../support/capi-manager.js';
 import { waitFor } from '../support/processes.js';
 import { startWorkloadCluster, workloadDir } from '../support/workload.js';
 import type { WorkloadCluster } from '../support/workload.js';
-import type { RedfishEmulator } from '../../drivers/emulator/redfish/index.js';
+import type { RedfishEmulator } from '../../emulators/redfish/index.js';
 import type { Metal3MachineView, Scene } from './capm3-support.js';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION, NODE_REUSE_LABEL, condition, openScene, startFleet } from './capm3-support.js';
 import type { Cluster } from './support.js';

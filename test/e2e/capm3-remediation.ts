@@ -1,7 +1,7 @@
 // The remediation scenarios of capm3-provider.test.ts: the test plays the MachineHealthCheck by
 // creating the Metal3Remediation (named after the Machine, owned by it) once the machine runs.
 import type { ExpectStatic } from 'vitest';
-import type { RedfishEmulator } from '../../drivers/emulator/redfish/index.js';
+import type { RedfishEmulator } from '../../emulators/redfish/index.js';
 import { waitFor } from '../support/processes.js';
 import type { WorkloadCluster } from '../support/workload.js';
 import type { Metal3MachineView, ObjectView, Scene } from './capm3-support.js';

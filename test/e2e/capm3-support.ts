@@ -8,8 +8,8 @@ import type { Environment } from '../support/environment.js';
 import { waitFor } from '../support/processes.js';
 import { apiReader } from '../support/workload.js';
 import type { APIReader, WorkloadCluster } from '../support/workload.js';
-import { startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
-import type { RedfishEmulator } from '../../drivers/emulator/redfish/index.js';
+import { startRedfishEmulator } from '../../emulators/redfish/index.js';
+import type { RedfishEmulator } from '../../emulators/redfish/index.js';
 import { apply, createNamespace } from './support.js';
 
 export const INFRA_API = 'infrastructure.cluster.x-k8s.io/v1beta2';

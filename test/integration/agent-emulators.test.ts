@@ -10,12 +10,12 @@ import { parseBMCAddress } from '../../domain/bmc/index.js';
 import { startAgentSide, type AgentSide } from '../../drivers/agent/server.js';
 import { createBMCDriver } from '../../drivers/bmc/registry.js';
 import type { BMCDriver } from '../../drivers/bmc/types.js';
-import { hostFromRedfishConfig, ipmiBootEvents, redfishBootEvents } from '../../drivers/emulator/agent/boot-events.js';
-import { startControlServer, type ControlServer } from '../../drivers/emulator/agent/control.js';
-import { startFakeAgent, type FakeAgentFleet } from '../../drivers/emulator/agent/fleet.js';
-import { IPMISimulator } from '../../drivers/emulator/ipmi/simulator.js';
-import { startRedfishEmulator, type RedfishEmulator, type SystemConfig } from '../../drivers/emulator/redfish/index.js';
-import { emulatedConnection } from '../../drivers/emulator/redfish/testing.js';
+import { hostFromRedfishConfig, ipmiBootEvents, redfishBootEvents } from '../../emulators/agent/boot-events.js';
+import { startControlServer, type ControlServer } from '../../emulators/agent/control.js';
+import { startFakeAgent, type FakeAgentFleet } from '../../emulators/agent/fleet.js';
+import { IPMISimulator } from '../../emulators/ipmi/simulator.js';
+import { startRedfishEmulator, type RedfishEmulator, type SystemConfig } from '../../emulators/redfish/index.js';
+import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { GateRegistry } from '../../drivers/ipmi/gate.js';
 import { createIPMIDriver } from '../../drivers/ipmi/driver.js';
 

@@ -11,8 +11,8 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentSide, type AgentSide } from '../../drivers/agent/server.js';
 import { MemoryAgentStateStore } from '../../drivers/agent/store.js';
-import { startFakeAgent, type FakeAgentFleet } from '../../drivers/emulator/agent/fleet.js';
-import type { FakeHostSpec } from '../../drivers/emulator/agent/types.js';
+import { startFakeAgent, type FakeAgentFleet } from '../../emulators/agent/fleet.js';
+import type { FakeHostSpec } from '../../emulators/agent/types.js';
 
 const IMAGE = randomBytes(3 * 1024 * 1024 + 17);
 const SHA256 = createHash('sha256').update(IMAGE).digest('hex');

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultDeps } from '../../drivers/cli/main.js';
 import { runCLI } from '../../drivers/cli/run.js';
-import { IPMISimulator } from '../../drivers/emulator/ipmi/simulator.js';
-import { startRedfishEmulator, type RedfishEmulator } from '../../drivers/emulator/redfish/index.js';
+import { IPMISimulator } from '../../emulators/ipmi/simulator.js';
+import { startRedfishEmulator, type RedfishEmulator } from '../../emulators/redfish/index.js';
 import { startSushy, sushyAvailable, type RunningSushy } from '../support/sushy.js';
 
 const PASSWORD = 'cli-canary-Pa55w0rd';

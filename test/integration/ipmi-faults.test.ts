@@ -4,7 +4,7 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IPMISimulator } from '../../drivers/emulator/ipmi/simulator.js';
+import { IPMISimulator } from '../../emulators/ipmi/simulator.js';
 import { parseBMCAddress } from '../../domain/bmc/index.js';
 import { BMCError } from '../../drivers/bmc/types.js';
 import { createIPMIDriver } from '../../drivers/ipmi/driver.js';

@@ -1,4 +1,4 @@
-// The ipmi_sim launcher itself (drivers/emulator/ipmi): the chassis-control script's contract,
+// The ipmi_sim launcher itself (emulators/ipmi): the chassis-control script's contract,
 // two simulators side by side, and the hand-run CLI (credentials from the environment or a
 // file, never flags; stopped by SIGTERM to its PID, taking ipmi_sim with it).
 import { execFile, spawn } from 'node:child_process';
@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHASSIS_SCRIPT } from '../../drivers/emulator/ipmi/files.js';
-import { IPMISimulator } from '../../drivers/emulator/ipmi/simulator.js';
+import { CHASSIS_SCRIPT } from '../../emulators/ipmi/files.js';
+import { IPMISimulator } from '../../emulators/ipmi/simulator.js';
 import { parseBMCAddress } from '../../domain/bmc/index.js';
 import { createIPMIDriver } from '../../drivers/ipmi/driver.js';
 import { GateRegistry } from '../../drivers/ipmi/gate.js';
@@ -95,8 +95,8 @@ describe('two simulators at once', () => {
   });
 });
 
-describe('the CLI (npx tsx drivers/emulator/ipmi/main.ts)', () => {
-  const main = join(process.cwd(), 'drivers/emulator/ipmi/main.ts');
+describe('the CLI (npx tsx emulators/ipmi/main.ts)', () => {
+  const main = join(process.cwd(), 'emulators/ipmi/main.ts');
 
   function run(args: string[], env: Record<string, string>) {
     return spawn(process.execPath, ['--import', 'tsx', main, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -2,8 +2,8 @@
 // bash scripts/setup-system-deps.sh). Every change is asserted in the simulator's own state:
 // the files and event log its chassis-control script writes. Started and stopped by PID.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { IPMISimulator } from '../../drivers/emulator/ipmi/simulator.js';
-import type { BootEvent, SimulatedBootDevice } from '../../drivers/emulator/ipmi/state.js';
+import { IPMISimulator } from '../../emulators/ipmi/simulator.js';
+import type { BootEvent, SimulatedBootDevice } from '../../emulators/ipmi/state.js';
 import type { BootOptions } from '../../drivers/bmc/types.js';
 import { parseBMCAddress } from '../../domain/bmc/index.js';
 import { createIPMIDriver } from '../../drivers/ipmi/driver.js';

@@ -1,6 +1,6 @@
 // Ironhook's Redfish emulator cross-checked with real Redfish clients from Debian:
 // - redfishtool (basic and session auth) against the emulator started as a program
-//   (drivers/emulator/redfish/main.ts with a YAML config), over HTTPS on 127.0.0.1;
+//   (emulators/redfish/main.ts with a YAML config), over HTTPS on 127.0.0.1;
 // - python3-sushy (the library Ironic uses) against the emulator in process, with the emulator's
 //   certificate pinned: power, boot override and virtual media through managers[0].
 // Passwords reach the clients through 0600 files or the environment, never argv.
@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parseBMCAddress } from '../../domain/bmc/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
-import type { RedfishEmulator } from '../../drivers/emulator/redfish/index.js';
-import { emulatedConnection } from '../../drivers/emulator/redfish/testing.js';
+import { startRedfishEmulator } from '../../emulators/redfish/index.js';
+import type { RedfishEmulator } from '../../emulators/redfish/index.js';
+import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { RedfishClient, createRedfishDriver } from '../../drivers/redfish/index.js';
 import { freePort, startProcess, stopProcess, waitFor } from '../support/processes.js';
 
@@ -54,7 +54,7 @@ describe.skipIf(!haveRedfishtool)('redfishtool against the emulator program (mai
     const started = startProcess({
       name: 'redfish-emulator',
       command: join(process.cwd(), 'node_modules', '.bin', 'tsx'),
-      args: ['drivers/emulator/redfish/main.ts', '--config', config, '--port', String(port), '--ca-out', caFile],
+      args: ['emulators/redfish/main.ts', '--config', config, '--port', String(port), '--ca-out', caFile],
       logDir: dir,
     });
     pid = started.pid;

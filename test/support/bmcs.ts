@@ -10,11 +10,11 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { createBMCDriver } from '../../drivers/bmc/registry.js';
 import { parseBMCAddress } from '../../domain/bmc/index.js';
-import { hostFromRedfishConfig, ipmiBootEvents, redfishBootEvents, startFakeAgent } from '../../drivers/emulator/agent/index.js';
-import type { FakeAgentFleet } from '../../drivers/emulator/agent/index.js';
-import { IPMISimulator } from '../../drivers/emulator/ipmi/index.js';
-import { startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
-import type { RedfishEmulator, SystemConfig } from '../../drivers/emulator/redfish/index.js';
+import { hostFromRedfishConfig, ipmiBootEvents, redfishBootEvents, startFakeAgent } from '../../emulators/agent/index.js';
+import type { FakeAgentFleet } from '../../emulators/agent/index.js';
+import { IPMISimulator } from '../../emulators/ipmi/index.js';
+import { startRedfishEmulator } from '../../emulators/redfish/index.js';
+import type { RedfishEmulator, SystemConfig } from '../../emulators/redfish/index.js';
 
 export const BMC_USERNAME = 'admin';
 export const REDFISH_SYSTEMS = ['rf-0', 'rf-1', 'rf-2'];

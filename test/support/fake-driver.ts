@@ -8,7 +8,7 @@ import type { AgentConfigDrive, AgentHandle, AgentHostIdentity, AgentHostRef, Ag
 import { BMCError } from '../../drivers/bmc/types.js';
 import type { BMCCheck, BMCConnectionOptions, BMCDriver, BootOptions, PowerAction, PowerState, VirtualMediaState } from '../../drivers/bmc/types.js';
 import { ManualClock } from '../../drivers/pool/clock.js';
-import { MemoryKube } from '../../drivers/pool/kube/memory.js';
+import { MemoryKube } from './memory-kube.js';
 import type { Secret } from '../../drivers/pool/kube/port.js';
 import { createLogger } from '../../drivers/pool/logging.js';
 import { createPoolMetrics } from '../../drivers/pool/metrics.js';

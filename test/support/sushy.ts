@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { selfSignedCertificate } from '../../drivers/emulator/redfish/tls.js';
+import { selfSignedCertificate } from '../../emulators/redfish/tls.js';
 import { CACHE_DIR, freePort, startProcess, stopProcess, waitFor } from './processes.js';
 
 export const SUSHY_VENV = join(CACHE_DIR, 'venv');

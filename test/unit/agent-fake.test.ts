@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { hardwareFromInventory } from '../../drivers/agent/inventory.js';
 import { agentSecretName, AGENT_SECRET_LABEL, SecretAgentStateStore, type SecretsAPI } from '../../drivers/agent/secret-store.js';
 import type { AgentRecord } from '../../drivers/agent/state.js';
-import { bootFromRedfish, hostFromRedfishConfig, ipmiBootEvents } from '../../drivers/emulator/agent/boot-events.js';
-import { checksumFromFile } from '../../drivers/emulator/agent/download.js';
-import { defaultIsAgentMedia } from '../../drivers/emulator/agent/fleet.js';
-import { ipaInventoryOf } from '../../drivers/emulator/agent/inventory.js';
-import type { HostBoot } from '../../drivers/emulator/agent/types.js';
+import { bootFromRedfish, hostFromRedfishConfig, ipmiBootEvents } from '../../emulators/agent/boot-events.js';
+import { checksumFromFile } from '../../emulators/agent/download.js';
+import { defaultIsAgentMedia } from '../../emulators/agent/fleet.js';
+import { ipaInventoryOf } from '../../emulators/agent/inventory.js';
+import type { HostBoot } from '../../emulators/agent/types.js';
 
 describe('Redfish boot events', () => {
   const base = { system: 'host-0', macs: ['52:54:00:00:00:01'], virtualMedia: { inserted: false } };

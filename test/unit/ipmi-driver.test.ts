@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { BMCError } from '../../drivers/bmc/types.js';
 import type { BMCConnectionOptions, BMCDriver, PowerAction } from '../../drivers/bmc/types.js';
 import { createIPMIDriver, createIPMIDriverFactory } from '../../drivers/ipmi/driver.js';
-import { FakeClock, FakeIpmitool, connection } from '../../drivers/ipmi/fake.js';
-import type { FakeCall } from '../../drivers/ipmi/fake.js';
+import { FakeClock, FakeIpmitool, connection } from '../support/fake-ipmi.js';
+import type { FakeCall } from '../support/fake-ipmi.js';
 import { GateRegistry } from '../../drivers/ipmi/gate.js';
 import type { IPMICommandEvent, IPMISettings } from '../../drivers/ipmi/settings.js';
 

@@ -1,10 +1,10 @@
-// The ipmi_sim launcher's pure parts (drivers/emulator/ipmi/files.ts, state.ts): lan.conf and
+// The ipmi_sim launcher's pure parts (emulators/ipmi/files.ts, state.ts): lan.conf and
 // .emu rendering, the FRU encoding, the event log and how events fold into host state.
 import { describe, expect, it } from 'vitest';
-import { CHASSIS_SCRIPT, encodeFRU, renderEmu, renderLanConf } from '../../drivers/emulator/ipmi/files.js';
-import type { LanConfInput } from '../../drivers/emulator/ipmi/files.js';
-import { applyEvent, bootDeviceFromSimulator, parseEventLine, parseEventLog } from '../../drivers/emulator/ipmi/state.js';
-import type { SimulatedHostState, SimulatorEvent } from '../../drivers/emulator/ipmi/state.js';
+import { CHASSIS_SCRIPT, encodeFRU, renderEmu, renderLanConf } from '../../emulators/ipmi/files.js';
+import type { LanConfInput } from '../../emulators/ipmi/files.js';
+import { applyEvent, bootDeviceFromSimulator, parseEventLine, parseEventLog } from '../../emulators/ipmi/state.js';
+import type { SimulatedHostState, SimulatorEvent } from '../../emulators/ipmi/state.js';
 
 const LAN: LanConfInput = {
   name: 'sim',

@@ -2,7 +2,7 @@
 // virtual clock: the tests assert the waits the driver asked for instead of sleeping.
 import { describe, expect, it } from 'vitest';
 import { createIPMIDriver } from '../../drivers/ipmi/driver.js';
-import { FakeClock, FakeIpmitool, connection } from '../../drivers/ipmi/fake.js';
+import { FakeClock, FakeIpmitool, connection } from '../support/fake-ipmi.js';
 import { CommandGate, GateRegistry } from '../../drivers/ipmi/gate.js';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {

@@ -8,7 +8,7 @@ import type { LeaderElectionConfig } from '../../drivers/pool/config.js';
 import { EventRecorder } from '../../drivers/pool/events.js';
 import { LeaderElector } from '../../drivers/pool/leader.js';
 import { silentLogger } from '../../drivers/pool/logging.js';
-import { MemoryKube, mergePatch } from '../../drivers/pool/kube/memory.js';
+import { MemoryKube, mergePatch } from '../support/memory-kube.js';
 import { Reflector } from '../../drivers/pool/kube/reflector.js';
 import type { ReflectorTransport, RestartReason } from '../../drivers/pool/kube/reflector.js';
 import type { WatchEvent } from '../../drivers/pool/kube/port.js';

@@ -4,8 +4,8 @@
 // that must never show up in an error or a log line. Time is a ManualClock: nothing sleeps.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BMCError } from '../../drivers/bmc/types.js';
-import { ManualClock, startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
-import type { RedfishEmulator, SystemConfig } from '../../drivers/emulator/redfish/index.js';
+import { ManualClock, startRedfishEmulator } from '../../emulators/redfish/index.js';
+import type { RedfishEmulator, SystemConfig } from '../../emulators/redfish/index.js';
 import { RedfishClient, Reason, httpError, ifMatchSequence, networkError } from '../../drivers/redfish/index.js';
 import type { AuthMode, HttpResponse, HttpTransport, RedfishLogger } from '../../drivers/redfish/index.js';
 import { retryAfterMs } from '../../drivers/redfish/tasks.js';

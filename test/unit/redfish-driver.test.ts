@@ -7,9 +7,9 @@ import { parseBMCAddress } from '../../domain/bmc/index.js';
 import { createBMCDriver } from '../../drivers/bmc/registry.js';
 import { BMCError } from '../../drivers/bmc/types.js';
 import type { BootOptions } from '../../drivers/bmc/types.js';
-import { ManualClock, startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
-import type { RedfishEmulator, StateChangeEvent, SystemConfig } from '../../drivers/emulator/redfish/index.js';
-import { emulatedConnection } from '../../drivers/emulator/redfish/testing.js';
+import { ManualClock, startRedfishEmulator } from '../../emulators/redfish/index.js';
+import type { RedfishEmulator, StateChangeEvent, SystemConfig } from '../../emulators/redfish/index.js';
+import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { Reason, createRedfishDriver, waitForPower } from '../../drivers/redfish/index.js';
 import type { RedfishDriver, RedfishDriverOptions } from '../../drivers/redfish/index.js';
 

@@ -6,8 +6,8 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock, parseEmulatorConfig, startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
-import type { RedfishEmulator, StateChangeEvent, SystemConfig } from '../../drivers/emulator/redfish/index.js';
+import { ManualClock, parseEmulatorConfig, startRedfishEmulator } from '../../emulators/redfish/index.js';
+import type { RedfishEmulator, StateChangeEvent, SystemConfig } from '../../emulators/redfish/index.js';
 
 const SECRET = 'emulator-canary-Secret';
 const clock = new ManualClock();

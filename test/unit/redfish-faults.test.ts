@@ -4,9 +4,9 @@
 // client timeout (a few hundred milliseconds).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BMCError } from '../../drivers/bmc/types.js';
-import { ManualClock, startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
-import type { FaultConfig, RedfishEmulator, SystemConfig } from '../../drivers/emulator/redfish/index.js';
-import { emulatedConnection } from '../../drivers/emulator/redfish/testing.js';
+import { ManualClock, startRedfishEmulator } from '../../emulators/redfish/index.js';
+import type { FaultConfig, RedfishEmulator, SystemConfig } from '../../emulators/redfish/index.js';
+import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { Reason, createRedfishDriver, waitForPower } from '../../drivers/redfish/index.js';
 import type { AuthMode, RedfishDriver } from '../../drivers/redfish/index.js';
 

@@ -5,9 +5,9 @@
 // generic fallbacks cover and which need the row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BMCError } from '../../drivers/bmc/types.js';
-import { ManualClock, startRedfishEmulator } from '../../drivers/emulator/redfish/index.js';
-import type { PersonalityName, RedfishEmulator, SystemConfig } from '../../drivers/emulator/redfish/index.js';
-import { emulatedConnection } from '../../drivers/emulator/redfish/testing.js';
+import { ManualClock, startRedfishEmulator } from '../../emulators/redfish/index.js';
+import type { PersonalityName, RedfishEmulator, SystemConfig } from '../../emulators/redfish/index.js';
+import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { Reason, createRedfishDriver } from '../../drivers/redfish/index.js';
 import type { RedfishDriver } from '../../drivers/redfish/index.js';
 

@@ -55,7 +55,7 @@ export function ipmiBootEvents(
   };
 }
 
-/** The emulator's defaults (drivers/emulator/redfish/inventory.ts) for a system without disks. */
+/** The emulator's defaults (emulators/redfish/inventory.ts) for a system without disks. */
 const EMULATOR_DEFAULT_DISKS: readonly DiskConfig[] = [
   { sizeGiB: 447, type: 'SSD', model: 'MZ7L3480HCHQ', vendor: 'Samsung' },
   { sizeGiB: 1788, type: 'NVME', model: 'PM9A3 1.92TB', vendor: 'Samsung' },

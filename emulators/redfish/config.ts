@@ -3,7 +3,7 @@
 // path, so a typo does not silently give a default.
 import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
-import { normalizeMAC } from '../../../domain/bmc/index.js';
+import { normalizeMAC } from '../../domain/bmc/index.js';
 import { isPersonalityName } from './personalities/index.js';
 import type { EmulatorOptions } from './server.js';
 import type { FaultConfig, SystemConfig } from './types.js';

@@ -1,5 +1,5 @@
 // The Redfish BMC emulator as a program, for local demos and users' own CI:
-//   npx tsx drivers/emulator/redfish/main.ts --config hosts.yaml [--port 8000] [--http] [--ca-out ca.pem]
+//   npx tsx emulators/redfish/main.ts --config hosts.yaml [--port 8000] [--http] [--ca-out ca.pem]
 // Listens on 127.0.0.1 only, prints one BMC address per system, stops on SIGINT/SIGTERM.
 // Credentials come from the config file only; there is no flag for them.
 import { writeFile } from 'node:fs/promises';

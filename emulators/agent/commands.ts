@@ -2,7 +2,7 @@
 // RUNNING when the POST answers and SUCCEEDED or FAILED later; one runs at a time (409 busy).
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CommandResult } from '../../agent/client.js';
+import type { CommandResult } from '../../drivers/agent/client.js';
 import { CommandFailure, fetchAndVerify } from './download.js';
 import type { FakeAgentRecord, FakeHostSpec } from './types.js';
 

@@ -2,7 +2,7 @@
 // ManualClock and never sleep. ManualClock also implements the driver's Clock: a driver that
 // sleeps on it moves time forward, firing whatever the emulator scheduled until then (the
 // "loop time" idea: time jumps while everyone waits).
-import type { Clock } from '../../redfish/clock.js';
+import type { Clock } from '../../drivers/redfish/clock.js';
 
 export interface Scheduler {
   now(): number;

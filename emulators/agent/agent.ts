@@ -8,7 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { request } from 'undici';
-import { MASKED_TOKEN, tokenMatches } from '../../agent/tokens.js';
+import { MASKED_TOKEN, tokenMatches } from '../../drivers/agent/tokens.js';
 import { CommandBook } from './commands.js';
 import { ipaInventoryOf } from './inventory.js';
 import type { FakeAgentRecord, FakeHostSpec } from './types.js';

@@ -1,9 +1,9 @@
 // An in-memory KubePort: objects in maps, watches delivered synchronously, JSON merge patches,
-// resourceVersion preconditions. Backs the pool's unit tests and lets a pool run without an
-// apiserver (simulations, demos). Not a general apiserver: only what the pool uses.
-import type { KObject } from '../../../domain/k8s.js';
-import { KubeStatusError, objectKey } from './port.js';
-import type { CoreEvent, KubePort, KubeWatch, Lease, Secret, SecretMetadataPatch, StatusResource, WatchEvent, WatchOptions, WatchedResource } from './port.js';
+// resourceVersion preconditions. Backs the pool's unit tests (test/support/fake-driver.ts) and
+// lets a pool run without an apiserver. Not a general apiserver: only what the pool uses.
+import type { KObject } from '../../domain/k8s.js';
+import { KubeStatusError, objectKey } from '../../drivers/pool/kube/port.js';
+import type { CoreEvent, KubePort, KubeWatch, Lease, Secret, SecretMetadataPatch, StatusResource, WatchEvent, WatchOptions, WatchedResource } from '../../drivers/pool/kube/port.js';
 
 type Listener = { options: WatchOptions; onEvent: (event: WatchEvent) => void; active: boolean };
 

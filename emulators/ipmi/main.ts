@@ -1,6 +1,6 @@
 // Run one simulated IPMI BMC by hand (docs/ipmi.md, "Running the simulator"):
-//   BMC_USERNAME=admin BMC_PASSWORD=… npx tsx drivers/emulator/ipmi/main.ts --port 9623
-//   npx tsx drivers/emulator/ipmi/main.ts --port 9623 --credentials-file creds.json
+//   BMC_USERNAME=admin BMC_PASSWORD=… npx tsx emulators/ipmi/main.ts --port 9623
+//   npx tsx emulators/ipmi/main.ts --port 9623 --credentials-file creds.json
 // Credentials come from a JSON file {"username": …, "password": …} or the environment, never
 // from flags (argv is visible to every user). Prints one JSON line with the address, then one
 // JSON line per chassis event; stops ipmi_sim on SIGINT/SIGTERM.
@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { IPMISimulator } from './simulator.js';
 import type { IPMISimulatorOptions } from './simulator.js';
 
-const USAGE = `usage: npx tsx drivers/emulator/ipmi/main.ts [--port N] [--name NAME] [--dir DIR] [--power on|off] [--no-fru] [--credentials-file FILE]
+const USAGE = `usage: npx tsx emulators/ipmi/main.ts [--port N] [--name NAME] [--dir DIR] [--power on|off] [--no-fru] [--credentials-file FILE]
 credentials: --credentials-file FILE (JSON {"username": "...", "password": "..."}) or BMC_USERNAME and BMC_PASSWORD in the environment`;
 
 interface Credentials {

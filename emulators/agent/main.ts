@@ -1,6 +1,6 @@
 // The fake agent as a process (docs/agent.md, "Fake agent"):
 //
-//   npx tsx drivers/emulator/agent/main.ts --api-url http://127.0.0.1:6385 \
+//   npx tsx emulators/agent/main.ts --api-url http://127.0.0.1:6385 \
 //     --redfish-config emulator.yaml --redfish-url http://127.0.0.1:8000 --listen 127.0.0.1:8100
 //
 // Hosts come from the Redfish emulator's own config file (same MACs and hardware; standby.power_off
@@ -11,15 +11,15 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { parse as parseYAML } from 'yaml';
-import { parseBMCAddress } from '../../../domain/bmc/index.js';
-import { createBMCDriver } from '../../bmc/registry.js';
+import { parseBMCAddress } from '../../domain/bmc/index.js';
+import { createBMCDriver } from '../../drivers/bmc/registry.js';
 import { loadEmulatorConfig } from '../redfish/config.js';
 import { hostFromRedfishConfig } from './boot-events.js';
 import { startControlServer } from './control.js';
 import { startFakeAgent } from './fleet.js';
 import type { FakeHostSpec } from './types.js';
 
-const USAGE = `Usage: tsx drivers/emulator/agent/main.ts --api-url <ipa-api-url> [options]
+const USAGE = `Usage: tsx emulators/agent/main.ts --api-url <ipa-api-url> [options]
   --redfish-config <file>    the Redfish emulator's YAML config: one host per system
   --redfish-url <url>        where that emulator listens (for standby.power_off), e.g. http://127.0.0.1:8000
   --hosts <file>             YAML list of {id, macs: [..], bmc?: address}; BMC_USERNAME/BMC_PASSWORD power them off

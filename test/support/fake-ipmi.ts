@@ -2,8 +2,8 @@
 // a virtual clock that never sleeps, and an ipmitool that answers like a small BMC (power,
 // boot device, mc info, FRU) and records every invocation. Nothing here touches the network.
 import { parseBMCAddress } from '../../domain/bmc/index.js';
-import type { BMCConnectionOptions } from '../bmc/types.js';
-import type { ExecRequest, ExecResult, IPMIExec } from './exec.js';
+import type { BMCConnectionOptions } from '../../drivers/bmc/types.js';
+import type { ExecRequest, ExecResult, IPMIExec } from '../../drivers/ipmi/exec.js';
 
 export class FakeClock {
   time = 1_000_000;

@@ -1,7 +1,7 @@
 // A realistic IPA inventory for an emulated host, consistent with what its BMC reports (same
 // MACs, disks, CPU and memory), in the shape drivers/agent/inventory.ts maps.
 import { createHash } from 'node:crypto';
-import type { IpaDisk, IpaInterface, IpaInventory } from '../../agent/inventory.js';
+import type { IpaDisk, IpaInterface, IpaInventory } from '../../drivers/agent/inventory.js';
 import type { FakeDisk, FakeHostSpec } from './types.js';
 
 const MIB = 1024 * 1024;

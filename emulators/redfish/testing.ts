@@ -1,7 +1,7 @@
 // Connection options for a driver pointed at an emulated system: what tests, the local
 // environment and users' own CI need to talk to the emulator through the real driver.
-import { parseBMCAddress } from '../../../domain/bmc/index.js';
-import type { BMCConnectionOptions } from '../../bmc/types.js';
+import { parseBMCAddress } from '../../domain/bmc/index.js';
+import type { BMCConnectionOptions } from '../../drivers/bmc/types.js';
 import type { RedfishEmulator } from './server.js';
 
 export interface EmulatedConnection {
