@@ -13,13 +13,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { imageFiles } from '../test/support/bmcs.js';
-import { startCAPIManager } from '../test/support/capi-manager.js';
-import { kubectlApply, REPO_ROOT, startEnvironment, startPoolProcess } from '../test/support/environment.js';
-import type { Environment } from '../test/support/environment.js';
-import { binary, isAlive, startProcess, stopProcess, waitFor } from '../test/support/processes.js';
-import type { StartedProcess } from '../test/support/processes.js';
-import { startWorkloadCluster, workloadDir } from '../test/support/workload.js';
+import { imageFiles } from '../devenv/bmcs.js';
+import { startCAPIManager } from '../devenv/capi-manager.js';
+import { kubectlApply, REPO_ROOT, startEnvironment, startPoolProcess } from '../devenv/environment.js';
+import type { Environment } from '../devenv/environment.js';
+import { binary, isAlive, startProcess, stopProcess, waitFor } from '../devenv/processes.js';
+import type { StartedProcess } from '../devenv/processes.js';
+import { startWorkloadCluster, workloadDir } from '../devenv/workload.js';
 
 const DIR = join(REPO_ROOT, '.ironhook');
 /** Debug by default here: one log line per hook call (controller, parent, its resourceVersion, duration). */

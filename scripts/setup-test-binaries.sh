@@ -88,7 +88,7 @@ recipe() {
       ;;
     capi-manager)
       # Cluster API's core controller manager (Cluster, Machine, MachineSet, MachineDeployment,
-      # MachineHealthCheck) for the CAPM3 e2e (test/support/capi-manager.ts). About 3.5 min on
+      # MachineHealthCheck) for the CAPM3 e2e (devenv/capi-manager.ts). About 3.5 min on
       # 2 cores from a warm module cache.
       DIR="$ROOT/tools/cluster-api"
       PKG="sigs.k8s.io/cluster-api/core"

@@ -2,7 +2,7 @@
 // test plays the driver pool by writing request statuses (until the pool exists); everything
 // else (hooks, Metacontroller, finalizers, children, the annotation decorator) is real.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '../../devenv/processes.js';
 import type { Cluster } from './support.js';
 import { apply, createNamespace, host, monitor, openCluster, operations, start, succeed, waitForHookSync, waitForHost, waitForRequest, waitForState } from './support.js';
 

@@ -10,12 +10,12 @@ import { hostFromRedfishConfig, redfishBootEvents, startFakeAgent } from '../../
 import type { FakeAgentFleet } from '../../emulators/agent/index.js';
 import { startRedfishEmulator } from '../../emulators/redfish/index.js';
 import type { RedfishEmulator, SystemConfig } from '../../emulators/redfish/index.js';
-import { BMC_USERNAME } from '../support/bmcs.js';
-import { startCAPIManager } from '../support/capi-manager.js';
-import type { CAPIManager } from '../support/capi-manager.js';
-import { waitFor } from '../support/processes.js';
-import { startWorkloadCluster, workloadDir } from '../support/workload.js';
-import type { WorkloadCluster } from '../support/workload.js';
+import { BMC_USERNAME } from '../../devenv/bmcs.js';
+import { startCAPIManager } from '../../devenv/capi-manager.js';
+import type { CAPIManager } from '../../devenv/capi-manager.js';
+import { waitFor } from '../../devenv/processes.js';
+import { startWorkloadCluster, workloadDir } from '../../devenv/workload.js';
+import type { WorkloadCluster } from '../../devenv/workload.js';
 import type { BareMetalHostView, Metal3MachineView, ObjectView, Scene } from './capm3-support.js';
 import { CLUSTER_NAME_LABEL, INFRA_API, openScene } from './capm3-support.js';
 import { examplesApplyAndConvert, seedServerRegisters, SEED_SERVER } from './capm3-examples.js';

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import type { ExpectStatic } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { RedfishEmulator, SystemConfig } from '../../emulators/redfish/index.js';
-import { REPO_ROOT, kubectlApply } from '../support/environment.js';
-import type { Environment } from '../support/environment.js';
-import { waitFor } from '../support/processes.js';
+import { REPO_ROOT, kubectlApply } from '../../devenv/environment.js';
+import type { Environment } from '../../devenv/environment.js';
+import { waitFor } from '../../devenv/processes.js';
 import { createNamespace, getJSON } from './support.js';
 
 const GROUP = 'infrastructure.cluster.x-k8s.io';

@@ -5,12 +5,12 @@
 // the MachineHealthCheck (it creates the Metal3Remediation). Scenarios run concurrently in their
 // own namespaces on their own hosts, so the file takes about as long as its slowest scenario.
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { redfishMAC } from '../support/bmcs.js';
-import { startCAPIManager } from '../support/capi-manager.js';
-import type { CAPIManager } from '../support/capi-manager.js';
-import { waitFor } from '../support/processes.js';
-import { startWorkloadCluster, workloadDir } from '../support/workload.js';
-import type { WorkloadCluster } from '../support/workload.js';
+import { redfishMAC } from '../../devenv/bmcs.js';
+import { startCAPIManager } from '../../devenv/capi-manager.js';
+import type { CAPIManager } from '../../devenv/capi-manager.js';
+import { waitFor } from '../../devenv/processes.js';
+import { startWorkloadCluster, workloadDir } from '../../devenv/workload.js';
+import type { WorkloadCluster } from '../../devenv/workload.js';
 import type { RedfishEmulator } from '../../emulators/redfish/index.js';
 import type { Metal3MachineView, Scene } from './capm3-support.js';
 import { CLUSTER_NAME_LABEL, HOST_ANNOTATION, NODE_REUSE_LABEL, condition, openScene, startFleet } from './capm3-support.js';

@@ -2,8 +2,8 @@
 // creating the Metal3Remediation (named after the Machine, owned by it) once the machine runs.
 import type { ExpectStatic } from 'vitest';
 import type { RedfishEmulator } from '../../emulators/redfish/index.js';
-import { waitFor } from '../support/processes.js';
-import type { WorkloadCluster } from '../support/workload.js';
+import { waitFor } from '../../devenv/processes.js';
+import type { WorkloadCluster } from '../../devenv/workload.js';
 import type { Metal3MachineView, ObjectView, Scene } from './capm3-support.js';
 import { CAPI_API, INFRA_API, condition, openScene } from './capm3-support.js';
 import type { Cluster } from './support.js';

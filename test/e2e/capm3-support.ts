@@ -1,13 +1,13 @@
 // The Cluster API side of the CAPM3 e2e (docs/dev/capm3-e2e.md): one namespace per scenario with
 // the workload cluster's kubeconfig Secret, a Cluster and its Metal3Cluster, Metal3MachineTemplates
-// and MachineDeployments. Cluster API's own core manager (test/support/capi-manager.ts) creates
+// and MachineDeployments. Cluster API's own core manager (devenv/capi-manager.ts) creates
 // the MachineSets, Machines and Metal3Machines, sets ownerReferences, copies providerIDs and sets
 // nodeRefs; the test plays only the kubelet (Nodes) and the MachineHealthCheck (Metal3Remediation).
-import { BMC_USERNAME } from '../support/bmcs.js';
-import type { Environment } from '../support/environment.js';
-import { waitFor } from '../support/processes.js';
-import { apiReader } from '../support/workload.js';
-import type { APIReader, WorkloadCluster } from '../support/workload.js';
+import { BMC_USERNAME } from '../../devenv/bmcs.js';
+import type { Environment } from '../../devenv/environment.js';
+import { waitFor } from '../../devenv/processes.js';
+import { apiReader } from '../../devenv/workload.js';
+import type { APIReader, WorkloadCluster } from '../../devenv/workload.js';
 import { startRedfishEmulator } from '../../emulators/redfish/index.js';
 import type { RedfishEmulator } from '../../emulators/redfish/index.js';
 import { apply, createNamespace } from './support.js';

@@ -1,12 +1,12 @@
 // The CRD conversion webhook through a real kube-apiserver: the local environment serves POST
 // /convert over HTTPS on the hook server's conversion listener and points every CRD with a
-// Webhook conversion at it (test/support/conversion.ts), so objects of the
+// Webhook conversion at it (devenv/conversion.ts), so objects of the
 // infrastructure.cluster.x-k8s.io kinds can be written and read in v1beta1 and in v1beta2 (the
 // storage version). Kinds whose CRD is not in manifests/crds yet are left out, not failed.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/environment.js';
+import { REPO_ROOT } from '../../devenv/environment.js';
 import type { Cluster } from './support.js';
 import { apply, createNamespace, getJSON, openCluster } from './support.js';
 

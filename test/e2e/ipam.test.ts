@@ -1,7 +1,7 @@
 // IPAM through the local environment: claims created and deleted concurrently get unique,
 // stable addresses, and a pool in use cannot be deleted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '../../devenv/processes.js';
 import type { Cluster } from './support.js';
 import { apply, createNamespace, getJSON, openCluster } from './support.js';
 

@@ -10,10 +10,10 @@
 // parent CRD without the status subresource. Everything is asserted by waiting for the state:
 // Metacontroller coalesces events and is rate-limited like any client-go controller.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metacontrollerMetric } from '../support/metacontroller.js';
+import { metacontrollerMetric } from '../../devenv/metacontroller.js';
 import { eventually, startHarness, testCRD } from '../support/hook-contract.js';
 import type { Harness, Obj } from '../support/hook-contract.js';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '../../devenv/processes.js';
 
 const CRDS = `${testCRD('Widget')}---\n${testCRD('Gadget', { statusSubresource: false })}`;
 

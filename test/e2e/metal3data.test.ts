@@ -6,7 +6,7 @@
 // exist, so the real Metal3Machine controller leaves them waiting, and the test creates their
 // claims itself (capm3-data.test.ts has the provider create them).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '../../devenv/processes.js';
 import type { Cluster } from './support.js';
 import { apply, createNamespace, getJSON, openCluster } from './support.js';
 

@@ -4,8 +4,8 @@
 // hook); the image is really downloaded from the loopback file server and checked against its
 // sha256 checksum file. Power and boot changes are asserted in ipmi_sim's own state files.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IPMI_HOST, IPMI_MAC } from '../support/bmcs.js';
-import { waitFor } from '../support/processes.js';
+import { IPMI_HOST, IPMI_MAC } from '../../devenv/bmcs.js';
+import { waitFor } from '../../devenv/processes.js';
 import type { Cluster } from './support.js';
 import { apply, bmcsOf, createNamespace, host, openCluster, poolHostYAML, waitForGone, waitForPoolState } from './support.js';
 

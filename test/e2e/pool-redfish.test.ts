@@ -4,8 +4,8 @@
 // (the fake agent is booted by the emulator's power events), live-iso inserts the ISO and boots
 // it. Power changes, reboots and deletions are asserted in the emulator's own state.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redfishMAC } from '../support/bmcs.js';
-import { waitFor } from '../support/processes.js';
+import { redfishMAC } from '../../devenv/bmcs.js';
+import { waitFor } from '../../devenv/processes.js';
 import type { Cluster } from './support.js';
 import { apply, bmcsOf, createNamespace, host, openCluster, operations, poolHostYAML, waitForGone, waitForPoolState } from './support.js';
 

@@ -10,9 +10,9 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IPMI_HOST, IPMI_MAC, redfishMAC } from '../support/bmcs.js';
-import { REPO_ROOT } from '../support/environment.js';
-import { waitFor } from '../support/processes.js';
+import { IPMI_HOST, IPMI_MAC, redfishMAC } from '../../devenv/bmcs.js';
+import { REPO_ROOT } from '../../devenv/environment.js';
+import { waitFor } from '../../devenv/processes.js';
 import type { Cluster } from './support.js';
 import { apply, bmcsOf, createNamespace, getJSON, openCluster, poolHostYAML, waitForGone, waitForPoolState } from './support.js';
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBMCAddress } from '../../domain/bmc/index.js';
 import { createBMCDriver } from '../../drivers/bmc/registry.js';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '../../devenv/processes.js';
 import { startSushy, sushyAvailable } from '../support/sushy.js';
 import type { RunningSushy, SushySystem } from '../support/sushy.js';
 import type { Cluster } from './support.js';

@@ -3,9 +3,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kubectlApply, startEnvironment } from '../support/environment.js';
-import type { Environment, EnvironmentOptions } from '../support/environment.js';
-import { waitFor } from '../support/processes.js';
+import { kubectlApply, startEnvironment } from '../../devenv/environment.js';
+import type { Environment, EnvironmentOptions } from '../../devenv/environment.js';
+import { waitFor } from '../../devenv/processes.js';
 
 export interface Cluster {
   env: Environment;

@@ -2,7 +2,7 @@
 // budget), the examples and full fixtures are accepted unchanged, every invalid example is
 // rejected with its expected message, and the update rules (transition rules) hold.
 //
-// The control plane comes from test/support/controlplane.ts (etcd and kube-apiserver on
+// The control plane comes from devenv/controlplane.ts (etcd and kube-apiserver on
 // 127.0.0.1); set IRONHOOK_E2E_KUBECONFIG to run against an API server that is already up
 // instead (nothing is started or stopped then).
 import { spawn } from 'node:child_process';
@@ -25,8 +25,8 @@ import {
   invalidCases,
   softwareRaidHost,
 } from '../support/crds.js';
-import { startControlPlane } from '../support/controlplane.js';
-import { binary } from '../support/processes.js';
+import { startControlPlane } from '../../devenv/controlplane.js';
+import { binary } from '../../devenv/processes.js';
 
 interface ControlPlane {
   kubeconfig: string;

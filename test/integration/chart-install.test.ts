@@ -1,6 +1,6 @@
 // `helm install --dry-run=server` of charts/ironhook, with its metacontroller-helm dependency in
 // place (scripts/chart-deps.sh), into a real kube-apiserver on 127.0.0.1
-// (test/support/controlplane.ts): helm renders with the server's version and API groups, maps
+// (devenv/controlplane.ts): helm renders with the server's version and API groups, maps
 // every object to a resource the server serves, validates it against the server's OpenAPI
 // schemas (those of the CRDs in the cluster included) and looks for existing objects it would
 // conflict with. Both with the bundled Metacontroller (metacontroller.enabled=true, the default)
@@ -17,9 +17,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../support/controlplane.js';
+import { startControlPlane, type ControlPlane } from '../../devenv/controlplane.js';
 import { CHART_DIR, helm, NAMESPACE, parseObjects, prepareChart, RELEASE, type HelmResult, type RenderedObject } from '../support/helm.js';
-import { binary } from '../support/processes.js';
+import { binary } from '../../devenv/processes.js';
 
 const execFileAsync = promisify(execFile);
 const DEPENDENCY = join(CHART_DIR, 'charts', 'metacontroller-helm-4.17.2.tgz');

@@ -23,12 +23,12 @@ import type { TargetRef } from '../../drivers/cluster/targets.js';
 import { ManualClock, systemClock } from '../../drivers/pool/clock.js';
 import { loadKubeConfig } from '../../drivers/pool/kube/client.js';
 import { createLogger } from '../../drivers/pool/logging.js';
-import { clusterAPICRDFiles } from '../support/capi.js';
-import { startControlPlane } from '../support/controlplane.js';
-import type { ControlPlane } from '../support/controlplane.js';
-import { REPO_ROOT } from '../support/environment.js';
+import { clusterAPICRDFiles } from '../../devenv/capi.js';
+import { startControlPlane } from '../../devenv/controlplane.js';
+import type { ControlPlane } from '../../devenv/controlplane.js';
+import { REPO_ROOT } from '../../devenv/environment.js';
 import { LogCapture } from '../support/fake-driver.js';
-import { binary, waitFor } from '../support/processes.js';
+import { binary, waitFor } from '../../devenv/processes.js';
 
 const CLUSTER = 'workload';
 const SETTINGS: ClusterRequestSettings = {

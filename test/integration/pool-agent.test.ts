@@ -23,7 +23,7 @@ import { MemoryKube } from '../support/memory-kube.js';
 import { createLogger } from '../../drivers/pool/logging.js';
 import { createPoolMetrics } from '../../drivers/pool/metrics.js';
 import { DriverPool } from '../../drivers/pool/pool.js';
-import { waitFor } from '../support/processes.js';
+import { waitFor } from '../../devenv/processes.js';
 import { DEFAULT_SETTINGS, LogCapture, NAMESPACE, credentialsSecret, operation } from '../support/fake-driver.js';
 
 const PASSWORD = 'canary-Agent-Path-3e1d';

@@ -1,4 +1,4 @@
-// The driver pool against a real kube-apiserver (test/support/controlplane.ts, Ironhook's CRDs
+// The driver pool against a real kube-apiserver (devenv/controlplane.ts, Ironhook's CRDs
 // from manifests/crds) with the fake BMC fleet and fake agent: requests created by the test are
 // executed and their status written through the status subresource, monitors refreshed, Events
 // created; and a pool that dies right after a power action (or after writing an image) and is
@@ -15,10 +15,10 @@ import type { KubePort } from '../../drivers/pool/kube/port.js';
 import { createLogger } from '../../drivers/pool/logging.js';
 import { createPoolMetrics } from '../../drivers/pool/metrics.js';
 import { DriverPool } from '../../drivers/pool/pool.js';
-import { startControlPlane } from '../support/controlplane.js';
-import type { ControlPlane } from '../support/controlplane.js';
-import { kubectlApply, REPO_ROOT } from '../support/environment.js';
-import { waitFor } from '../support/processes.js';
+import { startControlPlane } from '../../devenv/controlplane.js';
+import type { ControlPlane } from '../../devenv/controlplane.js';
+import { kubectlApply, REPO_ROOT } from '../../devenv/environment.js';
+import { waitFor } from '../../devenv/processes.js';
 import { DEFAULT_SETTINGS, FakeAgentService, FakeFleet, LogCapture, credentialsSecret, monitor, operation } from '../support/fake-driver.js';
 import type { FakeBMC } from '../support/fake-driver.js';
 
@@ -33,7 +33,7 @@ let namespaceCounter = 0;
 async function kubectl(...args: string[]): Promise<string> {
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
-  const { binary } = await import('../support/processes.js');
+  const { binary } = await import('../../devenv/processes.js');
   const { stdout } = await promisify(execFile)(binary('kubectl'), ['--kubeconfig', kubeconfig, ...args]);
   return stdout;
 }

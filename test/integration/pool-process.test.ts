@@ -13,11 +13,11 @@ import { Phase } from '../../domain/operations.js';
 import type { HostOperation } from '../../domain/operations.js';
 import { startRedfishEmulator } from '../../emulators/redfish/index.js';
 import type { RedfishEmulator } from '../../emulators/redfish/index.js';
-import { startControlPlane } from '../support/controlplane.js';
-import type { ControlPlane } from '../support/controlplane.js';
-import { kubectlApply, REPO_ROOT } from '../support/environment.js';
-import { binary, freePort, isAlive, startProcess, stopProcess, waitFor } from '../support/processes.js';
-import type { StartedProcess } from '../support/processes.js';
+import { startControlPlane } from '../../devenv/controlplane.js';
+import type { ControlPlane } from '../../devenv/controlplane.js';
+import { kubectlApply, REPO_ROOT } from '../../devenv/environment.js';
+import { binary, freePort, isAlive, startProcess, stopProcess, waitFor } from '../../devenv/processes.js';
+import type { StartedProcess } from '../../devenv/processes.js';
 import { credentialsSecret, operation } from '../support/fake-driver.js';
 
 const CANARY = 'canary-Pool-Pr0cess-91c4';

@@ -16,7 +16,7 @@ import { startRedfishEmulator } from '../../emulators/redfish/index.js';
 import type { RedfishEmulator } from '../../emulators/redfish/index.js';
 import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { RedfishClient, createRedfishDriver } from '../../drivers/redfish/index.js';
-import { freePort, startProcess, stopProcess, waitFor } from '../support/processes.js';
+import { freePort, startProcess, stopProcess, waitFor } from '../../devenv/processes.js';
 
 const run = promisify(execFile);
 const PASSWORD = 'crosscheck-Pa55-word';

@@ -1,6 +1,6 @@
 // Harness for the hook-contract e2e tests (test/e2e/metacontroller-contract-*.test.ts): a real
-// kube-apiserver (test/support/controlplane.ts), Metacontroller's own CRDs from its source tree
-// plus the test's CRDs, the REAL Metacontroller v4.17.2 binary (test/support/metacontroller.ts,
+// kube-apiserver (devenv/controlplane.ts), Metacontroller's own CRDs from its source tree
+// plus the test's CRDs, the REAL Metacontroller v4.17.2 binary (devenv/metacontroller.ts,
 // with the chart's flags), and a tiny hook server on 127.0.0.1 whose answers each test scripts.
 // Everything listens on 127.0.0.1 and is stopped by PID.
 import { execFile } from 'node:child_process';
@@ -10,11 +10,11 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startControlPlane } from './controlplane.js';
-import type { ControlPlane } from './controlplane.js';
-import { METACONTROLLER_CRDS, startMetacontroller } from './metacontroller.js';
-import type { MetacontrollerProcess } from './metacontroller.js';
-import { binary, stopProcess, waitFor } from './processes.js';
+import { startControlPlane } from '../../devenv/controlplane.js';
+import type { ControlPlane } from '../../devenv/controlplane.js';
+import { METACONTROLLER_CRDS, startMetacontroller } from '../../devenv/metacontroller.js';
+import type { MetacontrollerProcess } from '../../devenv/metacontroller.js';
+import { binary, stopProcess, waitFor } from '../../devenv/processes.js';
 
 const run = promisify(execFile);
 

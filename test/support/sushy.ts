@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { selfSignedCertificate } from '../../emulators/redfish/tls.js';
-import { CACHE_DIR, freePort, startProcess, stopProcess, waitFor } from './processes.js';
+import { CACHE_DIR, freePort, startProcess, stopProcess, waitFor } from '../../devenv/processes.js';
 
 export const SUSHY_VENV = join(CACHE_DIR, 'venv');
 export const SUSHY_EMULATOR = join(SUSHY_VENV, 'bin', 'sushy-emulator');

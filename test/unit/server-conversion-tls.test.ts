@@ -13,7 +13,7 @@ import { runHookServer, type RunningServer } from '../../hooks/server/run.js';
 import { realTimers, type Timers } from '../../hooks/server/shutdown.js';
 import { TLS_RELOAD_INTERVAL_MS } from '../../hooks/server/tls-reload.js';
 import type { HookRegistry } from '../../hooks/types.js';
-import { hasOpenssl, makeCa, makeLoopbackServingCert, readPem } from '../support/tls.js';
+import { hasOpenssl, makeCa, makeLoopbackServingCert, readPem } from '../../devenv/tls.js';
 
 const registry: HookRegistry = { widget: { sync: () => ({ status: { plain: true }, children: [] }) } };
 const hookBody = JSON.stringify({ parent: { metadata: { name: 'blue' } }, children: {}, related: {}, finalizing: false });

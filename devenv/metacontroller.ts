@@ -13,7 +13,7 @@ export const METACONTROLLER_SOURCE = join(CACHE_DIR, 'src', `metacontroller-${ME
 /** Metacontroller's own CRDs (CompositeController, DecoratorController, ControllerRevision). */
 export const METACONTROLLER_CRDS = join(METACONTROLLER_SOURCE, 'manifests', 'production', 'metacontroller-crds-v1.yaml');
 
-const CHART_VALUES = new URL('../../charts/ironhook/values.yaml', import.meta.url);
+const CHART_VALUES = new URL('../charts/ironhook/values.yaml', import.meta.url);
 
 /** The flags the chart gives Metacontroller (values.yaml `metacontroller.commandArgs`). */
 export function chartCommandArgs(valuesText = readFileSync(CHART_VALUES, 'utf8')): string[] {

@@ -1,5 +1,5 @@
 // Local processes for tests and the demo environment: started on 127.0.0.1, logged to files,
-// stopped by PID. Used by test/support/controlplane.ts and scripts/env.ts.
+// stopped by PID. Used by devenv/controlplane.ts, scripts/env.ts and the tests.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';

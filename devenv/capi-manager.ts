@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { selfSignedCertificate } from '../../emulators/redfish/index.js';
+import { selfSignedCertificate } from '../emulators/redfish/index.js';
 import { clusterAPICRDFiles } from './capi.js';
 import { binary, freePort, startProcess, stopProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';

@@ -45,8 +45,10 @@ export function withLocalConversion<T extends CRDLike>(crd: T, url: string, caBu
   const conversion = crd.spec?.conversion;
   if (crd.kind !== 'CustomResourceDefinition' || conversion?.strategy !== 'Webhook') return crd;
   const copy = structuredClone(crd);
-  const webhook = copy.spec?.conversion?.webhook ?? {};
-  copy.spec!.conversion!.webhook = { ...webhook, clientConfig: { url, caBundle } };
+  const copied = copy.spec?.conversion;
+  if (copied !== undefined) {
+    copied.webhook = { ...copied.webhook, clientConfig: { url, caBundle } };
+  }
   return copy;
 }
 

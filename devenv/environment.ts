@@ -1,6 +1,6 @@
 // The whole local environment: control plane, Ironhook's CRDs and controller objects, the hook
 // server and upstream Metacontroller v4.17.2 (built by scripts/setup-test-binaries.sh, run with
-// the chart's flags), all on 127.0.0.1. Backs the e2e tests, the benchmarks and `npm run env:up`.
+// the chart's flags), all on 127.0.0.1. Backs the e2e tests and `npm run env:up` (the demo).
 import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import { binary, freePort, isAlive, startProcess, stopProcess, waitFor } from '.
 import type { StartedProcess } from './processes.js';
 
 const run = promisify(execFile);
-export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LOCAL_HOOK_BASE = 'http://127.0.0.1:8080';
 
 export interface Environment {
@@ -209,14 +209,54 @@ async function installDefinitions(kubeconfig: string, conversion: { url: string;
   await applyOrThrow(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 }
 
+/** Picks the hook server's ports and makes the conversion listener's CA and certificate. */
+async function hookListeners(options: EnvironmentOptions): Promise<{ listeners: HookListeners; conversion: Environment['conversion'] }> {
+  const listeners: HookListeners = { port: options.hookPort ?? (await freePort()), conversionPort: options.conversionPort ?? (await freePort()), tls: makeConversionTLS(options.dir) };
+  const conversion = { port: listeners.conversionPort, url: `https://127.0.0.1:${String(listeners.conversionPort)}/convert`, caFile: listeners.tls.caFile };
+  return { listeners, conversion };
+}
+
+/** Starts the hook server (added to `processes`), waits until it is ready, and returns its restart. */
+async function startHookServer(options: EnvironmentOptions, listeners: HookListeners, processes: StartedProcess[]): Promise<() => Promise<void>> {
+  const ready = async (): Promise<boolean> => (await fetch(`http://127.0.0.1:${String(listeners.port)}/readyz`)).ok;
+  let hooks = startHooks(options.dir, listeners, options);
+  processes.push(hooks);
+  await waitFor('hook server /readyz', ready, 60_000);
+  return async (): Promise<void> => {
+    await stopProcess(hooks.pid);
+    const index = processes.indexOf(hooks);
+    hooks = startHooks(options.dir, listeners, options);
+    processes.splice(index, 1, hooks);
+    await waitFor('hook server /readyz after restart', ready, 60_000);
+  };
+}
+
+/** Starts Metacontroller (added to `processes`) and applies Ironhook's controllers pointed at the hook server. */
+async function startControllers(kubeconfig: string, options: EnvironmentOptions, hookPort: number, processes: StartedProcess[]): Promise<MetacontrollerProcess> {
+  const metacontroller = await startMetacontroller({ kubeconfig, logDir: join(options.dir, 'logs'), detached: options.detached === true });
+  processes.push(metacontroller);
+  await applyOrThrow(kubeconfig, ['apply', '-f', '-'], controllerManifests(hookPort));
+  return metacontroller;
+}
+
+function kubectlFor(kubeconfig: string): Pick<Environment, 'kubectl' | 'kubectlResult'> {
+  const kubectlResult = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => kubectlIn(kubeconfig, args);
+  const kubectl = async (...args: string[]): Promise<string> => {
+    const result = await kubectlIn(kubeconfig, args);
+    if (result.code !== 0) {
+      throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}): ${result.stderr}`);
+    }
+    return result.stdout;
+  };
+  return { kubectl, kubectlResult };
+}
+
 export async function startEnvironment(options: EnvironmentOptions): Promise<Environment> {
-  const detached = options.detached === true;
-  const controlPlane = await startControlPlane({ dir: options.dir, detached });
+  const controlPlane = await startControlPlane({ dir: options.dir, detached: options.detached === true });
   const { kubeconfig } = controlPlane;
   const processes: StartedProcess[] = [...controlPlane.processes];
   let bmcs: BMCs | undefined;
   let pool: PoolHandle | undefined;
-  let metacontroller: MetacontrollerProcess | undefined;
   const stop = async (): Promise<void> => {
     if (pool !== undefined) {
       await pool.stop();
@@ -227,36 +267,15 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     }
   };
   try {
-    const listeners: HookListeners = { port: options.hookPort ?? (await freePort()), conversionPort: options.conversionPort ?? (await freePort()), tls: makeConversionTLS(options.dir) };
-    const hookPort = listeners.port;
-    const conversion = { port: listeners.conversionPort, url: `https://127.0.0.1:${String(listeners.conversionPort)}/convert`, caFile: listeners.tls.caFile };
+    const { listeners, conversion } = await hookListeners(options);
     await installDefinitions(kubeconfig, { url: conversion.url, caBundle: listeners.tls.caBundle });
-    let hooks = startHooks(options.dir, listeners, options);
-    processes.push(hooks);
-    await waitFor('hook server /readyz', async () => (await fetch(`http://127.0.0.1:${String(hookPort)}/readyz`)).ok, 60_000);
-    metacontroller = await startMetacontroller({ kubeconfig, logDir: join(options.dir, 'logs'), detached });
-    processes.push(metacontroller);
-    await applyOrThrow(kubeconfig, ['apply', '-f', '-'], controllerManifests(hookPort));
+    const restartHooks = await startHookServer(options, listeners, processes);
+    const metacontroller = await startControllers(kubeconfig, options, listeners.port, processes);
     if (options.bmcs !== undefined && options.bmcs !== false) {
       ({ bmcs, pool } = await startBMCEnvironment(options, kubeconfig, processes));
     }
     writeFileSync(join(options.dir, 'pids.json'), JSON.stringify(processes, null, 2));
-    const restartHooks = async (): Promise<void> => {
-      await stopProcess(hooks.pid);
-      const index = processes.indexOf(hooks);
-      hooks = startHooks(options.dir, listeners, options);
-      processes.splice(index, 1, hooks);
-      await waitFor('hook server /readyz after restart', async () => (await fetch(`http://127.0.0.1:${String(hookPort)}/readyz`)).ok, 60_000);
-    };
-    const kubectlResult = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => kubectlIn(kubeconfig, args);
-    const kubectl = async (...args: string[]): Promise<string> => {
-      const result = await kubectlIn(kubeconfig, args);
-      if (result.code !== 0) {
-        throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}): ${result.stderr}`);
-      }
-      return result.stdout;
-    };
-    return { controlPlane, kubeconfig, hookPort, conversion, processes, metacontroller, kubectl, kubectlResult, restartHooks, stop, ...(bmcs === undefined ? {} : { bmcs }), ...(pool === undefined ? {} : { pool }) };
+    return { controlPlane, kubeconfig, hookPort: listeners.port, conversion, processes, metacontroller, ...kubectlFor(kubeconfig), restartHooks, stop, ...(bmcs === undefined ? {} : { bmcs }), ...(pool === undefined ? {} : { pool }) };
   } catch (error) {
     await stop();
     throw error;
