@@ -6,7 +6,7 @@ import { syncBareMetalHost } from '../hooks/baremetalhost/sync.js';
 import { hookRegistry } from '../hooks/registry.js';
 import { createHookServer } from '../hooks/server/app.js';
 import { DEFAULT_HOOK_CONFIG } from '../hooks/types.js';
-import { host, running, succeeded, T0 } from '../test/support/host-builder.js';
+import { host, running, succeeded, T0 } from '../devenv/builders/host.js';
 import type { BenchResult } from './types.js';
 
 const CREDS = { name: 'server-01-bmc-secret', namespace: 'metal3', credentialsVersion: '1' };

@@ -12,7 +12,7 @@ import type { IPPoolSpec } from '../domain/ipam/types.js';
 import type { KObject } from '../domain/k8s.js';
 import type { CompositeSyncResponse } from '../domain/metacontroller.js';
 import { ippoolSync } from '../hooks/ipam/ippool.js';
-import { asObservedChild, at, claim, pool, poolRequest } from '../test/fixtures/ippool/builders.js';
+import { asObservedChild, at, claim, pool, poolRequest } from '../devenv/builders/ippool.js';
 import type { BenchResult } from './types.js';
 
 const CLAIMS = 65_534;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ipaddressclaimCustomize, ipaddressclaimSync } from '../../hooks/ipam/ipaddressclaim.js';
 import { ipclaimCustomize, ipclaimFinalize, ipclaimSync } from '../../hooks/ipam/ipclaim.js';
 import type { KObject } from '../../domain/k8s.js';
-import { at, capiClaim, claim, ipAddressChild, NS, pool, type CapiVersion } from '../fixtures/ippool/builders.js';
+import { at, capiClaim, claim, ipAddressChild, NS, pool, type CapiVersion } from '../../devenv/builders/ippool.js';
 
 const POOL = pool('pool1', { namePrefix: 'p', pools: [{ start: '10.0.0.1', end: '10.0.0.3' }] }, {
   status: {

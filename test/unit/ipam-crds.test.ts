@@ -9,7 +9,7 @@ import { ipclaimSync } from '../../hooks/ipam/ipclaim.js';
 import type { KObject } from '../../domain/k8s.js';
 import { EXAMPLES_DIR, ROOT, crdByKind, exampleFiles, loadCrds, readManifests, schemaErrors, type PrinterColumn } from '../support/crds.js';
 import { PoolWorld } from '../fixtures/ippool/world.js';
-import { claim, pool, poolRequest } from '../fixtures/ippool/builders.js';
+import { claim, pool, poolRequest } from '../../devenv/builders/ippool.js';
 import { ippoolSync } from '../../hooks/ipam/ippool.js';
 
 const crds = loadCrds();

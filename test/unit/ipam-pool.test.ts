@@ -16,7 +16,7 @@ import {
   poolController,
   poolRequest,
   type PoolRequestInput,
-} from '../fixtures/ippool/builders.js';
+} from '../../devenv/builders/ippool.js';
 
 const SMALL: IPPoolSpec = { namePrefix: 'p', pools: [{ start: '10.0.0.1', end: '10.0.0.3' }], prefix: 24, gateway: '10.0.0.254' };
 

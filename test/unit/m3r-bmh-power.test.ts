@@ -7,7 +7,7 @@ import type { KObject } from '../../domain/k8s.js';
 import { syncHostAnnotations } from '../../hooks/baremetalhost/decorator.js';
 import { syncBareMetalHost } from '../../hooks/baremetalhost/sync.js';
 import { DEFAULT_HOOK_CONFIG } from '../../hooks/types.js';
-import { host, succeeded } from '../support/host-builder.js';
+import { host, succeeded } from '../../devenv/builders/host.js';
 import { monitorOff, monitorOn, T1 } from './bmh/registration.rows.js';
 
 const KEY = 'reboot.metal3.io/metal3-remediation-uid-m3r-1';

@@ -8,7 +8,7 @@ import type { KObject } from '../../domain/k8s.js';
 import type { DecoratorSyncResponse } from '../../domain/metacontroller.js';
 import { hookRegistry } from '../../hooks/registry.js';
 import { DEFAULT_HOOK_CONFIG } from '../../hooks/types.js';
-import { capiClaim, NS, pool } from '../fixtures/ippool/builders.js';
+import { capiClaim, NS, pool } from '../../devenv/builders/ippool.js';
 import { bmhRoute, bmhScenarios } from './stale/bmh.rows.js';
 import { m3cRoute, m3cScenarios, m3mRoute, m3mScenarios, m3mtRoute, m3mtScenarios } from './stale/capm3.rows.js';
 import {

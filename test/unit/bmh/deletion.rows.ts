@@ -1,6 +1,6 @@
 // Rows for deprovisioning, powering off before delete and deleting.
 import { ProvisioningState as S } from '../../../domain/baremetalhost.js';
-import { failed, host, running, succeeded } from '../../support/host-builder.js';
+import { failed, host, running, succeeded } from '../../../devenv/builders/host.js';
 import { monitorOff, monitorOn, T1 } from './registration.rows.js';
 import type { Row } from './table.js';
 

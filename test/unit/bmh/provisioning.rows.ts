@@ -1,6 +1,6 @@
 // Rows for available, ready, provisioning, provisioned and externally provisioned.
 import { ProvisioningState as S } from '../../../domain/baremetalhost.js';
-import { delayed, failed, host, running, succeeded, T0 } from '../../support/host-builder.js';
+import { delayed, failed, host, running, succeeded, T0 } from '../../../devenv/builders/host.js';
 import { monitorOff, monitorOn, T1 } from './registration.rows.js';
 import type { Row } from './table.js';
 

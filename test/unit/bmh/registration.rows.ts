@@ -1,6 +1,6 @@
 // Rows for "", unmanaged, registering, inspecting, match profile and preparing.
 import { ProvisioningState as S } from '../../../domain/baremetalhost.js';
-import { delayed, failed, host, running, succeeded, T0 } from '../../support/host-builder.js';
+import { delayed, failed, host, running, succeeded, T0 } from '../../../devenv/builders/host.js';
 import type { Row } from './table.js';
 
 export const T1 = '2026-11-29T10:05:00Z';

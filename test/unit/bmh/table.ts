@@ -6,7 +6,7 @@ import type { CompositeSyncResponse } from '../../../domain/metacontroller.js';
 import { syncBareMetalHost } from '../../../hooks/baremetalhost/sync.js';
 import { DEFAULT_HOOK_CONFIG } from '../../../hooks/types.js';
 import type { HookConfig } from '../../../hooks/types.js';
-import type { HostBuilder } from '../../support/host-builder.js';
+import type { HostBuilder } from '../../../devenv/builders/host.js';
 
 export interface Expected {
   state?: string;

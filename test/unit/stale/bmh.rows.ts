@@ -1,7 +1,7 @@
 // BareMetalHost and its annotations decorator with a parent one status write behind.
 import { ProvisioningState as S } from '../../../domain/baremetalhost.js';
 import type { CompositeSyncRequest } from '../../../domain/metacontroller.js';
-import { failed, host, T0 } from '../../support/host-builder.js';
+import { failed, host, T0 } from '../../../devenv/builders/host.js';
 import { monitorOff, monitorOn, T1 } from '../bmh/registration.rows.js';
 import { fixture, num, rec, text, type Route, type Scenario } from './harness.js';
 

@@ -1,4 +1,5 @@
-// Fluent fixture builders for BareMetalHost hook tests (STYLE.md habit 9).
+// Fluent fixture builders for BareMetalHost hook tests and the benchmarks (STYLE.md habit 9).
+// Here, not in test/, because bench/ uses them and nothing outside test/ imports test/.
 import type { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, ProvisioningState } from '../../domain/baremetalhost.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncRequest, ObjectMap } from '../../domain/metacontroller.js';
