@@ -1,6 +1,8 @@
 /**
  * Layering (DESIGN.md §2, STYLE.md habit 6): hooks are pure functions; they never reach
- * drivers, the Kubernetes client, BMC transports, clocks or randomness.
+ * drivers, the Kubernetes client, BMC transports, clocks or randomness. Product tree vs dev
+ * tree: domain/, platform/, hooks/ and drivers/ are what the images run; devenv/, emulators/,
+ * scripts/, bench/ and test/ are not, and only test/ imports test/.
  */
 const IO_MODULES = '^(@kubernetes/client-node|undici|node:child_process|child_process|node:net|net|node:dgram|dgram|node:tls|tls|node:http2)$';
 module.exports = {
@@ -52,6 +54,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^drivers/' },
       to: { path: '^hooks/' },
+    },
+    {
+      name: 'product-not-to-dev-trees',
+      severity: 'error',
+      comment: 'dist/ (tsconfig.build.json) holds only what the images run: domain, platform, hooks and drivers. They never import the local environment, the emulators, tests, benchmarks or scripts, so tsc cannot pull those into the build.',
+      from: { path: '^(domain|platform|hooks|drivers)/' },
+      to: { path: '^(devenv|emulators|test|bench|scripts)/' },
+    },
+    {
+      name: 'only-test-imports-test',
+      severity: 'error',
+      comment: 'test/ is the leaf: scripts/, bench/, devenv/ and emulators/ share code through devenv/ (and devenv/builders/), never through test/.',
+      from: { pathNot: '^test/' },
+      to: { path: '^test/' },
     },
     {
       name: 'no-circular',
