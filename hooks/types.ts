@@ -31,13 +31,4 @@ export type ControllerHooks = Partial<Record<HookKind, HookFunction>>;
 /** Route `{controller}` (lower-case parent kind, or the decorator's name) → its hooks. */
 export type HookRegistry = Readonly<Record<string, ControllerHooks>>;
 
-/** The request does not have the shape Metacontroller sends; answered with HTTP 400, never a 200. */
-export class HookInputError extends Error {
-  constructor(
-    message: string,
-    readonly details: readonly string[] = [],
-  ) {
-    super(message);
-    this.name = 'HookInputError';
-  }
-}
+export { HookInputError } from './kit/errors.js';

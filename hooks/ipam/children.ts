@@ -13,7 +13,7 @@ import {
 import type { KObject, OwnerReference } from '../../domain/k8s.js';
 import { labelValue } from '../../domain/naming.js';
 import type { Hold } from './plan.js';
-import { compareText } from './request.js';
+import { compareText } from '../kit/index.js';
 
 export interface PoolRef {
   readonly name: string;

@@ -12,7 +12,8 @@ import {
   REQUESTED_IP_ANNOTATION,
   UpstreamFinalizer,
 } from '../../domain/ipam/types.js';
-import { compareText, recordField, stringField, stringMap } from './request.js';
+import { compareText } from '../kit/index.js';
+import { recordField, stringField, stringMap } from './request.js';
 
 export type ClaimKind = typeof Kind.IPClaim | typeof Kind.IPAddressClaim;
 

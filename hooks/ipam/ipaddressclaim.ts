@@ -7,7 +7,8 @@ import { newestTimestamp, sortedDeep } from '../../domain/ipam/json.js';
 import { CAPI_IPAM_GROUP, ClaimError, IPAM_API_VERSION, IPAM_GROUP, Kind } from '../../domain/ipam/types.js';
 import type { Condition, KObject } from '../../domain/k8s.js';
 import type { CustomizeResponse, DecoratorSyncResponse } from '../../domain/metacontroller.js';
-import { isRecord, objectsOfKind, parseCustomize, parseDecorator, recordField, stringField, stringMap } from './request.js';
+import { isRecord, objectsOf, parseCustomize, parseDecorator } from '../kit/index.js';
+import { recordField, stringField, stringMap } from './request.js';
 
 function poolRefName(claim: KObject): string | undefined {
   const ref = recordField(recordField(claim.spec).poolRef);
@@ -89,8 +90,8 @@ export function ipaddressclaimSync(request: unknown): DecoratorSyncResponse {
   const poolName = poolRefName(claim);
   if (poolName === undefined) return { attachments: [], status: null };
   const namespace = claim.metadata.namespace ?? '';
-  const pool = objectsOfKind(req.related, Kind.IPPool, IPAM_GROUP, namespace).find((p) => p.metadata.name === poolName);
-  const address = objectsOfKind(req.related, Kind.IPAddress, CAPI_IPAM_GROUP, namespace).find((obj) => {
+  const pool = objectsOf(req.related, Kind.IPPool, IPAM_GROUP, namespace).find((p) => p.metadata.name === poolName);
+  const address = objectsOf(req.related, Kind.IPAddress, CAPI_IPAM_GROUP, namespace).find((obj) => {
     const spec = recordField(obj.spec);
     return (
       obj.metadata.name === claim.metadata.name &&

@@ -9,7 +9,8 @@ import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } fr
 import { labelValue } from '../../domain/naming.js';
 import { canonicalAddress } from '../../domain/ipam/address.js';
 import { compareCandidates, type Candidate } from './preference.js';
-import { objectsOfKind, parseComposite, parseCustomize, recordField, stringField, stringMap } from './request.js';
+import { objectsOf, parseComposite, parseCustomize } from '../kit/index.js';
+import { recordField, stringField, stringMap } from './request.js';
 
 function poolNameOf(claim: KObject): string | undefined {
   const name = stringField(recordField(recordField(claim.spec).pool).name);
@@ -40,8 +41,8 @@ function view(request: unknown): ClaimView & { finalizing: boolean } {
   const claim = req.parent;
   const namespace = claim.metadata.namespace ?? '';
   const poolName = poolNameOf(claim);
-  const pool = objectsOfKind(req.related, Kind.IPPool, IPAM_GROUP, namespace).find((p) => p.metadata.name === poolName);
-  const addresses = objectsOfKind(req.related, Kind.IPAddress, IPAM_GROUP, namespace).filter((obj) => {
+  const pool = objectsOf(req.related, Kind.IPPool, IPAM_GROUP, namespace).find((p) => p.metadata.name === poolName);
+  const addresses = objectsOf(req.related, Kind.IPAddress, IPAM_GROUP, namespace).filter((obj) => {
     const spec = recordField(obj.spec);
     return (
       stringField(recordField(spec.claim).name) === claim.metadata.name &&

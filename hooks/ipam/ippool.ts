@@ -7,7 +7,6 @@ import {
   CAPI_GROUP,
   CAPI_IPAM_GROUP,
   ClaimError,
-  CONTROLLER_UID_LABEL,
   IPAM_API_VERSION,
   IPAM_GROUP,
   Kind,
@@ -23,16 +22,8 @@ import { observedChildren, type ObservedChildren } from './observed.js';
 import { planPool, type ClaimFailure, type Plan } from './plan.js';
 import { clusterGate, neighbours, poolConfig } from './pool-context.js';
 import { poolStatus } from './pool-status.js';
-import {
-  capiVersionsOf,
-  objectsOfKind,
-  parseComposite,
-  parseCustomize,
-  recordField,
-  stringMap,
-  type CapiVersions,
-  type ParsedComposite,
-} from './request.js';
+import { echoAllChildren, objectsOf, parseComposite, parseCustomize, type CompositeRequest } from '../kit/index.js';
+import { capiVersionsOf, recordField, stringMap, type CapiVersions } from './request.js';
 
 function asPool(parent: KObject): IPPool {
   const spec = recordField(parent.spec);
@@ -58,13 +49,13 @@ export function ippoolCustomize(request: unknown): CustomizeResponse {
 }
 
 /** Claims of this pool; a CAPI claim sharing an IPClaim's name is refused (names key the status). */
-function poolClaims(req: ParsedComposite, pool: IPPool, capi: CapiVersions | undefined): { claims: PoolClaim[]; duplicates: ClaimFailure[] } {
+function poolClaims(req: CompositeRequest, pool: IPPool, capi: CapiVersions | undefined): { claims: PoolClaim[]; duplicates: ClaimFailure[] } {
   const namespace = pool.metadata.namespace ?? '';
   const name = pool.metadata.name ?? '';
-  const metal3 = metal3Claims(objectsOfKind(req.related, Kind.IPClaim, IPAM_GROUP, namespace), name);
+  const metal3 = metal3Claims(objectsOf(req.related, Kind.IPClaim, IPAM_GROUP, namespace), name);
   if (capi === undefined) return { claims: metal3, duplicates: [] };
-  const clusters = clusterIndex(objectsOfKind(req.related, Kind.Cluster, CAPI_GROUP, namespace));
-  const capiAll = capiClaims(objectsOfKind(req.related, Kind.IPAddressClaim, CAPI_IPAM_GROUP, namespace), name, clusters);
+  const clusters = clusterIndex(objectsOf(req.related, Kind.Cluster, CAPI_GROUP, namespace));
+  const capiAll = capiClaims(objectsOf(req.related, Kind.IPAddressClaim, CAPI_IPAM_GROUP, namespace), name, clusters);
   const taken = new Set(metal3.map((claim) => claim.name));
   const duplicates = capiAll
     .filter((claim) => taken.has(claim.name) && !claim.deleting)
@@ -102,9 +93,9 @@ interface Decision {
   readonly foreignNames: string[];
 }
 
-function decide(pool: IPPool, req: ParsedComposite, configProblems: readonly string[], ranges: Parameters<typeof neighbours>[1]): Decision {
+function decide(pool: IPPool, req: CompositeRequest, configProblems: readonly string[], ranges: Parameters<typeof neighbours>[1]): Decision {
   const namespace = pool.metadata.namespace ?? '';
-  const near = neighbours(pool, ranges, objectsOfKind(req.related, Kind.IPPool, IPAM_GROUP, namespace));
+  const near = neighbours(pool, ranges, objectsOf(req.related, Kind.IPPool, IPAM_GROUP, namespace));
   const problems = [...configProblems, ...near.problems];
   if (req.finalizing) {
     return { holdMessage: `IPPool ${pool.metadata.name ?? ''} is being deleted`, problems, notReadyReason: 'Deleting', foreignNames: near.foreignNames };
@@ -127,7 +118,7 @@ function holdPart(holdMessage: string | undefined): { holdMessage?: string } {
   return holdMessage === undefined ? {} : { holdMessage };
 }
 
-function runPlan(req: ParsedComposite, inputs: PoolInputs): CompositeSyncResponse {
+function runPlan(req: CompositeRequest, inputs: PoolInputs): CompositeSyncResponse {
   const { pool, namespace, capi } = inputs;
   const config = poolConfig(pool.spec);
   const decision = decide(pool, req, config.problems, config.ranges);
@@ -161,34 +152,14 @@ function runPlan(req: ParsedComposite, inputs: PoolInputs): CompositeSyncRespons
   return req.finalizing ? { children, finalized: finalizing.length === 0, status: newStatus } : { children, status: newStatus };
 }
 
-function reconcile(req: ParsedComposite): CompositeSyncResponse {
+function reconcile(req: CompositeRequest): CompositeSyncResponse {
   const pool = asPool(req.parent);
   const namespace = pool.metadata.namespace ?? '';
   const capi = capiVersionsOf(req.controller);
-  const clusters = capi === undefined ? undefined : objectsOfKind(req.related, Kind.Cluster, CAPI_GROUP, namespace);
+  const clusters = capi === undefined ? undefined : objectsOf(req.related, Kind.Cluster, CAPI_GROUP, namespace);
   const gate = clusterGate(pool, clusters);
   if (gate.frozen) return frozenResponse(req, pool, gate.reason, gate.message);
   return runPlan(req, { pool, namespace, capi });
-}
-
-/** A child returned exactly as observed (minus what Metacontroller and the API server add). */
-function echoChild(obj: KObject): KObject {
-  const labels = Object.fromEntries(Object.entries(obj.metadata.labels ?? {}).filter(([key]) => key !== CONTROLLER_UID_LABEL));
-  const owners = (obj.metadata.ownerReferences ?? []).filter((ref) => ref.controller !== true);
-  const metadata = { labels, name: obj.metadata.name, ...(owners.length > 0 && { ownerReferences: owners }) };
-  return sortedDeep({ apiVersion: obj.apiVersion, kind: obj.kind, metadata, spec: obj.spec }) as KObject;
-}
-
-function echoChildren(req: ParsedComposite): KObject[] {
-  const children: KObject[] = [];
-  for (const outer of Object.keys(req.children).sort()) {
-    const inner = req.children[outer] ?? {};
-    for (const key of Object.keys(inner).sort()) {
-      const obj = inner[key];
-      if (obj !== undefined) children.push(echoChild(obj));
-    }
-  }
-  return children;
 }
 
 function frozenCondition(pool: IPPool, reason: string, message: string): Condition {
@@ -199,12 +170,12 @@ function frozenCondition(pool: IPPool, reason: string, message: string): Conditi
 }
 
 /** Paused or waiting for its Cluster: keep every child, change nothing but the Ready condition. */
-function frozenResponse(req: ParsedComposite, pool: IPPool, reason: string, message: string): CompositeSyncResponse {
+function frozenResponse(req: CompositeRequest, pool: IPPool, reason: string, message: string): CompositeSyncResponse {
   const old: IPPoolStatus = Object.fromEntries(Object.entries(pool.status ?? {}).filter(([key]) => key !== 'observedGeneration'));
   const ironhook = { allocatedIPCount: 0, ...(old.ironhook ?? {}), errors: [message] };
   const conditions = [frozenCondition(pool, reason, message)];
   const status = sortedDeep({ ...old, conditions, ironhook }) as Record<string, unknown>;
-  const children = echoChildren(req);
+  const children = echoAllChildren(req.children);
   return req.finalizing ? { children, finalized: false, status } : { children, status };
 }
 

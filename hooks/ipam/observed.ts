@@ -5,7 +5,8 @@ import type { KObject } from '../../domain/k8s.js';
 import type { ObjectMap } from '../../domain/metacontroller.js';
 import { CAPI_IPAM_GROUP, IPAM_GROUP, Kind } from '../../domain/ipam/types.js';
 import type { ClaimKind } from './claims.js';
-import { compareText, objectsOfKind, recordField, stringField } from './request.js';
+import { compareText, objectsOf } from '../kit/index.js';
+import { recordField, stringField } from './request.js';
 
 export interface ObservedAddress {
   readonly kind: ClaimKind;
@@ -52,7 +53,7 @@ export function observedChildren(children: ObjectMap, namespace: string): Observ
     [CAPI_IPAM_GROUP, Kind.IPAddressClaim],
   ];
   for (const [group, kind] of sources) {
-    for (const obj of objectsOfKind(children, Kind.IPAddress, group, namespace)) {
+    for (const obj of objectsOf(children, Kind.IPAddress, group, namespace)) {
       const read = readChild(obj, kind);
       if (read === undefined) unreadable.push(`${group}/${obj.metadata.name ?? ''}`);
       else addresses.push(read);

@@ -13,7 +13,7 @@ import { unitInterval } from '../../domain/naming.js';
 import { claimKey, compareClaims, keyOf, type PoolClaim } from './claims.js';
 import type { ObservedAddress } from './observed.js';
 import { compareCandidates, type Candidate } from './preference.js';
-import { compareText } from './request.js';
+import { compareText } from '../kit/index.js';
 
 export interface PlanInput {
   readonly poolUid: string;

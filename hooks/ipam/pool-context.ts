@@ -5,7 +5,8 @@ import { buildRanges, findRange, rangesOverlap, type AddressRange } from '../../
 import type { IPPool, IPPoolSpec } from '../../domain/ipam/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import { clusterIndex, type ClusterIndex } from './claims.js';
-import { compareText, recordField, stringField, stringMap } from './request.js';
+import { compareText } from '../kit/index.js';
+import { recordField, stringField, stringMap } from './request.js';
 
 export interface PoolConfig {
   readonly ranges: readonly AddressRange[];

@@ -2,7 +2,7 @@
 // others, and the claim reports one; both sides use this order, so they always pick the same one.
 // The object the claim already reports comes first (so no consumer ever sees its address change),
 // then the oldest, then the one the pool's status commits, then the name.
-import { compareText } from './request.js';
+import { compareText } from '../kit/index.js';
 
 export interface Candidate {
   readonly created: string;

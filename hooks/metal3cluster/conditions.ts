@@ -3,7 +3,7 @@
 // status.deprecated.v1beta1.conditions. No clock is read: a condition keeps its old
 // lastTransitionTime while its status stays the same, and takes the newest observed timestamp
 // when it changes (docs/capm3.md, "Time").
-import { rec, str } from '../metal3data/request.js';
+import { rec, str } from '../kit/index.js';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
 

@@ -9,7 +9,7 @@
 import { canonicalize } from '../../domain/canonical.js';
 import { CAPI_V1BETA2, CLUSTER_NAME_LABEL } from '../../domain/capi/types.js';
 import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
-import { parseCustomize, rec } from '../metal3data/request.js';
+import { parseCustomize, rec } from '../kit/index.js';
 import { metav1Conditions, v1beta1Conditions, type ConditionSpec } from './conditions.js';
 import { clusterView, endpointProblem, METAL3CLUSTER_KIND, type ClusterView } from './view.js';
 
@@ -24,7 +24,7 @@ export const DELETE_WAIT_SECONDS = 30;
  * Metacontroller caches a customize answer per generation.
  */
 export function metal3clusterCustomize(request: unknown): CustomizeResponse {
-  const parent = parseCustomize(request, METAL3CLUSTER_KIND);
+  const { parent } = parseCustomize(request, METAL3CLUSTER_KIND);
   const namespace = parent.metadata.namespace ?? '';
   return {
     relatedResources: [

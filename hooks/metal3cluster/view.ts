@@ -2,7 +2,7 @@
 // Machines (label cluster.x-k8s.io/cluster-name), pause, external management, the endpoint.
 import { CAPI_GROUP, CLUSTER_NAME_LABEL, PAUSED_ANNOTATION } from '../../domain/capi/types.js';
 import type { KObject } from '../../domain/k8s.js';
-import { named, objectsOf, ownerOf, parseComposite, rec, str, type Composite } from '../metal3data/request.js';
+import { named, objectsOf, ownerOf, parseComposite, rec, str, type CompositeRequest } from '../kit/index.js';
 import { newest } from './conditions.js';
 
 export const METAL3CLUSTER_KIND = 'Metal3Cluster';
@@ -10,7 +10,7 @@ export const METAL3CLUSTER_KIND = 'Metal3Cluster';
 export const MANAGED_BY_ANNOTATION = 'cluster.x-k8s.io/managed-by';
 
 export interface ClusterView {
-  c: Composite;
+  c: CompositeRequest;
   /** The owner Cluster's name from ownerReferences ('' while Cluster API has not set one). */
   ownerName: string;
   cluster: KObject | undefined;

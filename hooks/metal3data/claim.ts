@@ -12,7 +12,7 @@ import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_CLAIM_LABEL, Kind, Resource, type ClaimSources, type Metal3DataClaimStatus } from '../../domain/metal3data/types.js';
-import { isDeleting, named, objectsOf, ownerOf, parseComposite, parseCustomize, rec, str, type Composite } from './request.js';
+import { isDeleting, named, objectsOf, ownerOf, parseComposite, parseCustomize, rec, str, type CompositeRequest } from '../kit/index.js';
 
 function templateName(claim: KObject): string {
   return str(rec(rec(claim.spec).template).name);
@@ -29,7 +29,7 @@ function metal3MachineName(claim: KObject): string {
 }
 
 export function metal3dataclaimCustomize(request: unknown): CustomizeResponse {
-  const claim = parseCustomize(request, Kind.Metal3DataClaim);
+  const { parent: claim } = parseCustomize(request, Kind.Metal3DataClaim);
   const namespace = claim.metadata.namespace ?? '';
   const rules: RelatedResourceRule[] = [
     { apiVersion: INFRA_V1BETA2, labelSelector: { matchLabels: { [DATA_CLAIM_LABEL]: labelValue(claim.metadata.name ?? '') } }, namespace, resource: Resource.Metal3Data },
@@ -42,7 +42,7 @@ export function metal3dataclaimCustomize(request: unknown): CustomizeResponse {
 }
 
 /** The claim's Metal3Data (live one first): same claim name and, when recorded, the claim's UID. */
-function dataOf(c: Composite): KObject | undefined {
+function dataOf(c: CompositeRequest): KObject | undefined {
   const uid = c.parent.metadata.uid;
   const mine = objectsOf(c.related, Kind.Metal3Data, INFRA_GROUP, c.namespace).filter((data) => {
     const owner = ownerOf(data, Kind.Metal3DataClaim, INFRA_GROUP);
@@ -59,7 +59,7 @@ function hostName(m3m: KObject): string {
 }
 
 /** The objects the data is rendered from, or what is still missing. */
-export function claimSources(c: Composite): ClaimSources {
+export function claimSources(c: CompositeRequest): ClaimSources {
   const m3mName = metal3MachineName(c.parent);
   if (m3mName === '') return { waitingFor: 'a Metal3Machine owner reference on the claim' };
   const m3m = named(objectsOf(c.related, CapiKind.Metal3Machine, INFRA_GROUP, c.namespace), m3mName);
@@ -74,7 +74,7 @@ export function claimSources(c: Composite): ClaimSources {
   return sources;
 }
 
-function claimStatus(c: Composite, data: KObject | undefined): Metal3DataClaimStatus {
+function claimStatus(c: CompositeRequest, data: KObject | undefined): Metal3DataClaimStatus {
   const status: Metal3DataClaimStatus = {};
   const error = templateNamespaceError(c.parent);
   if (error !== undefined) return { errorMessage: error };

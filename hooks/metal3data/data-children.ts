@@ -7,7 +7,7 @@ import type { KObject } from '../../domain/k8s.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_CLAIM_LABEL, DATA_LABEL, Kind, SECRET_TYPE, type Metal3DataStatus } from '../../domain/metal3data/types.js';
 import { addressFor, ipClaimName, type DataView, type NeededSecret } from './data-view.js';
-import { compareText, echoChild, isDeleting, named, ownerOf, rec, str } from './request.js';
+import { compareText, echoChild, isDeleting, named, ownerOf, rec, str } from '../kit/index.js';
 
 /** What one sync decides: the complete child list and the status. */
 export interface Outcome {

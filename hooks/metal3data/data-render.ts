@@ -9,7 +9,7 @@ import { META_DATA_KEY, type SourceObject } from '../../domain/metal3data/types.
 import type { KObject } from '../../domain/k8s.js';
 import { echoSecret, ipClaimChildren, keepAll, newSecret, statusOf, waiting, type Outcome, type SecretState } from './data-children.js';
 import { addressFor, type DataView, type NeededSecret } from './data-view.js';
-import { rec } from './request.js';
+import { rec } from '../kit/index.js';
 
 function lookupIn(v: DataView): (object: SourceObject, annotation: string) => string | undefined {
   return (object, annotation) => {

@@ -6,7 +6,7 @@ import { IPAM_GROUP, Kind as IpamKind } from '../../domain/ipam/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { PoolAddress } from '../../domain/metal3data/context.js';
 import { Kind, META_DATA_KEY, NETWORK_DATA_KEY, RenderAnnotation, type Metal3DataTemplateSpec } from '../../domain/metal3data/types.js';
-import { isDeleting, named, objectsOf, ownerOf, rec, str, type Composite } from './request.js';
+import { isDeleting, named, objectsOf, ownerOf, rec, str, type CompositeRequest } from '../kit/index.js';
 
 export interface NeededSecret {
   key: typeof META_DATA_KEY | typeof NETWORK_DATA_KEY;
@@ -14,7 +14,7 @@ export interface NeededSecret {
 }
 
 export interface DataView {
-  c: Composite;
+  c: CompositeRequest;
   data: KObject;
   name: string;
   namespace: string;
@@ -65,7 +65,7 @@ export function liveClaim(v: DataView): KObject | undefined {
   return owner === undefined || claim.metadata.uid === undefined || owner.uid === claim.metadata.uid ? claim : undefined;
 }
 
-export function readView(c: Composite): DataView {
+export function readView(c: CompositeRequest): DataView {
   const data = c.parent;
   const ns = c.namespace;
   const template = named(objectsOf(c.related, Kind.Metal3DataTemplate, INFRA_GROUP, ns), templateNameOf(data));

@@ -16,14 +16,14 @@ import { DATA_LABEL, Kind, RenderAnnotation, Resource, type Metal3DataStatus } f
 import { heldAddresses, keepAll, readyStatus, secretState, waiting, type Outcome } from './data-children.js';
 import { render } from './data-render.js';
 import { claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
-import { canonicalChild, compareText, parseComposite, parseCustomize, rec } from './request.js';
+import { canonicalChild, compareText, parseComposite, parseCustomize, rec } from '../kit/index.js';
 
 function byName(names: readonly string[]): string[] {
   return [...new Set(names.filter((n) => n !== ''))].sort();
 }
 
 export function metal3dataCustomize(request: unknown): CustomizeResponse {
-  const data = parseCustomize(request, Kind.Metal3Data);
+  const { parent: data } = parseCustomize(request, Kind.Metal3Data);
   const namespace = data.metadata.namespace ?? '';
   const annotations = data.metadata.annotations ?? {};
   const rule = (apiVersion: string, resource: string, name: string | undefined): RelatedResourceRule[] =>

@@ -12,12 +12,12 @@ import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/meta
 import { labelValue } from '../../domain/naming.js';
 import { indexEntries, planIndexes, type Assignment, type ClaimInfo, type DataInfo } from '../../domain/metal3data/indexes.js';
 import { DATA_CLAIM_LABEL, Kind, RenderAnnotation, Resource, type ClaimSources, type IndexEntry } from '../../domain/metal3data/types.js';
-import { canonicalChild, echoChild, isDeleting, objectsOf, ownerOf, parseComposite, parseCustomize, rec, str, type Composite } from './request.js';
+import { canonicalChild, echoChild, isDeleting, objectsOf, ownerOf, parseComposite, parseCustomize, rec, str, type CompositeRequest } from '../kit/index.js';
 
 const RENDER_ANNOTATIONS = Object.values(RenderAnnotation);
 
 export function metal3datatemplateCustomize(request: unknown): CustomizeResponse {
-  const parent = parseCustomize(request, Kind.Metal3DataTemplate);
+  const { parent } = parseCustomize(request, Kind.Metal3DataTemplate);
   return { relatedResources: [{ apiVersion: INFRA_V1BETA2, namespace: parent.metadata.namespace ?? '', resource: Resource.Metal3DataClaim }] };
 }
 
@@ -42,7 +42,7 @@ function referencesTemplate(claim: KObject, template: KObject): boolean {
   return str(ref.name) === template.metadata.name && (namespace === '' || namespace === template.metadata.namespace);
 }
 
-function claimsOf(c: Composite): ClaimView[] {
+function claimsOf(c: CompositeRequest): ClaimView[] {
   return objectsOf(c.related, Kind.Metal3DataClaim, INFRA_GROUP, c.namespace)
     .filter((claim) => referencesTemplate(claim, c.parent))
     .map(claimView);
@@ -59,7 +59,7 @@ function dataInfo(obj: KObject): DataInfo | undefined {
   return info;
 }
 
-function dataChildren(c: Composite): { obj: KObject; info: DataInfo }[] {
+function dataChildren(c: CompositeRequest): { obj: KObject; info: DataInfo }[] {
   return objectsOf(c.children, Kind.Metal3Data, INFRA_GROUP, c.namespace).flatMap((obj) => {
     const info = dataInfo(obj);
     return info === undefined ? [] : [{ obj, info }];
@@ -112,14 +112,14 @@ interface Planned {
   liveClaims: string[];
 }
 
-function childFor(assignment: Assignment, c: Composite, claims: Map<string, ClaimView>, observed: Map<string, KObject>): KObject | undefined {
+function childFor(assignment: Assignment, c: CompositeRequest, claims: Map<string, ClaimView>, observed: Map<string, KObject>): KObject | undefined {
   const existing = assignment.data === undefined ? undefined : observed.get(assignment.data.name);
   if (existing !== undefined) return echoChild(existing, ['spec'], RENDER_ANNOTATIONS);
   const claim = claims.get(assignment.claim);
   return claim?.info.ready === true ? newData(c.parent, claim, assignment.index) : undefined;
 }
 
-function plan(c: Composite): Planned {
+function plan(c: CompositeRequest): Planned {
   const claims = claimsOf(c);
   const datas = dataChildren(c);
   const lastUpdated = str(rec(c.parent.status).lastUpdated);
@@ -149,7 +149,7 @@ function committedIndexes(template: KObject): IndexEntry[] {
 }
 
 /** The newest timestamp among the template, its claims and its data (no clock is read). */
-function lastUpdated(c: Composite): string | undefined {
+function lastUpdated(c: CompositeRequest): string | undefined {
   const stamps = [c.parent.metadata.creationTimestamp, str(rec(c.parent.status).lastUpdated)];
   for (const obj of [...claimsOf(c).map((v) => v.obj), ...objectsOf(c.children, Kind.Metal3Data, INFRA_GROUP, c.namespace)]) {
     stamps.push(obj.metadata.creationTimestamp, obj.metadata.deletionTimestamp);
@@ -157,7 +157,7 @@ function lastUpdated(c: Composite): string | undefined {
   return stamps.filter((s): s is string => s !== undefined && s !== '').sort().at(-1);
 }
 
-function status(c: Composite, indexes: IndexEntry[]): Record<string, unknown> {
+function status(c: CompositeRequest, indexes: IndexEntry[]): Record<string, unknown> {
   const updated = lastUpdated(c);
   return { indexes, ...(updated !== undefined && { lastUpdated: updated }) };
 }
@@ -167,7 +167,7 @@ function status(c: Composite, indexes: IndexEntry[]): Record<string, unknown> {
  * does not record. A composite hook cannot leave the status alone, and the parent may be one
  * status write behind its children (Metacontroller's cache), so echoing it would drop them.
  */
-function pausedStatus(c: Composite): Record<string, unknown> {
+function pausedStatus(c: CompositeRequest): Record<string, unknown> {
   const old = Object.fromEntries(Object.entries(rec(c.parent.status)).filter(([key]) => key !== 'observedGeneration'));
   const recorded = committedIndexes(c.parent);
   const known = new Set(recorded.map((entry) => entry.index));
@@ -179,7 +179,7 @@ function pausedStatus(c: Composite): Record<string, unknown> {
 }
 
 /** Paused (cluster.x-k8s.io/paused): keep every child, and the status unless it is behind them. */
-function paused(c: Composite): CompositeSyncResponse {
+function paused(c: CompositeRequest): CompositeSyncResponse {
   const children = objectsOf(c.children, Kind.Metal3Data, INFRA_GROUP, c.namespace).map((obj) => echoChild(obj, ['spec'], RENDER_ANNOTATIONS));
   return { children: children.map(canonicalChild), status: pausedStatus(c) };
 }

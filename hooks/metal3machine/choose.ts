@@ -5,7 +5,7 @@
 // resourceVersion test of the claim patch lets exactly one win and the other chooses again.
 import type { KObject } from '../../domain/k8s.js';
 import { shortHash } from '../../domain/naming.js';
-import { isDeleting, rec, str } from '../metal3data/request.js';
+import { isDeleting, rec, str } from '../kit/index.js';
 import type { MachineContext } from './context.js';
 import { CONTROL_PLANE_GROUP, CONTROL_PLANE_NAME_LABEL, DEPLOYMENT_NAME_LABEL, FAILURE_DOMAIN_LABEL, HOST_PAUSED_ANNOTATION, NODE_REUSE_LABEL, UNHEALTHY_ANNOTATIONS } from './names.js';
 import { consumerOf, hostState } from './observed.js';

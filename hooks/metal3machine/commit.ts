@@ -6,7 +6,7 @@ import { copiedLabels, INFRA_V1BETA2 } from '../../domain/capi/types.js';
 import { canonicalize } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
-import { compareText, echoChild, rec, str } from '../metal3data/request.js';
+import { compareText, echoChild, rec, str } from '../kit/index.js';
 import { consumedByMe } from './choose.js';
 import { machineConditions } from './conditions.js';
 import type { MachineContext } from './context.js';

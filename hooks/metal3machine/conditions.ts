@@ -2,7 +2,7 @@
 // status.conditions, the v1beta1 Cluster API ones in status.deprecated.v1beta1.conditions. A
 // condition appears once its step has been reached; every False one says what it waits for.
 // lastTransitionTime moves only when a condition's status changes, to the newest observed time.
-import { isRecord } from '../metal3data/request.js';
+import { isRecord } from '../kit/index.js';
 import type { MachineContext } from './context.js';
 import { Condition, MachineState as S, Reason, V1Beta1Condition, V1Beta1Reason } from './names.js';
 import type { Decision } from './outcome.js';

@@ -6,7 +6,7 @@ import { NODE_OPERATION_KIND, OBJECT_PATCH_KIND, PURPOSE_LABEL } from '../../dom
 import type { KObject } from '../../domain/k8s.js';
 import { DATA_CLAIM_LABEL, Kind as DataKind } from '../../domain/metal3data/types.js';
 import { labelValue } from '../../domain/naming.js';
-import { isDeleting, named, objectsOf, ownerOf, rec, str, type Composite, type Rec } from '../metal3data/request.js';
+import { isDeleting, named, objectsOf, ownerOf, rec, str, type CompositeRequest, type Rec } from '../kit/index.js';
 import { CLONED_FROM_NAME_ANNOTATION, MachineState, type Purpose } from './names.js';
 import { sequenceOf } from './observed.js';
 
@@ -59,7 +59,7 @@ function newestTime(ctx: MachineContext): string {
 }
 
 
-function machineOf(c: Composite): KObject | undefined {
+function machineOf(c: CompositeRequest): KObject | undefined {
   const ref = ownerOf(c.parent, CapiKind.Machine, CAPI_GROUP);
   return ref === undefined ? undefined : objectsOf(c.related, CapiKind.Machine, CAPI_GROUP, c.namespace).find((m) => m.metadata.name === ref.name && (ref.uid === '' || m.metadata.uid === ref.uid));
 }
@@ -69,13 +69,13 @@ function clusterNameOf(m3m: KObject, machine: KObject | undefined): string {
   return machine?.metadata.labels?.[CLUSTER_NAME_LABEL] ?? m3m.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '';
 }
 
-function metal3ClusterOf(c: Composite, cluster: KObject | undefined): KObject | undefined {
+function metal3ClusterOf(c: CompositeRequest, cluster: KObject | undefined): KObject | undefined {
   const name = str(rec(rec(cluster?.spec).infrastructureRef).name);
   return named(objectsOf(c.related, 'Metal3Cluster', INFRA_GROUP, c.namespace), name);
 }
 
 /** The claim's Metal3Data: names this machine's claim, not being deleted first. */
-function datasOf(c: Composite): KObject[] {
+function datasOf(c: CompositeRequest): KObject[] {
   const name = c.parent.metadata.name ?? '';
   const mine = objectsOf(c.related, DataKind.Metal3Data, INFRA_GROUP, c.namespace).filter(
     (data) => data.metadata.labels?.[DATA_CLAIM_LABEL] === labelValue(name) && str(rec(rec(data.spec).claim).name) === name,
@@ -83,7 +83,7 @@ function datasOf(c: Composite): KObject[] {
   return [...mine.filter((d) => !isDeleting(d)), ...mine.filter(isDeleting)];
 }
 
-function requestsOf(c: Composite): KObject[] {
+function requestsOf(c: CompositeRequest): KObject[] {
   const patches = objectsOf(c.children, OBJECT_PATCH_KIND, IRONHOOK_GROUP, c.namespace);
   const nodes = objectsOf(c.children, NODE_OPERATION_KIND, IRONHOOK_GROUP, c.namespace);
   return [...patches, ...nodes].sort((a, b) => sequenceOf(a) - sequenceOf(b));
@@ -98,7 +98,7 @@ function highestSequence(status: Rec, requests: readonly KObject[]): number {
 type Optional = Pick<MachineContext, 'machine' | 'cluster' | 'metal3Cluster' | 'template' | 'claimChild'>;
 
 /** The objects a machine may lack, as present-or-absent keys (exactOptionalPropertyTypes). */
-function optionalObjects(c: Composite, machine: KObject | undefined, cluster: KObject | undefined): Optional {
+function optionalObjects(c: CompositeRequest, machine: KObject | undefined, cluster: KObject | undefined): Optional {
   const templateName = c.parent.metadata.annotations?.[CLONED_FROM_NAME_ANNOTATION] ?? '';
   const found: Record<keyof Optional, KObject | undefined> = {
     machine,
@@ -110,7 +110,7 @@ function optionalObjects(c: Composite, machine: KObject | undefined, cluster: KO
   return Object.fromEntries(Object.entries(found).filter(([, obj]) => obj !== undefined));
 }
 
-export function readContext(c: Composite): MachineContext {
+export function readContext(c: CompositeRequest): MachineContext {
   const m3m = c.parent;
   const status = rec(m3m.status);
   const machine = machineOf(c);

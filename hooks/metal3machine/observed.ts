@@ -1,7 +1,7 @@
 // Small readers of observed objects: request sequence and outcome, timestamps, host fields.
 import type { KObject } from '../../domain/k8s.js';
 import { Phase } from '../../domain/operations.js';
-import { rec, str } from '../metal3data/request.js';
+import { rec, str } from '../kit/index.js';
 
 /** The attempt number at the end of a request's name (`<machine>-<purpose>-<sequence>`). */
 export function sequenceOf(request: KObject): number {

@@ -7,7 +7,7 @@ import { pointerSegment, type JsonPatchOperation, type PatchTarget } from '../..
 import { BAREMETALHOST_ANNOTATION, CLUSTER_NAME_LABEL, INFRA_V1BETA2 } from '../../domain/capi/types.js';
 import { canonicalJSON } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
-import { rec, str } from '../metal3data/request.js';
+import { rec, str } from '../kit/index.js';
 import type { MachineContext } from './context.js';
 import { HOST_PAUSED_ANNOTATION, HOST_STATUS_ANNOTATION, NODE_REUSE_LABEL, PAUSED_BY_CAPM3 } from './names.js';
 import { hostSpec } from './observed.js';

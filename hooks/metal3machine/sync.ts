@@ -5,7 +5,7 @@ import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_CLAIM_LABEL, Resource } from '../../domain/metal3data/types.js';
-import { parseComposite, parseCustomize } from '../metal3data/request.js';
+import { parseComposite, parseCustomize } from '../kit/index.js';
 import { commit } from './commit.js';
 import { readContext } from './context.js';
 import { CLONED_FROM_NAME_ANNOTATION } from './names.js';
@@ -35,7 +35,7 @@ export function metal3machineSync(request: unknown): CompositeSyncResponse {
 
 /** Related: owner Machine, Cluster, the namespace's Metal3Clusters and hosts, its Metal3Data, its template. */
 export function metal3machineCustomize(request: unknown): CustomizeResponse {
-  const m3m = parseCustomize(request, CapiKind.Metal3Machine);
+  const { parent: m3m } = parseCustomize(request, CapiKind.Metal3Machine);
   const namespace = m3m.metadata.namespace ?? '';
   const name = m3m.metadata.name ?? '';
   const rules: RelatedResourceRule[] = [

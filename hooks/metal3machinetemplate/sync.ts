@@ -10,14 +10,13 @@
 // still shows the resourceVersion it was tested against (the cache has not caught up, or the
 // pool could not apply it and nothing changed since) and dropped once the machine shows the
 // value; a machine that changed again gets the next sequence.
-import { canonicalize } from '../../domain/canonical.js';
 import { isObjectPatch, OBJECT_PATCH_KIND, PURPOSE_LABEL, REQUESTED_BY_LABEL, type ObjectPatch } from '../../domain/capi/requests.js';
 import { CapiKind, INFRA_GROUP, INFRA_V1BETA2, PAUSED_ANNOTATION } from '../../domain/capi/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
 import { labelValue, operationName } from '../../domain/naming.js';
 import { IRONHOOK_API_VERSION, Phase } from '../../domain/operations.js';
-import { compareText, echoChild, isDeleting, objectsOf, parseComposite, parseCustomize, rec, str, type Composite } from '../metal3data/request.js';
+import { echoChild, isDeleting, objectsOf, parseComposite, parseCustomize, rec, sortedByName, str, type CompositeRequest } from '../kit/index.js';
 
 export const METAL3MACHINETEMPLATE_KIND = 'Metal3MachineTemplate';
 export const CLONED_FROM_NAME = 'cluster.x-k8s.io/cloned-from-name';
@@ -27,7 +26,7 @@ export const CLEANING_PURPOSE = 'cleaning-mode';
 
 /** Every Metal3Machine of the namespace; the cloned-from annotations are matched in sync. */
 export function metal3machinetemplateCustomize(request: unknown): CustomizeResponse {
-  const parent = parseCustomize(request, METAL3MACHINETEMPLATE_KIND);
+  const { parent } = parseCustomize(request, METAL3MACHINETEMPLATE_KIND);
   return { relatedResources: [{ apiVersion: INFRA_V1BETA2, namespace: parent.metadata.namespace ?? '', resource: 'metal3machines' }] };
 }
 
@@ -54,7 +53,7 @@ function testedVersion(patch: ObjectPatch): string {
 }
 
 /** The newest cleaning patch per machine (by sequence). */
-function patchesByMachine(c: Composite): Map<string, PatchView> {
+function patchesByMachine(c: CompositeRequest): Map<string, PatchView> {
   const out = new Map<string, PatchView>();
   for (const obj of objectsOf(c.children, OBJECT_PATCH_KIND, 'ironhook.dev', c.namespace)) {
     if (!isObjectPatch(obj) || obj.metadata.labels?.[PURPOSE_LABEL] !== CLEANING_PURPOSE) continue;
@@ -97,7 +96,7 @@ function patchFor(template: KObject, machine: KObject, mode: string, last: Patch
   return newPatch(template, machine, mode, last.sequence + 1);
 }
 
-function desiredChildren(c: Composite, mode: string): KObject[] {
+function desiredChildren(c: CompositeRequest, mode: string): KObject[] {
   const template = c.parent.metadata.name ?? '';
   const patches = patchesByMachine(c);
   const children: KObject[] = [];
@@ -109,17 +108,13 @@ function desiredChildren(c: Composite, mode: string): KObject[] {
   return children;
 }
 
-function sorted(children: KObject[]): KObject[] {
-  return children.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? '')).map((child) => canonicalize(child) as KObject);
-}
-
 export function metal3machinetemplateSync(request: unknown): CompositeSyncResponse {
   const c = parseComposite(request, METAL3MACHINETEMPLATE_KIND);
   if (c.parent.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined) {
     // Paused: change nothing, so keep every child exactly as observed.
     const kept = objectsOf(c.children, OBJECT_PATCH_KIND, 'ironhook.dev', c.namespace).map((obj) => echoChild(obj, ['spec']));
-    return { children: sorted(kept), status: {} };
+    return { children: sortedByName(kept), status: {} };
   }
   const mode = str(rec(rec(rec(c.parent.spec).template).spec).automatedCleaningMode);
-  return { children: mode === '' ? [] : sorted(desiredChildren(c, mode)), status: {} };
+  return { children: mode === '' ? [] : sortedByName(desiredChildren(c, mode)), status: {} };
 }

@@ -12,7 +12,7 @@ import { Capm3Kind, RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import { labelValue, operationName } from '../../domain/naming.js';
 import { IRONHOOK_API_VERSION, Phase } from '../../domain/operations.js';
-import { echoChild, isDeleting } from '../metal3data/request.js';
+import { echoChild, isDeleting } from '../kit/index.js';
 import { attemptOf, Purpose, type RemediationContext } from './context.js';
 
 export const UNHEALTHY_ANNOTATION = 'capm3.metal3.io/unhealthy';

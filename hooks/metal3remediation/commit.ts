@@ -4,7 +4,7 @@ import { RemediationPhase } from '../../domain/capm3/types.js';
 import { canonicalize } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
-import { compareText } from '../metal3data/request.js';
+import { compareText } from '../kit/index.js';
 import { fenceRequest, giveUpPatches, keptChildren, restoreRequest } from './children.js';
 import type { RemediationContext } from './context.js';
 import type { Outcome } from './outcome.js';

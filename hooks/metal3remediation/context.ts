@@ -4,7 +4,7 @@
 import { isNodeOperation, isObjectPatch, NODE_OPERATION_KIND, OBJECT_PATCH_KIND, PURPOSE_LABEL, type NodeOperation, type ObjectPatch } from '../../domain/capi/requests.js';
 import { Capm3Kind, REMEDIATION_DEFAULTS, RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';
-import { named, objectsOf, parseComposite, rec, str } from '../metal3data/request.js';
+import { named, objectsOf, parseComposite, rec, str } from '../kit/index.js';
 import { BMH_GROUP, powerOffAnnotation, resolveTarget } from './resolve.js';
 
 export const IRONHOOK_GROUP = 'ironhook.dev';

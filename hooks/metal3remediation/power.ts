@@ -9,7 +9,7 @@ import { Capm3Kind, RemediationPhase } from '../../domain/capm3/types.js';
 import { canonicalize } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CustomizeResponse, DecoratorSyncResponse, ObjectMap } from '../../domain/metacontroller.js';
-import { isDeleting, isRecord, objectsOf, rec, str } from '../metal3data/request.js';
+import { isDeleting, isRecord, objectsOf, rec, str } from '../kit/index.js';
 import { HookInputError } from '../types.js';
 import { POWER_OFF_PREFIX, POWER_OFF_VALUE, powerOffAnnotation, resolveTarget } from './resolve.js';
 

@@ -7,7 +7,7 @@
 import { BAREMETALHOST_ANNOTATION, CAPI_GROUP, CapiKind, INFRA_GROUP } from '../../domain/capi/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { ObjectMap } from '../../domain/metacontroller.js';
-import { named, objectsOf, ownerOf, rec, str } from '../metal3data/request.js';
+import { named, objectsOf, ownerOf, rec, str } from '../kit/index.js';
 
 export const BMH_GROUP = 'metal3.io';
 /** The per-remediation phased-reboot annotation that keeps the host powered off (BMO semantics). */

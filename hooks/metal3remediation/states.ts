@@ -14,7 +14,7 @@
 //   Failed            nothing (terminal)
 // Before any of it: bmh.spec.online == false → Failed; a strategy other than Reboot → nothing.
 import { REBOOT_STRATEGY, RemediationPhase } from '../../domain/capm3/types.js';
-import { rec } from '../metal3data/request.js';
+import { rec } from '../kit/index.js';
 import { backups, isFinished, nodeOperation } from './children.js';
 import { attemptOf, Purpose, type RemediationContext } from './context.js';
 import { advance, wait, type Outcome } from './outcome.js';

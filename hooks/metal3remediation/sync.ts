@@ -8,7 +8,7 @@ import { CAPI_GROUP, CAPI_V1BETA2, CapiKind, INFRA_V1BETA2 } from '../../domain/
 import { Capm3Kind } from '../../domain/capm3/types.js';
 import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
 import { IRONHOOK_API_VERSION } from '../../domain/operations.js';
-import { parseCustomize, rec } from '../metal3data/request.js';
+import { parseCustomize, rec } from '../kit/index.js';
 import { backups, isFinished, nodeOperation } from './children.js';
 import { commit } from './commit.js';
 import { attemptOf, Purpose, remediationContext, type RemediationContext } from './context.js';
@@ -17,7 +17,7 @@ import type { Outcome } from './outcome.js';
 
 /** Its Machine by name (owner reference, else its own name); the rest of the namespace by type. */
 export function metal3remediationCustomize(request: unknown): CustomizeResponse {
-  const parent = parseCustomize(request, Capm3Kind.Metal3Remediation);
+  const { parent } = parseCustomize(request, Capm3Kind.Metal3Remediation);
   const namespace = parent.metadata.namespace ?? '';
   const machines = new Set([parent.metadata.name ?? '']);
   for (const ref of parent.metadata.ownerReferences ?? []) {

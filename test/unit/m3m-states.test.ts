@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { chooseHost, rankHosts } from '../../hooks/metal3machine/choose.js';
 import { readContext } from '../../hooks/metal3machine/context.js';
 import { MachineState } from '../../hooks/metal3machine/names.js';
-import { parseComposite } from '../../hooks/metal3data/request.js';
+import { parseComposite } from '../../hooks/kit/index.js';
 import { machine, type MachineBuilder } from '../support/machine-builder.js';
 import { associationRows } from './m3m/association.rows.js';
 import { choiceRows } from './m3m/choice.rows.js';

@@ -2,7 +2,7 @@
 // (with the node-reuse label when the template asks for it), then let the finalizer go.
 import { PatchReason } from '../../../domain/capi/requests.js';
 import type { KObject } from '../../../domain/k8s.js';
-import { rec, str } from '../../metal3data/request.js';
+import { rec, str } from '../../kit/index.js';
 import { consumedByMe, reuseLabelValue } from '../choose.js';
 import { latestRequest, type MachineContext } from '../context.js';
 import { FailureReason, HOST_WRITES, MachineState as S, Purpose, Reason } from '../names.js';

@@ -2,7 +2,7 @@
 import { PatchReason } from '../../../domain/capi/requests.js';
 import { BAREMETALHOST_ANNOTATION } from '../../../domain/capi/types.js';
 import type { KObject } from '../../../domain/k8s.js';
-import { rec, str } from '../../metal3data/request.js';
+import { rec, str } from '../../kit/index.js';
 import { hostNamed, latestRequest, type MachineContext } from '../context.js';
 import { Purpose } from '../names.js';
 import { isInFlight, patchReason } from '../observed.js';

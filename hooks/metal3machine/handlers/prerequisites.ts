@@ -2,7 +2,7 @@
 // pause propagation and bootstrap data (§4.2, §4.3, §4.9).
 import { CLUSTER_NAME_LABEL } from '../../../domain/capi/types.js';
 import type { KObject } from '../../../domain/k8s.js';
-import { rec, str } from '../../metal3data/request.js';
+import { rec, str } from '../../kit/index.js';
 import { isPausedContext, type MachineContext } from '../context.js';
 import { HOST_PAUSED_ANNOTATION, MachineState as S, PAUSED_BY_CAPM3, Purpose, Reason } from '../names.js';
 import { cont, poll, wait, type Outcome, type RequestIntent } from '../outcome.js';

@@ -3,7 +3,7 @@
 import type { KObject } from '../../../domain/k8s.js';
 import { NodeAction } from '../../../domain/capi/requests.js';
 import { canonicalJSON } from '../../../domain/canonical.js';
-import { rec, str } from '../../metal3data/request.js';
+import { rec, str } from '../../kit/index.js';
 import { latestRequest, type MachineContext } from '../context.js';
 import { FailureReason, MachineState as S, providerID, ProviderIDPrefix, Purpose, Reason } from '../names.js';
 import { hostSpec, hostState, isInFlight, phaseOf, requestMessage } from '../observed.js';

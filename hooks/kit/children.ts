@@ -1,65 +1,14 @@
-// Reading Metacontroller v2 requests for the Metal3Data controllers: a malformed body is a
-// HookInputError (HTTP 400, never a 200 that would delete children); objects of a kind are
-// found by group whatever version the rule used, from the parent's namespace, sorted by name.
+// Observed objects and the children a hook returns: lookup by kind and name (objects of a kind
+// are found by group whatever version the rule used, from the parent's namespace, sorted by
+// name), owner references, and a child echoed as observed.
 import type { KObject, OwnerReference } from '../../domain/k8s.js';
-import { compareText, isKObject, objectsInNamespace as objectsOf, type ObjectMap } from '../../domain/metacontroller.js';
+import { compareText, objectsInNamespace as objectsOf, type ObjectMap } from '../../domain/metacontroller.js';
 import { canonicalize } from '../../domain/canonical.js';
 import { CONTROLLER_UID_LABEL } from '../../domain/capi/types.js';
-import { HookInputError } from '../types.js';
-import { isRecord } from '../../domain/records.js';
 
-export { isRecord };
+export { compareText, objectsOf };
 
-export interface Composite {
-  parent: KObject;
-  namespace: string;
-  children: ObjectMap;
-  related: ObjectMap;
-  finalizing: boolean;
-}
-
-export type Rec = Record<string, unknown>;
-
-export function rec(value: unknown): Rec {
-  return isRecord(value) ? value : {};
-}
-
-export function str(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
-function requireParent(value: unknown, kind: string): KObject {
-  if (!isKObject(value)) throw new HookInputError('parent must be a Kubernetes object');
-  if (value.kind !== kind) throw new HookInputError(`parent must be a ${kind}, got ${value.kind}`);
-  if (typeof value.metadata.name !== 'string' || typeof value.metadata.namespace !== 'string') {
-    throw new HookInputError('parent must have metadata.name and metadata.namespace');
-  }
-  return value;
-}
-
-function objectMap(value: unknown, field: string): ObjectMap {
-  if (value === undefined) return {};
-  if (!isRecord(value)) throw new HookInputError(`${field} must be an object map`);
-  return value as ObjectMap;
-}
-
-export function parseComposite(request: unknown, kind: string): Composite {
-  if (!isRecord(request)) throw new HookInputError('request must be a JSON object');
-  const parent = requireParent(request.parent, kind);
-  return {
-    parent,
-    namespace: parent.metadata.namespace ?? '',
-    children: objectMap(request.children, 'children'),
-    related: objectMap(request.related, 'related'),
-    finalizing: request.finalizing === true,
-  };
-}
-
-export function parseCustomize(request: unknown, kind: string): KObject {
-  if (!isRecord(request)) throw new HookInputError('request must be a JSON object');
-  return requireParent(request.parent, kind);
-}
-
+/** The object called `name`, if any (none for an empty name). */
 export function named(objects: readonly KObject[], name: string): KObject | undefined {
   return name === '' ? undefined : objects.find((obj) => obj.metadata.name === name);
 }
@@ -99,9 +48,25 @@ export function echoChild(obj: KObject, fields: readonly string[], annotationKey
   return out;
 }
 
-export { compareText, objectsOf };
-
 /** A child with its keys sorted at every level, so equal children are equal text (metacontroller.md F3). */
 export function canonicalChild(obj: KObject): KObject {
   return canonicalize(obj) as KObject;
+}
+
+/** Every observed child, in object-map key order then name order, echoed with its spec and canonical. */
+export function echoAllChildren(children: ObjectMap): KObject[] {
+  const out: KObject[] = [];
+  for (const outer of Object.keys(children).sort()) {
+    const inner = children[outer] ?? {};
+    for (const key of Object.keys(inner).sort()) {
+      const obj = inner[key];
+      if (obj !== undefined) out.push(canonicalChild(echoChild(obj, ['spec'])));
+    }
+  }
+  return out;
+}
+
+/** Children sorted by name, each canonical. */
+export function sortedByName(children: KObject[]): KObject[] {
+  return children.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? '')).map(canonicalChild);
 }
