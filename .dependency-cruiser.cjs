@@ -50,6 +50,27 @@ module.exports = {
       to: { path: ['^hooks/', '^drivers/', '^(express|pino|prom-client|@kubernetes/client-node|undici)$'] },
     },
     {
+      name: 'domain-no-node-builtins',
+      severity: 'error',
+      comment: 'domain/ runs in the hooks and the pool alike and does no I/O: no Node built-in but node:crypto (hashing, e.g. request names).',
+      from: { path: '^domain/' },
+      to: { dependencyTypes: ['core'], pathNot: '^(node:)?crypto$' },
+    },
+    {
+      name: 'controllers-not-to-each-other',
+      severity: 'error',
+      comment: 'A controller folder (hooks/<controller>/) imports its own files, hooks/kit/, the top-level hooks/*.ts and domain/, never another controller folder: what two controllers share goes into hooks/kit/ or domain/.',
+      from: { path: '^hooks/([^/]+)/', pathNot: '^hooks/(kit|server)/' },
+      to: { path: '^hooks/[^/]+/', pathNot: ['^hooks/$1/', '^hooks/(kit|server)/'] },
+    },
+    {
+      name: 'kit-imports-only-domain',
+      severity: 'error',
+      comment: 'hooks/kit/ is what every controller shares: it imports only itself and domain/ (no controller, no server, no hooks/*.ts, no npm or Node module).',
+      from: { path: '^hooks/kit/' },
+      to: { pathNot: '^(hooks/kit|domain)/' },
+    },
+    {
       name: 'drivers-not-to-hooks',
       severity: 'error',
       from: { path: '^drivers/' },
