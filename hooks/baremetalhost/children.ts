@@ -39,7 +39,3 @@ export function firmwareSettingsChild(ctx: HostContext, status: BareMetalHostSta
   }
   return { apiVersion: METAL3_API_VERSION, kind: 'HostFirmwareSettings', metadata: { name: ctx.name }, spec: { settings: {} } };
 }
-
-export function sortChildren(children: KObject[]): KObject[] {
-  return [...children].sort((a, b) => `${a.kind}/${a.metadata.name ?? ''}`.localeCompare(`${b.kind}/${b.metadata.name ?? ''}`));
-}

@@ -9,7 +9,8 @@ import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
 import { Phase } from '../../domain/operations.js';
 import { hasBMC } from './context.js';
 import type { HostContext } from './context.js';
-import { firmwareSettingsChild, hardwareDataChild, monitorChild, sortChildren } from './children.js';
+import { firmwareSettingsChild, hardwareDataChild, monitorChild } from './children.js';
+import { sortedByKindAndName } from '../kit/index.js';
 import { describeRequest } from './handlers/common.js';
 import type { Decision, Outcome, RequestIntent } from './outcome.js';
 import { GATE_TARGET, admitted, pendingEntry } from './prologue.js';
@@ -121,7 +122,7 @@ function assembleChildren(ctx: HostContext, decision: Decision, status: BareMeta
   if (monitorWanted(ctx, decision, status)) {
     children.push(monitorChild(ctx));
   }
-  return sortChildren(children.filter((child): child is KObject => child !== undefined));
+  return sortedByKindAndName(children.filter((child): child is KObject => child !== undefined));
 }
 
 export function commit(ctx: HostContext, outcome: Outcome): CompositeSyncResponse {

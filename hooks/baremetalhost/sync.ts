@@ -12,7 +12,7 @@ import type { StatusPatch } from './outcome.js';
 import { prologue } from './prologue.js';
 import { isBehind, normalizeStatus, recoverFromRequest } from './status.js';
 import { handlerFor } from './states.js';
-import { sortChildren } from './children.js';
+import { sortedByKindAndName } from '../kit/index.js';
 
 const LAST_APPLIED = 'metacontroller.k8s.io/last-applied-configuration';
 
@@ -61,7 +61,7 @@ function unchanged(ctx: HostContext, body: unknown): CompositeSyncResponse {
   const children = Object.values(request.children).flatMap((byName) => Object.values(byName).map(echoChild));
   const response: CompositeSyncResponse = {
     status: canonicalize(pausedStatus(ctx)) as Record<string, unknown>,
-    children: canonicalize(sortChildren(children)) as KObject[],
+    children: canonicalize(sortedByKindAndName(children)) as KObject[],
   };
   return ctx.deleting ? { ...response, finalized: false } : response;
 }

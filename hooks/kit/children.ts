@@ -70,3 +70,8 @@ export function echoAllChildren(children: ObjectMap): KObject[] {
 export function sortedByName(children: KObject[]): KObject[] {
   return children.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? '')).map(canonicalChild);
 }
+
+/** Children sorted by kind, then name (locale order). */
+export function sortedByKindAndName(children: KObject[]): KObject[] {
+  return [...children].sort((a, b) => `${a.kind}/${a.metadata.name ?? ''}`.localeCompare(`${b.kind}/${b.metadata.name ?? ''}`));
+}
