@@ -12,8 +12,8 @@ import {
   REQUESTED_IP_ANNOTATION,
   UpstreamFinalizer,
 } from '../../domain/ipam/types.js';
-import { compareText } from '../kit/index.js';
-import { recordField, stringField, stringMap } from './request.js';
+import { compareText, rec } from '../kit/index.js';
+import { stringField, stringMap } from './request.js';
 
 export type ClaimKind = typeof Kind.IPClaim | typeof Kind.IPAddressClaim;
 
@@ -80,9 +80,9 @@ function baseClaim(obj: KObject, kind: ClaimKind, ours: ReadonlySet<string>): Po
 export function metal3Claims(objects: readonly KObject[], poolName: string): PoolClaim[] {
   const claims: PoolClaim[] = [];
   for (const obj of objects) {
-    const pool = recordField(recordField(obj.spec).pool);
+    const pool = rec(rec(obj.spec).pool);
     if (stringField(pool.name) !== poolName) continue;
-    const address = recordField(recordField(obj.status).address);
+    const address = rec(rec(obj.status).address);
     const reportedName = stringField(address.name);
     const claim = baseClaim(obj, Kind.IPClaim, METAL3_RELEASE_FINALIZERS);
     claims.push(reportedName === undefined ? claim : { ...claim, reportedName });
@@ -99,7 +99,7 @@ export interface ClusterIndex {
 export function clusterIndex(clusters: readonly KObject[]): ClusterIndex {
   const paused = new Map<string, boolean>();
   for (const cluster of clusters) {
-    const spec = recordField(cluster.spec);
+    const spec = rec(cluster.spec);
     const annotated = cluster.metadata.annotations?.[PAUSED_ANNOTATION] !== undefined;
     paused.set(cluster.metadata.name ?? '', annotated || spec.paused === true);
   }
@@ -120,8 +120,8 @@ function isOurPool(poolRef: Record<string, unknown>, poolName: string): boolean 
 export function capiClaims(objects: readonly KObject[], poolName: string, clusters: ClusterIndex): PoolClaim[] {
   const claims: PoolClaim[] = [];
   for (const obj of objects) {
-    const spec = recordField(obj.spec);
-    if (!isOurPool(recordField(spec.poolRef), poolName)) continue;
+    const spec = rec(obj.spec);
+    if (!isOurPool(rec(spec.poolRef), poolName)) continue;
     const clusterName = stringField(spec.clusterName) ?? obj.metadata.labels?.[CLUSTER_NAME_LABEL];
     claims.push({ ...baseClaim(obj, Kind.IPAddressClaim, CAPI_RELEASE_FINALIZERS), frozen: clusterBlocks(clusters, clusterName) });
   }

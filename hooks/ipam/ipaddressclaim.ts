@@ -3,15 +3,16 @@
 // null` leaves claims of other providers untouched) reports what the pool allocated: the
 // `status.addressRef` of the CAPI IPAM contract and a Ready condition. The pool does the work.
 // Routes: /hooks/ipaddressclaim-ipam/{sync,customize}.
-import { newestTimestamp, sortedDeep } from '../../domain/ipam/json.js';
+import { canonicalize } from '../../domain/canonical.js';
+import { newestTimestamp } from '../../domain/ipam/json.js';
 import { CAPI_IPAM_GROUP, ClaimError, IPAM_API_VERSION, IPAM_GROUP, Kind } from '../../domain/ipam/types.js';
 import type { Condition, KObject } from '../../domain/k8s.js';
 import type { CustomizeResponse, DecoratorSyncResponse } from '../../domain/metacontroller.js';
-import { isRecord, objectsOf, parseCustomize, parseDecorator } from '../kit/index.js';
-import { recordField, stringField, stringMap } from './request.js';
+import { isRecord, objectsOf, parseCustomize, parseDecorator, rec } from '../kit/index.js';
+import { stringField, stringMap } from './request.js';
 
 function poolRefName(claim: KObject): string | undefined {
-  const ref = recordField(recordField(claim.spec).poolRef);
+  const ref = rec(rec(claim.spec).poolRef);
   const ours = stringField(ref.apiGroup) === IPAM_GROUP && stringField(ref.kind) === Kind.IPPool;
   const name = stringField(ref.name);
   return ours && name !== undefined && name !== '' ? name : undefined;
@@ -39,9 +40,9 @@ interface Readiness {
 function readiness(claim: KObject, pool: KObject | undefined, address: KObject | undefined): Readiness {
   if (address !== undefined) return { status: 'True', reason: 'Ready', message: '' };
   if (pool === undefined) return { status: 'False', reason: 'PoolNotReady', message: `IPPool ${poolRefName(claim) ?? ''} not found` };
-  const status = recordField(pool.status);
+  const status = rec(pool.status);
   const name = claim.metadata.name ?? '';
-  const ironhook = recordField(status.ironhook);
+  const ironhook = rec(status.ironhook);
   const error =
     stringMap(status.indexes)[name] === undefined
       ? (stringMap(ironhook.addressClaimErrors)[name] ?? stringField(ironhook.unlistedClaimMessage))
@@ -51,8 +52,8 @@ function readiness(claim: KObject, pool: KObject | undefined, address: KObject |
 }
 
 function oldConditions(claim: KObject): Condition[] {
-  const status = recordField(claim.status);
-  const v1beta2 = claim.apiVersion.endsWith('/v1beta1') ? recordField(status.v1beta2).conditions : status.conditions;
+  const status = rec(claim.status);
+  const v1beta2 = claim.apiVersion.endsWith('/v1beta1') ? rec(status.v1beta2).conditions : status.conditions;
   return Array.isArray(v1beta2) ? v1beta2.filter((c): c is Condition => isRecord(c) && typeof c.type === 'string') : [];
 }
 
@@ -79,9 +80,9 @@ function legacyCondition(condition: Condition): Record<string, unknown> {
 function claimStatus(claim: KObject, ready: Condition, address: KObject | undefined): Record<string, unknown> {
   const addressRef = address === undefined ? undefined : { name: address.metadata.name };
   if (claim.apiVersion.endsWith('/v1beta1')) {
-    return sortedDeep({ addressRef, conditions: [legacyCondition(ready)], v1beta2: { conditions: [ready] } }) as Record<string, unknown>;
+    return canonicalize({ addressRef, conditions: [legacyCondition(ready)], v1beta2: { conditions: [ready] } }) as Record<string, unknown>;
   }
-  return sortedDeep({ addressRef, conditions: [ready], deprecated: { v1beta1: { conditions: [legacyCondition(ready)] } } }) as Record<string, unknown>;
+  return canonicalize({ addressRef, conditions: [ready], deprecated: { v1beta1: { conditions: [legacyCondition(ready)] } } }) as Record<string, unknown>;
 }
 
 export function ipaddressclaimSync(request: unknown): DecoratorSyncResponse {
@@ -92,12 +93,12 @@ export function ipaddressclaimSync(request: unknown): DecoratorSyncResponse {
   const namespace = claim.metadata.namespace ?? '';
   const pool = objectsOf(req.related, Kind.IPPool, IPAM_GROUP, namespace).find((p) => p.metadata.name === poolName);
   const address = objectsOf(req.related, Kind.IPAddress, CAPI_IPAM_GROUP, namespace).find((obj) => {
-    const spec = recordField(obj.spec);
+    const spec = rec(obj.spec);
     return (
       obj.metadata.name === claim.metadata.name &&
       obj.metadata.deletionTimestamp === undefined &&
-      stringField(recordField(spec.claimRef).name) === claim.metadata.name &&
-      stringField(recordField(spec.poolRef).name) === poolName
+      stringField(rec(spec.claimRef).name) === claim.metadata.name &&
+      stringField(rec(spec.poolRef).name) === poolName
     );
   });
   const since = newestTimestamp([claim.metadata.creationTimestamp, address?.metadata.creationTimestamp]) ?? '1970-01-01T00:00:00Z';

@@ -9,11 +9,11 @@ import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } fr
 import { labelValue } from '../../domain/naming.js';
 import { canonicalAddress } from '../../domain/ipam/address.js';
 import { compareCandidates, type Candidate } from './preference.js';
-import { objectsOf, parseComposite, parseCustomize } from '../kit/index.js';
-import { recordField, stringField, stringMap } from './request.js';
+import { objectsOf, parseComposite, parseCustomize, rec } from '../kit/index.js';
+import { stringField, stringMap } from './request.js';
 
 function poolNameOf(claim: KObject): string | undefined {
-  const name = stringField(recordField(recordField(claim.spec).pool).name);
+  const name = stringField(rec(rec(claim.spec).pool).name);
   return name === '' ? undefined : name;
 }
 
@@ -43,10 +43,10 @@ function view(request: unknown): ClaimView & { finalizing: boolean } {
   const poolName = poolNameOf(claim);
   const pool = objectsOf(req.related, Kind.IPPool, IPAM_GROUP, namespace).find((p) => p.metadata.name === poolName);
   const addresses = objectsOf(req.related, Kind.IPAddress, IPAM_GROUP, namespace).filter((obj) => {
-    const spec = recordField(obj.spec);
+    const spec = rec(obj.spec);
     return (
-      stringField(recordField(spec.claim).name) === claim.metadata.name &&
-      stringField(recordField(spec.pool).name) === poolName
+      stringField(rec(spec.claim).name) === claim.metadata.name &&
+      stringField(rec(spec.pool).name) === poolName
     );
   });
   return { claim, namespace, pool, addresses, finalizing: req.finalizing };
@@ -58,13 +58,13 @@ function view(request: unknown): ClaimView & { finalizing: boolean } {
  * claim never reports an address that is about to go away, nor changes what it reported.
  */
 function chosenAddress(v: ClaimView): KObject | undefined {
-  const reported = stringField(recordField(recordField(v.claim.status).address).name);
-  const committed = stringMap(recordField(v.pool?.status).indexes)[v.claim.metadata.name ?? ''];
+  const reported = stringField(rec(rec(v.claim.status).address).name);
+  const committed = stringMap(rec(v.pool?.status).indexes)[v.claim.metadata.name ?? ''];
   const rank = (obj: KObject): Candidate => ({
     created: obj.metadata.creationTimestamp ?? '',
     id: `${IPAM_GROUP}/${obj.metadata.name ?? ''}`,
     reported: obj.metadata.name === reported,
-    committed: committed !== undefined && canonicalAddress(stringField(recordField(obj.spec).address) ?? '') === canonicalAddress(committed),
+    committed: committed !== undefined && canonicalAddress(stringField(rec(obj.spec).address) ?? '') === canonicalAddress(committed),
   });
   const live = v.addresses.filter((obj) => obj.metadata.deletionTimestamp === undefined);
   return live.map((obj) => ({ obj, rank: rank(obj) })).sort((a, b) => compareCandidates(a.rank, b.rank))[0]?.obj;
@@ -72,10 +72,10 @@ function chosenAddress(v: ClaimView): KObject | undefined {
 
 /** The pool's error for this claim: listed by name, else the message for unlisted waiting claims. */
 function poolError(v: ClaimView): string | undefined {
-  const status = recordField(v.pool?.status);
+  const status = rec(v.pool?.status);
   const name = v.claim.metadata.name ?? '';
   if (stringMap(status.indexes)[name] !== undefined) return undefined;
-  const ironhook = recordField(status.ironhook);
+  const ironhook = rec(status.ironhook);
   return stringMap(ironhook.claimErrors)[name] ?? stringField(ironhook.unlistedClaimMessage);
 }
 

@@ -2,7 +2,7 @@
 // ipam.cluster.x-k8s.io when Cluster API is served), related IPClaims, IPPools, IPAddressClaims
 // and Clusters of the pool's namespace. Routes: /hooks/ippool/{sync,finalize,customize}.
 import { formatAddress } from '../../domain/ipam/address.js';
-import { sortedDeep } from '../../domain/ipam/json.js';
+import { canonicalize } from '../../domain/canonical.js';
 import {
   CAPI_GROUP,
   CAPI_IPAM_GROUP,
@@ -22,11 +22,11 @@ import { observedChildren, type ObservedChildren } from './observed.js';
 import { planPool, type ClaimFailure, type Plan } from './plan.js';
 import { clusterGate, neighbours, poolConfig } from './pool-context.js';
 import { poolStatus } from './pool-status.js';
-import { echoAllChildren, objectsOf, parseComposite, parseCustomize, type CompositeRequest } from '../kit/index.js';
-import { capiVersionsOf, recordField, stringMap, type CapiVersions } from './request.js';
+import { type CompositeRequest, echoAllChildren, objectsOf, parseComposite, parseCustomize, rec } from '../kit/index.js';
+import { capiVersionsOf, stringMap, type CapiVersions } from './request.js';
 
 function asPool(parent: KObject): IPPool {
-  const spec = recordField(parent.spec);
+  const spec = rec(parent.spec);
   if (typeof spec.namePrefix !== 'string' || spec.namePrefix === '') {
     throw new HookInputError('parent IPPool has no spec.namePrefix');
   }
@@ -174,7 +174,7 @@ function frozenResponse(req: CompositeRequest, pool: IPPool, reason: string, mes
   const old: IPPoolStatus = Object.fromEntries(Object.entries(pool.status ?? {}).filter(([key]) => key !== 'observedGeneration'));
   const ironhook = { allocatedIPCount: 0, ...(old.ironhook ?? {}), errors: [message] };
   const conditions = [frozenCondition(pool, reason, message)];
-  const status = sortedDeep({ ...old, conditions, ironhook }) as Record<string, unknown>;
+  const status = canonicalize({ ...old, conditions, ironhook }) as Record<string, unknown>;
   const children = echoAllChildren(req.children);
   return req.finalizing ? { children, finalized: false, status } : { children, status };
 }

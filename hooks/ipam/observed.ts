@@ -5,8 +5,8 @@ import type { KObject } from '../../domain/k8s.js';
 import type { ObjectMap } from '../../domain/metacontroller.js';
 import { CAPI_IPAM_GROUP, IPAM_GROUP, Kind } from '../../domain/ipam/types.js';
 import type { ClaimKind } from './claims.js';
-import { compareText, objectsOf } from '../kit/index.js';
-import { recordField, stringField } from './request.js';
+import { compareText, objectsOf, rec } from '../kit/index.js';
+import { stringField } from './request.js';
 
 export interface ObservedAddress {
   readonly kind: ClaimKind;
@@ -26,8 +26,8 @@ export interface ObservedChildren {
 }
 
 function readChild(obj: KObject, kind: ClaimKind): ObservedAddress | undefined {
-  const spec = recordField(obj.spec);
-  const claimRef = recordField(kind === Kind.IPClaim ? spec.claim : spec.claimRef);
+  const spec = rec(obj.spec);
+  const claimRef = rec(kind === Kind.IPClaim ? spec.claim : spec.claimRef);
   const claimName = stringField(claimRef.name);
   const address = parseAddress(stringField(spec.address) ?? '');
   if (claimName === undefined || claimName === '' || address === undefined) return undefined;

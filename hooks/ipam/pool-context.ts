@@ -5,8 +5,8 @@ import { buildRanges, findRange, rangesOverlap, type AddressRange } from '../../
 import type { IPPool, IPPoolSpec } from '../../domain/ipam/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import { clusterIndex, type ClusterIndex } from './claims.js';
-import { compareText } from '../kit/index.js';
-import { recordField, stringField, stringMap } from './request.js';
+import { compareText, rec } from '../kit/index.js';
+import { stringField, stringMap } from './request.js';
 
 export interface PoolConfig {
   readonly ranges: readonly AddressRange[];
@@ -44,7 +44,7 @@ export interface Neighbours {
 }
 
 function poolSpec(obj: KObject): IPPoolSpec {
-  const spec = recordField(obj.spec);
+  const spec = rec(obj.spec);
   return { ...(spec as unknown as IPPoolSpec), namePrefix: stringField(spec.namePrefix) ?? '' };
 }
 
@@ -54,7 +54,7 @@ function olderThan(a: KObject, b: KObject): boolean {
 }
 
 function heldNames(other: KObject, namePrefix: string): string[] {
-  const indexes = stringMap(recordField(other.status).indexes);
+  const indexes = stringMap(rec(other.status).indexes);
   const names: string[] = [];
   for (const text of Object.values(indexes)) {
     const address = parseAddress(text);

@@ -35,10 +35,6 @@ export function stringField(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-export function recordField(value: unknown): Record<string, unknown> {
-  return isRecord(value) ? value : {};
-}
-
 export function stringMap(value: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!isRecord(value)) return out;
