@@ -3,18 +3,10 @@
 import { Annotation } from '../../domain/baremetalhost.js';
 import type { BareMetalHost } from '../../domain/baremetalhost.js';
 import type { DecoratorSyncResponse } from '../../domain/metacontroller.js';
-import { HookInputError } from '../types.js';
-
-function targetHost(body: unknown): BareMetalHost {
-  const host = (body as { object?: BareMetalHost } | null)?.object;
-  if (host?.kind !== 'BareMetalHost' || typeof host.metadata !== 'object') {
-    throw new HookInputError('not a BareMetalHost decorator request', ['object must be a BareMetalHost']);
-  }
-  return host;
-}
+import { decoratorTarget } from '../kit/index.js';
 
 export function syncHostAnnotations(body: unknown): DecoratorSyncResponse {
-  const host = targetHost(body);
+  const host = decoratorTarget(body, 'object', 'BareMetalHost') as BareMetalHost;
   const annotations = host.metadata.annotations ?? {};
   const consumed = host.status?.ironhook?.consumedAnnotations ?? [];
   // Phased reboot annotations (reboot.metal3.io/<key>) belong to whoever set them: never removed here.

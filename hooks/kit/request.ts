@@ -83,3 +83,15 @@ export function parseDecorator(request: unknown, targetKind: string): DecoratorR
     finalizing: body.finalizing === true,
   };
 }
+
+/**
+ * The `kind` object at `field` of a decorator's sync (`object`) or customize (`parent`) request,
+ * read leniently: only its kind and a metadata object are required.
+ */
+export function decoratorTarget(request: unknown, field: 'object' | 'parent', kind: string): KObject {
+  const target = isRecord(request) ? request[field] : undefined;
+  if (!isRecord(target) || target.kind !== kind || !isRecord(target.metadata)) {
+    throw new HookInputError(`not a ${kind} decorator request`, [`${field} must be a ${kind}`]);
+  }
+  return target as KObject;
+}

@@ -9,20 +9,11 @@ import { Capm3Kind, RemediationPhase } from '../../domain/capm3/types.js';
 import { canonicalize } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CustomizeResponse, DecoratorSyncResponse, ObjectMap } from '../../domain/metacontroller.js';
-import { isDeleting, isRecord, objectsOf, rec, str } from '../kit/index.js';
-import { HookInputError } from '../types.js';
+import { decoratorTarget, isDeleting, isRecord, objectsOf, rec, str } from '../kit/index.js';
 import { POWER_OFF_PREFIX, POWER_OFF_VALUE, powerOffAnnotation, resolveTarget } from './resolve.js';
 
-function targetHost(request: unknown, field: 'object' | 'parent'): KObject {
-  const host = isRecord(request) ? request[field] : undefined;
-  if (!isRecord(host) || host.kind !== 'BareMetalHost' || !isRecord(host.metadata)) {
-    throw new HookInputError('not a BareMetalHost decorator request', [`${field} must be a BareMetalHost`]);
-  }
-  return host as KObject;
-}
-
 export function remediationPowerCustomize(request: unknown): CustomizeResponse {
-  const namespace = targetHost(request, 'parent').metadata.namespace ?? '';
+  const namespace = decoratorTarget(request, 'parent', 'BareMetalHost').metadata.namespace ?? '';
   return {
     relatedResources: [
       { apiVersion: INFRA_V1BETA2, namespace, resource: 'metal3remediations' },
@@ -45,7 +36,7 @@ function wanted(host: KObject, related: ObjectMap): Set<string> {
 }
 
 export function remediationPowerSync(request: unknown): DecoratorSyncResponse {
-  const host = targetHost(request, 'object');
+  const host = decoratorTarget(request, 'object', 'BareMetalHost');
   const related = isRecord(request) && isRecord(request.related) ? (request.related as ObjectMap) : {};
   const present = host.metadata.annotations ?? {};
   const keys = wanted(host, related);
