@@ -239,15 +239,18 @@ async function startControllers(kubeconfig: string, options: EnvironmentOptions,
   return metacontroller;
 }
 
+/** kubectl against `kubeconfig` (with `input` on stdin): its stdout, or an error with its stderr. */
+export async function kubectlOrThrow(kubeconfig: string, args: string[], input?: string): Promise<string> {
+  const result = await kubectlIn(kubeconfig, args, input);
+  if (result.code !== 0) {
+    throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}): ${result.stderr}`);
+  }
+  return result.stdout;
+}
+
 function kubectlFor(kubeconfig: string): Pick<Environment, 'kubectl' | 'kubectlResult'> {
   const kubectlResult = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => kubectlIn(kubeconfig, args);
-  const kubectl = async (...args: string[]): Promise<string> => {
-    const result = await kubectlIn(kubeconfig, args);
-    if (result.code !== 0) {
-      throw new Error(`kubectl ${args.join(' ')} failed (${String(result.code)}): ${result.stderr}`);
-    }
-    return result.stdout;
-  };
+  const kubectl = async (...args: string[]): Promise<string> => kubectlOrThrow(kubeconfig, args);
   return { kubectl, kubectlResult };
 }
 

@@ -22,6 +22,20 @@ afterAll(async () => {
   await (h as Harness | undefined)?.stop();
 });
 
+/** A CompositeController of Widgets labelled test=<name>, with sync and customize hooks under /<name>/. */
+function customizeController(name: string): string {
+  return `apiVersion: metacontroller.k8s.io/v1alpha1
+kind: CompositeController
+metadata: {name: ${name}}
+spec:
+  generateSelector: true
+  parentResource: {apiVersion: test.ironhook.dev/v1, resource: widgets, labelSelector: {matchLabels: {test: ${name}}}}
+  hooks:
+    sync: {version: v2, webhook: {url: "${h.hooks.url(`/${name}/sync`)}"}}
+    customize: {version: v2, webhook: {url: "${h.hooks.url(`/${name}/customize`)}"}}
+`;
+}
+
 describe('customize hook contract (real Metacontroller)', () => {
   it('delivers the related objects the customize hook selects and re-syncs when one changes', async () => {
     await h.apply(`apiVersion: v1
@@ -57,16 +71,7 @@ data: {colour: green}
       const related = body.related as ObjectMap;
       return { body: { status: { colour: related['ConfigMap.v1']?.['shared/defaults']?.data?.colour ?? 'none' }, children: [] } };
     });
-    await h.apply(`apiVersion: metacontroller.k8s.io/v1alpha1
-kind: CompositeController
-metadata: {name: rel}
-spec:
-  generateSelector: true
-  parentResource: {apiVersion: test.ironhook.dev/v1, resource: widgets, labelSelector: {matchLabels: {test: rel}}}
-  hooks:
-    sync: {version: v2, webhook: {url: "${h.hooks.url('/rel/sync')}"}}
-    customize: {version: v2, webhook: {url: "${h.hooks.url('/rel/customize')}"}}
-`);
+    await h.apply(customizeController('rel'));
     await h.apply(`apiVersion: test.ironhook.dev/v1
 kind: Widget
 metadata: {name: w, namespace: app, labels: {test: rel}}
@@ -95,16 +100,7 @@ spec: {from: shared}
     await h.kubectl('create', 'namespace', name);
     h.hooks.on(`/${name}/customize`, () => ({ body: answer }));
     h.hooks.on(`/${name}/sync`, () => ({ body: { status: { synced: true }, children: [] } }));
-    await h.apply(`apiVersion: metacontroller.k8s.io/v1alpha1
-kind: CompositeController
-metadata: {name: ${name}}
-spec:
-  generateSelector: true
-  parentResource: {apiVersion: test.ironhook.dev/v1, resource: widgets, labelSelector: {matchLabels: {test: ${name}}}}
-  hooks:
-    sync: {version: v2, webhook: {url: "${h.hooks.url(`/${name}/sync`)}"}}
-    customize: {version: v2, webhook: {url: "${h.hooks.url(`/${name}/customize`)}"}}
-`);
+    await h.apply(customizeController(name));
     await h.apply(`apiVersion: test.ironhook.dev/v1
 kind: Widget
 metadata: {name: w, namespace: ${name}, labels: {test: ${name}}}

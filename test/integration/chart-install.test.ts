@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../../devenv/controlplane.js';
+import { kubectlOrThrow } from '../../devenv/environment.js';
 import { CHART_DIR, helm, NAMESPACE, parseObjects, prepareChart, RELEASE, type HelmResult, type RenderedObject } from '../support/helm.js';
 import { binary } from '../../devenv/processes.js';
 
@@ -30,8 +31,7 @@ let plane: ControlPlane | undefined;
 let dir = '';
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await execFileAsync(binary('kubectl'), ['--kubeconfig', plane!.kubeconfig, ...args], { maxBuffer: 16 * 1024 * 1024 });
-  return stdout;
+  return kubectlOrThrow(plane!.kubeconfig, args);
 }
 
 /** `helm install --dry-run=server`; the release as helm reports it (-o json). */

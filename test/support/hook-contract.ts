@@ -3,20 +3,17 @@
 // plus the test's CRDs, the REAL Metacontroller v4.17.2 binary (devenv/metacontroller.ts,
 // with the chart's flags), and a tiny hook server on 127.0.0.1 whose answers each test scripts.
 // Everything listens on 127.0.0.1 and is stopped by PID.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { kubectlOrThrow } from '../../devenv/environment.js';
 import { startControlPlane } from '../../devenv/controlplane.js';
 import type { ControlPlane } from '../../devenv/controlplane.js';
 import { METACONTROLLER_CRDS, startMetacontroller } from '../../devenv/metacontroller.js';
 import type { MetacontrollerProcess } from '../../devenv/metacontroller.js';
-import { binary, stopProcess, waitFor } from '../../devenv/processes.js';
-
-const run = promisify(execFile);
+import { stopProcess, waitFor } from '../../devenv/processes.js';
 
 export interface HookCall {
   path: string;
@@ -148,17 +145,6 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-async function kubectl(kubeconfig: string, args: string[], input?: string): Promise<string> {
-  const child = run(binary('kubectl'), ['--kubeconfig', kubeconfig, ...args], { maxBuffer: 32 * 1024 * 1024 });
-  if (input !== undefined) child.child.stdin?.end(input);
-  try {
-    return (await child).stdout;
-  } catch (error) {
-    const failure = error as { stderr?: string };
-    throw new Error(`kubectl ${args.join(' ')}: ${failure.stderr ?? String(error)}`);
-  }
-}
-
 export interface HarnessOptions {
   /** Extra or replacing Metacontroller flags (the chart's are the base). */
   flags?: readonly string[];
@@ -178,9 +164,9 @@ export async function startHarness(crds: string, options: HarnessOptions = {}): 
 }
 
 async function installCRDs(kubeconfig: string, crds: string): Promise<void> {
-  await kubectl(kubeconfig, ['apply', '--server-side', '-f', METACONTROLLER_CRDS]);
-  if (crds.trim() !== '') await kubectl(kubeconfig, ['apply', '-f', '-'], crds);
-  await kubectl(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
+  await kubectlOrThrow(kubeconfig, ['apply', '--server-side', '-f', METACONTROLLER_CRDS]);
+  if (crds.trim() !== '') await kubectlOrThrow(kubeconfig, ['apply', '-f', '-'], crds);
+  await kubectlOrThrow(kubeconfig, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all']);
 }
 
 async function startOn(dir: string, controlPlane: ControlPlane, crds: string, options: HarnessOptions): Promise<Harness> {
@@ -195,7 +181,7 @@ async function startOn(dir: string, controlPlane: ControlPlane, crds: string, op
     await hooks.close();
     throw error;
   }
-  const kube = async (...args: string[]): Promise<string> => kubectl(kubeconfig, args);
+  const kube = async (...args: string[]): Promise<string> => kubectlOrThrow(kubeconfig, args);
   const getJSON = async <T>(...args: string[]): Promise<T> => JSON.parse(await kube('get', ...args, '-o', 'json')) as T;
   const events = async (namespace: string, name: string): Promise<KubeEvent[]> =>
     (await getJSON<{ items: KubeEvent[] }>('events', '-n', namespace, '--field-selector', `involvedObject.name=${name}`)).items;
@@ -211,7 +197,7 @@ async function startOn(dir: string, controlPlane: ControlPlane, crds: string, op
     metacontroller,
     kubectl: kube,
     apply: async (yaml) => {
-      await kubectl(kubeconfig, ['apply', '-f', '-'], yaml);
+      await kubectlOrThrow(kubeconfig, ['apply', '-f', '-'], yaml);
     },
     getJSON,
     tryGet: async (...args) => getJSON<Obj>(...args).catch(() => undefined),
