@@ -4,3 +4,4 @@ export * from './errors.js';
 export * from './values.js';
 export * from './request.js';
 export * from './children.js';
+export * from './outcome.js';
