@@ -2,7 +2,6 @@
 // spec unchanged (IPAddresses are immutable upstream; the child rule is OnDelete), a new one is
 // built from the range it came from (reference/capm3-ipam.md §9.3 step 3 and step 5).
 import { formatAddress, ipAddressName } from '../../domain/ipam/address.js';
-import { canonicalize } from '../../domain/canonical.js';
 import {
   CLAIM_LABEL,
   CONTROLLER_UID_LABEL,
@@ -51,7 +50,7 @@ function metadata(name: string, hold: Hold, blockOwnerDeletion: boolean): Record
 }
 
 function metal3Spec(hold: Hold, pool: PoolRef): Record<string, unknown> {
-  if (hold.observed !== undefined) return canonicalize(hold.observed.spec) as Record<string, unknown>;
+  if (hold.observed !== undefined) return hold.observed.spec;
   const range = hold.range;
   const dnsServers = range?.dnsServers;
   return {
@@ -65,7 +64,7 @@ function metal3Spec(hold: Hold, pool: PoolRef): Record<string, unknown> {
 }
 
 function capiSpec(hold: Hold, pool: PoolRef): Record<string, unknown> {
-  if (hold.observed !== undefined) return canonicalize(hold.observed.spec) as Record<string, unknown>;
+  if (hold.observed !== undefined) return hold.observed.spec;
   const gateway = hold.range?.gateway;
   return {
     address: formatAddress(hold.address),

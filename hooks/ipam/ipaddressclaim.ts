@@ -3,7 +3,6 @@
 // null` leaves claims of other providers untouched) reports what the pool allocated: the
 // `status.addressRef` of the CAPI IPAM contract and a Ready condition. The pool does the work.
 // Routes: /hooks/ipaddressclaim-ipam/{sync,customize}.
-import { canonicalize } from '../../domain/canonical.js';
 import { newestTimestamp } from '../../domain/ipam/json.js';
 import { CAPI_IPAM_GROUP, ClaimError, IPAM_API_VERSION, IPAM_GROUP, Kind } from '../../domain/ipam/types.js';
 import type { Condition, KObject } from '../../domain/k8s.js';
@@ -80,9 +79,9 @@ function legacyCondition(condition: Condition): Record<string, unknown> {
 function claimStatus(claim: KObject, ready: Condition, address: KObject | undefined): Record<string, unknown> {
   const addressRef = address === undefined ? undefined : { name: address.metadata.name };
   if (claim.apiVersion.endsWith('/v1beta1')) {
-    return canonicalize({ addressRef, conditions: [legacyCondition(ready)], v1beta2: { conditions: [ready] } }) as Record<string, unknown>;
+    return { addressRef, conditions: [legacyCondition(ready)], v1beta2: { conditions: [ready] } };
   }
-  return canonicalize({ addressRef, conditions: [ready], deprecated: { v1beta1: { conditions: [legacyCondition(ready)] } } }) as Record<string, unknown>;
+  return { addressRef, conditions: [ready], deprecated: { v1beta1: { conditions: [legacyCondition(ready)] } } };
 }
 
 export function ipaddressclaimSync(request: unknown): DecoratorSyncResponse {

@@ -2,7 +2,6 @@
 // ipam.cluster.x-k8s.io when Cluster API is served), related IPClaims, IPPools, IPAddressClaims
 // and Clusters of the pool's namespace. Routes: /hooks/ippool/{sync,finalize,customize}.
 import { formatAddress } from '../../domain/ipam/address.js';
-import { canonicalize } from '../../domain/canonical.js';
 import {
   CAPI_GROUP,
   CAPI_IPAM_GROUP,
@@ -174,7 +173,7 @@ function frozenResponse(req: CompositeRequest, pool: IPPool, reason: string, mes
   const old: IPPoolStatus = Object.fromEntries(Object.entries(pool.status ?? {}).filter(([key]) => key !== 'observedGeneration'));
   const ironhook = { allocatedIPCount: 0, ...(old.ironhook ?? {}), errors: [message] };
   const conditions = [frozenCondition(pool, reason, message)];
-  const status = canonicalize({ ...old, conditions, ironhook }) as Record<string, unknown>;
+  const status: Record<string, unknown> = { ...old, conditions, ironhook };
   const children = echoAllChildren(req.children);
   return req.finalizing ? { children, finalized: false, status } : { children, status };
 }

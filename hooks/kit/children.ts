@@ -3,7 +3,6 @@
 // name), owner references, and a child echoed as observed.
 import type { KObject, OwnerReference } from '../../domain/k8s.js';
 import { compareText, objectsInNamespace as objectsOf, type ObjectMap } from '../../domain/metacontroller.js';
-import { canonicalize } from '../../domain/canonical.js';
 import { CONTROLLER_UID_LABEL } from '../../domain/capi/types.js';
 
 export { compareText, objectsOf };
@@ -48,27 +47,22 @@ export function echoChild(obj: KObject, fields: readonly string[], annotationKey
   return out;
 }
 
-/** A child with its keys sorted at every level, so equal children are equal text (metacontroller.md F3). */
-export function canonicalChild(obj: KObject): KObject {
-  return canonicalize(obj) as KObject;
-}
-
-/** Every observed child, in object-map key order then name order, echoed with its spec and canonical. */
+/** Every observed child, in object-map key order then name order, echoed with its spec. */
 export function echoAllChildren(children: ObjectMap): KObject[] {
   const out: KObject[] = [];
   for (const outer of Object.keys(children).sort()) {
     const inner = children[outer] ?? {};
     for (const key of Object.keys(inner).sort()) {
       const obj = inner[key];
-      if (obj !== undefined) out.push(canonicalChild(echoChild(obj, ['spec'])));
+      if (obj !== undefined) out.push(echoChild(obj, ['spec']));
     }
   }
   return out;
 }
 
-/** Children sorted by name, each canonical. */
+/** Children sorted by name. */
 export function sortedByName(children: KObject[]): KObject[] {
-  return children.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? '')).map(canonicalChild);
+  return children.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? ''));
 }
 
 /** Children sorted by kind, then name (locale order). */

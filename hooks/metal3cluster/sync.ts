@@ -6,7 +6,6 @@
 // reports provisioned once the owner Cluster exists. Deletion waits until the cluster's Machines
 // are gone (the finalizer metacontroller.io/compositecontroller-ironhook-metal3cluster plays the
 // part of metal3cluster.infrastructure.cluster.x-k8s.io).
-import { canonicalize } from '../../domain/canonical.js';
 import { CAPI_V1BETA2, CLUSTER_NAME_LABEL } from '../../domain/capi/types.js';
 import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
 import { parseCustomize, rec } from '../kit/index.js';
@@ -100,15 +99,11 @@ function pausedStatus(view: ClusterView): Record<string, unknown> {
   return { ...view.oldStatus, conditions };
 }
 
-function respond(response: CompositeSyncResponse): CompositeSyncResponse {
-  return canonicalize(response) as CompositeSyncResponse;
-}
-
 export function metal3clusterSync(request: unknown): CompositeSyncResponse {
   const view = clusterView(request);
-  if (view.externallyManaged) return respond({ children: [], status: view.oldStatus });
-  if (view.pausedBy !== undefined) return respond({ children: [], status: pausedStatus(view) });
-  return respond({ children: [], status: buildStatus(view, readiness(view)) });
+  if (view.externallyManaged) return { children: [], status: view.oldStatus };
+  if (view.pausedBy !== undefined) return { children: [], status: pausedStatus(view) };
+  return { children: [], status: buildStatus(view, readiness(view)) };
 }
 
 function deletingStatus(view: ClusterView): Record<string, unknown> {
@@ -122,8 +117,8 @@ function deletingStatus(view: ClusterView): Record<string, unknown> {
 /** Deletion waits while Machines of the cluster exist (upstream requeues every 30 s). */
 export function metal3clusterFinalize(request: unknown): CompositeSyncResponse {
   const view = clusterView(request);
-  if (view.externallyManaged) return respond({ children: [], finalized: true, status: view.oldStatus });
-  if (view.pausedBy !== undefined) return respond({ children: [], finalized: false, status: pausedStatus(view) });
+  if (view.externallyManaged) return { children: [], finalized: true, status: view.oldStatus };
+  if (view.pausedBy !== undefined) return { children: [], finalized: false, status: pausedStatus(view) };
   const finalized = view.machines.length === 0;
-  return respond({ children: [], finalized, status: deletingStatus(view), ...(!finalized && { resyncAfterSeconds: DELETE_WAIT_SECONDS }) });
+  return { children: [], finalized, status: deletingStatus(view), ...(!finalized && { resyncAfterSeconds: DELETE_WAIT_SECONDS }) };
 }

@@ -16,7 +16,7 @@ import { DATA_LABEL, Kind, RenderAnnotation, Resource, type Metal3DataStatus } f
 import { heldAddresses, keepAll, readyStatus, secretState, waiting, type Outcome } from './data-children.js';
 import { render } from './data-render.js';
 import { claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
-import { canonicalChild, compareText, parseComposite, parseCustomize, rec } from '../kit/index.js';
+import { compareText, parseComposite, parseCustomize, rec } from '../kit/index.js';
 
 function byName(names: readonly string[]): string[] {
   return [...new Set(names.filter((n) => n !== ''))].sort();
@@ -73,7 +73,7 @@ function sortedKeys(map: Record<string, string>): Record<string, string> {
 }
 
 function respond(outcome: Outcome): CompositeSyncResponse {
-  return { children: outcome.children.map(canonicalChild), status: outcome.status as Record<string, unknown> };
+  return { children: outcome.children, status: outcome.status as Record<string, unknown> };
 }
 
 export function metal3dataSync(request: unknown): CompositeSyncResponse {

@@ -12,7 +12,7 @@ import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/meta
 import { labelValue } from '../../domain/naming.js';
 import { indexEntries, planIndexes, type Assignment, type ClaimInfo, type DataInfo } from '../../domain/metal3data/indexes.js';
 import { DATA_CLAIM_LABEL, Kind, RenderAnnotation, Resource, type ClaimSources, type IndexEntry } from '../../domain/metal3data/types.js';
-import { canonicalChild, echoChild, isDeleting, objectsOf, ownerOf, parseComposite, parseCustomize, rec, str, type CompositeRequest } from '../kit/index.js';
+import { echoChild, isDeleting, objectsOf, ownerOf, parseComposite, parseCustomize, rec, str, type CompositeRequest } from '../kit/index.js';
 
 const RENDER_ANNOTATIONS = Object.values(RenderAnnotation);
 
@@ -181,7 +181,7 @@ function pausedStatus(c: CompositeRequest): Record<string, unknown> {
 /** Paused (cluster.x-k8s.io/paused): keep every child, and the status unless it is behind them. */
 function paused(c: CompositeRequest): CompositeSyncResponse {
   const children = objectsOf(c.children, Kind.Metal3Data, INFRA_GROUP, c.namespace).map((obj) => echoChild(obj, ['spec'], RENDER_ANNOTATIONS));
-  return { children: children.map(canonicalChild), status: pausedStatus(c) };
+  return { children, status: pausedStatus(c) };
 }
 
 function isPaused(template: KObject): boolean {
@@ -192,7 +192,7 @@ export function metal3datatemplateSync(request: unknown): CompositeSyncResponse 
   const c = parseComposite(request, Kind.Metal3DataTemplate);
   if (isPaused(c.parent)) return paused(c);
   const planned = plan(c);
-  return { children: planned.children.map(canonicalChild), status: status(c, planned.indexes) };
+  return { children: planned.children, status: status(c, planned.indexes) };
 }
 
 /** Deletion waits while claims use the template and until every Metal3Data is gone (§7.4 step 5). */
@@ -201,5 +201,5 @@ export function metal3datatemplateFinalize(request: unknown): CompositeSyncRespo
   if (isPaused(c.parent)) return { ...paused(c), finalized: false };
   const planned = plan(c);
   const finalized = planned.observed === 0 && planned.liveClaims.length === 0;
-  return { children: finalized ? [] : planned.children.map(canonicalChild), finalized, status: status(c, planned.indexes) };
+  return { children: finalized ? [] : planned.children, finalized, status: status(c, planned.indexes) };
 }

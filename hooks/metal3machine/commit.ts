@@ -3,7 +3,6 @@
 // status written with conditions, addresses and Ironhook's own block.
 import { PURPOSE_LABEL } from '../../domain/capi/requests.js';
 import { copiedLabels, INFRA_V1BETA2 } from '../../domain/capi/types.js';
-import { canonicalize } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
 import { compareText, echoChild, rec, str } from '../kit/index.js';
@@ -78,8 +77,8 @@ function statusOf(ctx: MachineContext, decision: Decision): Record<string, unkno
 
 export function commit(ctx: MachineContext, decision: Decision): CompositeSyncResponse {
   const response: CompositeSyncResponse = {
-    status: canonicalize(statusOf(ctx, decision)) as Record<string, unknown>,
-    children: canonicalize(children(ctx, decision)) as KObject[],
+    status: statusOf(ctx, decision),
+    children: children(ctx, decision),
   };
   const outcome = decision.outcome;
   if ((outcome.kind === 'wait' || outcome.kind === 'transient') && outcome.resyncAfterSeconds !== undefined) response.resyncAfterSeconds = outcome.resyncAfterSeconds;

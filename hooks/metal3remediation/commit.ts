@@ -1,7 +1,6 @@
 // The one commit point (STYLE.md habit 2): an Outcome becomes the remediation's status, its
 // children and the resync. Status is upstream's: phase, retryCount, lastRemediated.
 import { RemediationPhase } from '../../domain/capm3/types.js';
-import { canonicalize } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
 import { compareText } from '../kit/index.js';
@@ -48,10 +47,9 @@ function children(ctx: RemediationContext, next: RemediationContext, outcome: Ou
 
 export function commit(ctx: RemediationContext, outcome: Outcome): CompositeSyncResponse {
   const next = committed(ctx, outcome);
-  const response: CompositeSyncResponse = {
+  return {
     children: children(ctx, next, outcome),
     status: status(next),
     ...(isActive(next.phase) && outcome.kind !== 'stop' && { resyncAfterSeconds: ACTIVE_RESYNC_SECONDS }),
   };
-  return canonicalize(response) as CompositeSyncResponse;
 }

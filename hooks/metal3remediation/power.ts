@@ -6,7 +6,6 @@
 // Metal3Remediations, Machines and Metal3Machines, to find each remediation's host.
 import { CAPI_V1BETA2, INFRA_GROUP, INFRA_V1BETA2 } from '../../domain/capi/types.js';
 import { Capm3Kind, RemediationPhase } from '../../domain/capm3/types.js';
-import { canonicalize } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CustomizeResponse, DecoratorSyncResponse, ObjectMap } from '../../domain/metacontroller.js';
 import { decoratorTarget, isDeleting, isRecord, objectsOf, rec, str } from '../kit/index.js';
@@ -47,6 +46,5 @@ export function remediationPowerSync(request: unknown): DecoratorSyncResponse {
   for (const key of Object.keys(present).sort()) {
     if (key.startsWith(POWER_OFF_PREFIX) && !keys.has(key)) changes[key] = null;
   }
-  const response: DecoratorSyncResponse = { attachments: [], status: null, ...(Object.keys(changes).length > 0 && { annotations: changes }) };
-  return canonicalize(response) as DecoratorSyncResponse;
+  return { attachments: [], status: null, ...(Object.keys(changes).length > 0 && { annotations: changes }) };
 }

@@ -1,6 +1,7 @@
 // `POST /hooks/:controller/:hook`: authenticate, find the hook, accept JSON only, parse within
 // the body limit, check the request shape, run the pure function, check the response shape,
-// answer. Each step that fails answers a non-200 JSON error and stops (metacontroller.md F1).
+// answer in canonical JSON. Each step that fails answers a non-200 JSON error and stops
+// (metacontroller.md F1).
 import express, { type RequestHandler, type Response, type Router } from 'express';
 import { HookInputError, type HookConfig, type HookContext, type HookFunction, type HookKind, type HookRegistry } from '../types.js';
 import { challengeFor, checkAuthorization, type HookAuth } from './auth.js';
@@ -8,6 +9,7 @@ import { callOf, observeHookCall, type CallDeps, type CallFailure, type HookCall
 import { sendError, type ErrorBody } from './errors.js';
 import { errorFields } from './logging.js';
 import { checkRequest, checkResponse, targetOf, type RequestFlavour } from './validation.js';
+import { canonicalJSON } from '../../domain/canonical.js';
 import { isRecord } from '../../domain/records.js';
 
 export const HOOK_KINDS: readonly HookKind[] = ['sync', 'finalize', 'customize'];
@@ -128,7 +130,9 @@ export function invokeHook(fn: HookFunction, request: unknown, context: HookCont
     return { status: 500, body: INTERNAL, failure: { error: 'hook returned an invalid response', details: check.details } };
   }
   try {
-    return { status: 200, text: JSON.stringify(result) };
+    // Keys sorted at every level, here and only here: equal answers are equal text, so
+    // Metacontroller sees no change where there is none (metacontroller.md F3).
+    return { status: 200, text: canonicalJSON(result) };
   } catch (err) {
     return { status: 500, body: INTERNAL, failure: { error: 'hook response is not serialisable', err: errorFields(err) } };
   }

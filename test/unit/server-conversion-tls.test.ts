@@ -155,7 +155,7 @@ describe.skipIf(!hasOpenssl())('the conversion listener', () => {
     it('keeps the hook port plain HTTP for Metacontroller, on another port', async () => {
       expect(running.address.port).not.toBe(running.conversion!.address.port);
       const answer = await overHttp(running.address.port, { method: 'POST', path: '/hooks/widget/sync', body: hookBody });
-      expect(answer).toEqual({ status: 200, text: '{"status":{"plain":true},"children":[]}' });
+      expect(answer).toEqual({ status: 200, text: '{"children":[],"status":{"plain":true}}' });
     });
 
     it('refuses plain HTTP on the conversion port', async () => {

@@ -38,7 +38,7 @@ interface Req {
 const registry: HookRegistry = {
   widget: {
     sync: (req, ctx) => ({
-      status: { name: (req as Req).parent?.metadata.name, retries: ctx.config.maxProvisioningRetries },
+      status: { retries: ctx.config.maxProvisioningRetries, name: (req as Req).parent?.metadata.name },
       children: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }],
       resyncAfterSeconds: 30,
     }),
@@ -84,32 +84,32 @@ interface Row {
 
 const rows: Row[] = [
   {
-    name: 'composite sync answers the hook result byte for byte',
+    name: 'composite sync answers the hook result as canonical JSON (keys sorted at every level)',
     path: '/hooks/widget/sync',
     body: compositeRequest(),
     status: 200,
-    text: '{"status":{"name":"blue","retries":3},"children":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}],"resyncAfterSeconds":30}',
+    text: '{"children":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}],"resyncAfterSeconds":30,"status":{"name":"blue","retries":3}}',
   },
   {
     name: 'finalize is routed to the finalize hook',
     path: '/hooks/widget/finalize',
     body: compositeRequest({ finalizing: true }),
     status: 200,
-    text: '{"status":{},"children":[],"finalized":true}',
+    text: '{"children":[],"finalized":true,"status":{}}',
   },
   {
     name: 'customize needs only the parent',
     path: '/hooks/widget/customize',
     body: { controller: {}, parent: { apiVersion: 'acme.io/v1', kind: 'Widget', metadata: { name: 'blue' } } },
     status: 200,
-    text: '{"relatedResources":[{"apiVersion":"v1","resource":"secrets","namespace":"shared"}]}',
+    text: '{"relatedResources":[{"apiVersion":"v1","namespace":"shared","resource":"secrets"}]}',
   },
   {
     name: 'decorator flavour is chosen from the body (object, attachments)',
     path: '/hooks/labels/sync',
     body: decoratorRequest(),
     status: 200,
-    text: '{"labels":{"seen":"pg"},"status":null,"attachments":[]}',
+    text: '{"attachments":[],"labels":{"seen":"pg"},"status":null}',
   },
   { name: 'charset parameter on the content type is fine', path: '/hooks/widget/sync', raw: JSON.stringify(compositeRequest()), contentType: 'application/json; charset=utf-8', status: 200 },
   { name: 'unknown controller is 404', path: '/hooks/nope/sync', body: compositeRequest(), status: 404, error: 'no such hook' },

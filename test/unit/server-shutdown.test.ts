@@ -190,7 +190,7 @@ describe('runHookServer on loopback', () => {
         req.end(hookBody.slice(10));
       });
     });
-    await expect(response).resolves.toEqual({ status: 200, text: '{"status":{},"children":[]}' });
+    await expect(response).resolves.toEqual({ status: 200, text: '{"children":[],"status":{}}' });
     await expect(exited).resolves.toBe(0);
     expect(server.server.listening).toBe(false);
     const messages = lines.map((l) => (JSON.parse(l) as { msg: string }).msg);

@@ -97,7 +97,7 @@ describe.skipIf(!hasOpenssl())('TLS', () => {
   it('serves hooks over TLS without client certificates when no client CA is set', async () => {
     const port = await start(tlsEnv());
     const answer = await call(port, '/hooks/widget/sync', { ca: read('ca.crt') });
-    expect(answer).toEqual({ status: 200, text: '{"status":{"tls":true},"children":[]}' });
+    expect(answer).toEqual({ status: 200, text: '{"children":[],"status":{"tls":true}}' });
   });
 
   describe('with TLS_CLIENT_CA_FILE', () => {
