@@ -13,6 +13,7 @@ import { Reason, RedfishClient, createRedfishDriver, waitForPower } from '../../
 import type { RedfishDriver } from '../../drivers/redfish/index.js';
 import { startSushy, sushyAvailable } from '../support/sushy.js';
 import type { RunningSushy, SushySystem } from '../support/sushy.js';
+import { rejectionOf } from '../support/rejection.js';
 
 const PASSWORD = 'sushy-integration-Pa55';
 const NODE_0: SushySystem = { uuid: '27946b59-9e44-4fa7-8e91-f3527a1ef094', name: 'node-0', powerState: 'Off', nics: [{ mac: '00:5c:52:31:3a:9c', ip: '127.0.0.1' }] };
@@ -63,17 +64,7 @@ function connection(uuid: string, overrides: { scheme?: string; password?: strin
 
 const driverFor = (uuid: string, overrides: Parameters<typeof connection>[1] = {}): RedfishDriver => createRedfishDriver(connection(uuid, overrides));
 
-async function failure(promise: Promise<unknown>): Promise<BMCError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BMCError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a BMCError');
-}
+const failure = (promise: Promise<unknown>): Promise<BMCError> => rejectionOf(promise, BMCError);
 
 async function systemBoot(uuid: string): Promise<Record<string, unknown>> {
   const client = new RedfishClient({ origin: sushy.url, credentials: { username: 'admin', password: PASSWORD }, timeoutMs: 10_000, insecure: false, caBundle: sushy.ca, authMode: 'basic' });

@@ -10,6 +10,7 @@ import { FakeClock, FakeIpmitool, connection } from '../support/fake-ipmi.js';
 import type { FakeCall } from '../support/fake-ipmi.js';
 import { GateRegistry } from '../../drivers/ipmi/gate.js';
 import type { IPMICommandEvent, IPMISettings } from '../../drivers/ipmi/settings.js';
+import { rejectionOf } from '../support/rejection.js';
 
 const PASSWORD = 'Canary-Pw-7781';
 
@@ -29,17 +30,7 @@ function rig(options: { settings?: Partial<IPMISettings>; connection?: BMCConnec
   return { clock, ipmitool, driver, events, settings };
 }
 
-async function caught(promise: Promise<unknown>): Promise<BMCError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BMCError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a BMCError');
-}
+const caught = (promise: Promise<unknown>): Promise<BMCError> => rejectionOf(promise, BMCError);
 
 const CIPHER_ERROR = { exitCode: 1, stderr: 'Error in open session response message : invalid authentication algorithm\n\nError: Unable to establish IPMI v2 / RMCP+ session\n' };
 const BUSY = { exitCode: 1, stderr: 'RAKP 2 message indicates an error : insufficient resources for session\nError: Unable to establish IPMI v2 / RMCP+ session\n' };

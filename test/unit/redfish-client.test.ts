@@ -9,6 +9,7 @@ import type { RedfishEmulator, SystemConfig } from '../../emulators/redfish/inde
 import { RedfishClient, Reason, httpError, ifMatchSequence, networkError } from '../../drivers/redfish/index.js';
 import type { AuthMode, HttpResponse, HttpTransport, RedfishLogger } from '../../drivers/redfish/index.js';
 import { retryAfterMs } from '../../drivers/redfish/tasks.js';
+import { rejectionOf } from '../support/rejection.js';
 
 const CANARY = 'canary-Pa55w0rd-7f3e91';
 const USER = 'admin';
@@ -24,16 +25,9 @@ function capture(): RedfishLogger {
 }
 
 async function failure(promise: Promise<unknown>): Promise<BMCError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BMCError) {
-      seen.errors.push(`${error.message} ${error.stack ?? ''} ${JSON.stringify(error)}`);
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a BMCError');
+  const error = await rejectionOf(promise, BMCError);
+  seen.errors.push(`${error.message} ${error.stack ?? ''} ${JSON.stringify(error)}`);
+  return error;
 }
 
 const host = (id: string, extra: Partial<SystemConfig> = {}): SystemConfig => ({ id, username: USER, password: CANARY, ...extra });

@@ -12,6 +12,7 @@ import type { RedfishEmulator, StateChangeEvent, SystemConfig } from '../../emul
 import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { Reason, createRedfishDriver, waitForPower } from '../../drivers/redfish/index.js';
 import type { RedfishDriver, RedfishDriverOptions } from '../../drivers/redfish/index.js';
+import { rejectionOf } from '../support/rejection.js';
 
 const PASSWORD = 'driver-test-password';
 const clock = new ManualClock();
@@ -79,17 +80,7 @@ function driverFor(id: string, extra: Partial<RedfishDriverOptions> & { scheme?:
   return createRedfishDriver({ ...connection, clock, ...rest });
 }
 
-async function failure(promise: Promise<unknown>): Promise<BMCError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BMCError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a BMCError');
-}
+const failure = (promise: Promise<unknown>): Promise<BMCError> => rejectionOf(promise, BMCError);
 
 const resetsOf = (id: string): string[] =>
   emulator

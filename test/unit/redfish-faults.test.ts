@@ -9,6 +9,7 @@ import type { FaultConfig, RedfishEmulator, SystemConfig } from '../../emulators
 import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { Reason, createRedfishDriver, waitForPower } from '../../drivers/redfish/index.js';
 import type { AuthMode, RedfishDriver } from '../../drivers/redfish/index.js';
+import { rejectionOf } from '../support/rejection.js';
 
 const PASSWORD = 'faults-password';
 const clock = new ManualClock();
@@ -33,17 +34,7 @@ function driverFor(id: string, options: { password?: string; timeoutMs?: number;
   return createRedfishDriver({ ...connection, clock, ...(options.authMode === undefined ? {} : { authMode: options.authMode }) });
 }
 
-async function failure(promise: Promise<unknown>): Promise<BMCError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BMCError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a BMCError');
-}
+const failure = (promise: Promise<unknown>): Promise<BMCError> => rejectionOf(promise, BMCError);
 
 describe('request faults → error classes', () => {
   const rows = [

@@ -10,6 +10,7 @@ import type { PersonalityName, RedfishEmulator, SystemConfig } from '../../emula
 import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { Reason, createRedfishDriver } from '../../drivers/redfish/index.js';
 import type { RedfishDriver } from '../../drivers/redfish/index.js';
+import { rejectionOf } from '../support/rejection.js';
 
 const PASSWORD = 'personality-password';
 const IMAGE = 'https://127.0.0.1:9/images/agent.iso';
@@ -47,17 +48,7 @@ function driverFor(id: string): RedfishDriver {
   return createRedfishDriver({ ...emulatedConnection(emulator, id, { scheme: 'redfish-virtualmedia', username: 'admin', password: PASSWORD }), clock });
 }
 
-async function failure(promise: Promise<unknown>): Promise<BMCError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof BMCError) {
-      return error;
-    }
-    throw error;
-  }
-  throw new Error('expected a BMCError');
-}
+const failure = (promise: Promise<unknown>): Promise<BMCError> => rejectionOf(promise, BMCError);
 
 const requestsTo = (fragment: string, method?: string): { method: string; status: number | 'closed'; hasBody: boolean }[] =>
   emulator.requests().filter((request) => request.path.includes(fragment) && (method === undefined || request.method === method));
