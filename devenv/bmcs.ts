@@ -3,11 +3,9 @@
 // Ironhook's Redfish emulator with a few systems, an ipmi_sim host, and the fake agent booted by
 // both emulators' boot events. The driver pool itself runs as a process (environment.ts).
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { serveOnLoopback } from './loopback.js';
 import { createBMCDriver } from '../drivers/bmc/registry.js';
 import { parseBMCAddress } from '../domain/bmc/index.js';
 import { hostFromRedfishConfig, ipmiBootEvents, redfishBootEvents, startFakeAgent } from '../emulators/agent/index.js';
@@ -63,7 +61,7 @@ export function imageFiles(dir: string): Map<string, Buffer> {
 export async function startFileServer(dir: string, port = 0): Promise<ImageFiles> {
   const files = imageFiles(dir);
   const served: string[] = [];
-  const server: Server = createServer((request, response) => {
+  const server = await serveOnLoopback((request, response) => {
     const path = (request.url ?? '/').split('?')[0] ?? '/';
     served.push(path);
     const data = files.get(path.replace(/^\/images\//u, ''));
@@ -73,11 +71,8 @@ export async function startFileServer(dir: string, port = 0): Promise<ImageFiles
     }
     response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': data.length });
     response.end(request.method === 'HEAD' ? undefined : data);
-  });
-  server.listen(port, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const url = `http://127.0.0.1:${String(typeof address === 'object' && address !== null ? address.port : 0)}`;
+  }, port);
+  const url = server.url;
   const sha = files.get('disk.img.sha256sum')?.toString('utf8').split(' ')[0] ?? '';
   return {
     url,
@@ -89,14 +84,7 @@ export async function startFileServer(dir: string, port = 0): Promise<ImageFiles
     kernelURL: `${url}/images/ironic-python-agent.kernel`,
     ramdiskURL: `${url}/images/ironic-python-agent.initramfs`,
     served,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-      });
-    },
+    close: server.close,
   };
 }
 

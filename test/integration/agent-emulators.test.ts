@@ -3,8 +3,6 @@
 // HTTP notifier path works like the in-process listener, in-band inventory matches what the BMC
 // reports out of band, and standby.power_off powers the emulated system off. The same against
 // ipmi_sim's boot hook (PXE only: IPMI has no virtual media).
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBMCAddress } from '../../domain/bmc/index.js';
 import { startAgentSide, type AgentSide } from '../../drivers/agent/server.js';
@@ -18,6 +16,7 @@ import { startRedfishEmulator, type RedfishEmulator, type SystemConfig } from '.
 import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { GateRegistry } from '../../drivers/ipmi/gate.js';
 import { createIPMIDriver } from '../../drivers/ipmi/driver.js';
+import { serveOnLoopback, type LoopbackServer } from '../../devenv/loopback.js';
 
 const PASSWORD = 'emulator-agent-Pa55';
 const wait = (): { signal: AbortSignal; timeoutMs: number } => ({ signal: new AbortController().signal, timeoutMs: 15_000 });
@@ -39,30 +38,22 @@ const SYSTEMS: SystemConfig[] = [
   { id: 'rf-1', username: 'admin', password: PASSWORD },
 ];
 
-let files: Server;
+let files: LoopbackServer;
 let filesURL = '';
 let side: AgentSide;
 
-async function listen(server: Server): Promise<string> {
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  return `http://127.0.0.1:${String(typeof address === 'object' && address !== null ? address.port : 0)}`;
-}
-
 beforeAll(async () => {
-  files = createServer((req, res) => {
+  files = await serveOnLoopback((req, res) => {
     const ok = req.url?.startsWith('/agent.iso') === true || req.url?.startsWith('/live.iso') === true;
     res.writeHead(ok ? 200 : 404, { 'content-length': '4096' }).end(req.method === 'HEAD' || !ok ? undefined : Buffer.alloc(4096));
   });
-  filesURL = await listen(files);
+  filesURL = files.url;
   side = await startAgentSide({ host: '127.0.0.1', port: 0, heartbeatTimeoutSeconds: 5, client: { pollIntervalMs: 50 }, timeouts: { powerOffMs: 5_000, commandWaitMs: 10_000, inventoryMs: 10_000 } });
 });
 
 afterAll(async () => {
   await side.close();
-  files.closeAllConnections();
-  await new Promise<void>((resolve) => files.close(() => { resolve(); }));
+  await files.close();
 });
 
 describe('Redfish emulator state changes boot the fake agent', () => {

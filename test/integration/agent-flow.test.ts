@@ -4,8 +4,6 @@
 // metadata erase, in-band power off. Plus: a disk boot runs no agent, a re-arm, and a pool
 // restart that keeps talking to the running agent through the stored token.
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +11,7 @@ import { startAgentSide, type AgentSide } from '../../drivers/agent/server.js';
 import { MemoryAgentStateStore } from '../../drivers/agent/store.js';
 import { startFakeAgent, type FakeAgentFleet } from '../../emulators/agent/fleet.js';
 import type { FakeHostSpec } from '../../emulators/agent/types.js';
+import { serveOnLoopback, type LoopbackServer } from '../../devenv/loopback.js';
 
 const IMAGE = randomBytes(3 * 1024 * 1024 + 17);
 const SHA256 = createHash('sha256').update(IMAGE).digest('hex');
@@ -20,7 +19,7 @@ const SHA512 = createHash('sha512').update(IMAGE).digest('hex');
 const HOST = { namespace: 'metal3', name: 'host-0', uid: '11111111-2222-4333-8444-555555555555' };
 const MACS = ['52:54:00:aa:00:01', '52:54:00:aa:00:02'];
 
-let files: Server;
+let files: LoopbackServer;
 let filesURL = '';
 let downloads = 0;
 const logLines: string[] = [];
@@ -35,7 +34,7 @@ const logger = pino(
 );
 
 beforeAll(async () => {
-  files = createServer((req, res) => {
+  files = await serveOnLoopback((req, res) => {
     if (req.url === '/images/disk.raw' || req.url === '/images/copy.raw') {
       downloads += 1;
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': IMAGE.length }).end(IMAGE);
@@ -45,15 +44,11 @@ beforeAll(async () => {
       res.writeHead(404).end();
     }
   });
-  files.listen(0, '127.0.0.1');
-  await once(files, 'listening');
-  const address = files.address();
-  filesURL = `http://127.0.0.1:${String(typeof address === 'object' && address !== null ? address.port : 0)}`;
+  filesURL = files.url;
 });
 
 afterAll(async () => {
-  files.closeAllConnections();
-  await new Promise<void>((resolve) => files.close(() => { resolve(); }));
+  await files.close();
 });
 
 interface Rig {

@@ -4,9 +4,6 @@
 // Kubernetes side is the in-memory port. Covers agent inspection over virtual media, disk
 // image provisioning over PXE with a verified download, metadata cleaning, and live-iso.
 import { createHash, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Phase } from '../../domain/operations.js';
 import type { HostOperation, HostOperationSpec } from '../../domain/operations.js';
@@ -25,6 +22,7 @@ import { createPoolMetrics } from '../../drivers/pool/metrics.js';
 import { DriverPool } from '../../drivers/pool/pool.js';
 import { waitFor } from '../../devenv/processes.js';
 import { DEFAULT_SETTINGS, LogCapture, NAMESPACE, credentialsSecret, operation } from '../support/fake-driver.js';
+import { serveOnLoopback, type LoopbackServer } from '../../devenv/loopback.js';
 
 const PASSWORD = 'canary-Agent-Path-3e1d';
 const MACS = ['52:54:00:aa:10:01', '52:54:00:aa:10:02'];
@@ -32,7 +30,7 @@ const IMAGE = randomBytes(2 * 1024 * 1024 + 5);
 const SHA256 = createHash('sha256').update(IMAGE).digest('hex');
 const SYSTEM = { id: 'host-0', username: 'admin', password: PASSWORD, macs: MACS, powerState: 'Off' as const };
 
-let files: Server;
+let files: LoopbackServer;
 let filesURL = '';
 
 interface Rig {
@@ -46,26 +44,18 @@ interface Rig {
 let rig: Rig | undefined;
 
 beforeAll(async () => {
-  files = createServer((request, response) => {
+  files = await serveOnLoopback((request, response) => {
     if (request.url === '/images/disk.raw') {
       response.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': IMAGE.length }).end(IMAGE);
     } else {
       response.writeHead(404).end();
     }
   });
-  files.listen(0, '127.0.0.1');
-  await once(files, 'listening');
-  const address = files.address();
-  filesURL = `http://127.0.0.1:${String(typeof address === 'object' && address !== null ? address.port : 0)}`;
+  filesURL = files.url;
 });
 
 afterAll(async () => {
-  files.closeAllConnections();
-  await new Promise<void>((resolve) => {
-    files.close(() => {
-      resolve();
-    });
-  });
+  await files.close();
 });
 
 afterEach(async () => {
