@@ -50,10 +50,8 @@ export function runStates(ctx: MachineContext): Decision {
   const passed: MachineState[] = [];
   for (;;) {
     const outcome = STATE_HANDLERS[state](view);
-    if (outcome.kind !== 'finalized') {
-      requests.push(...(outcome.requests ?? []));
-      status = mergeStatus(status, outcome.status);
-    }
+    if ('requests' in outcome) requests.push(...(outcome.requests ?? []));
+    if ('status' in outcome) status = mergeStatus(status, outcome.status);
     if (outcome.kind !== 'continue') return { state, outcome, requests, status, passed };
     if (STATE_ORDER.indexOf(outcome.to) <= STATE_ORDER.indexOf(state)) throw new Error(`state ${state} continued backwards to ${outcome.to}`);
     passed.push(state);

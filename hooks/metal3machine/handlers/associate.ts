@@ -65,7 +65,7 @@ function annotated(ctx: MachineContext, hostName: string): Outcome {
   const host = hostNamed(ctx, hostName);
   if (host === undefined) return wait(`BareMetalHost ${hostName} (named by the metal3.io/BareMetalHost annotation)`, { conditionReason: Reason.AssociateFailed });
   const requests = credentialsLabel(ctx, host);
-  if (consumedByMe(ctx, host)) return cont(S.WaitingForData, { requests, status: { ironhook: { host: hostName } } });
+  if (consumedByMe(ctx, host)) return cont(S.WaitingForData, `BareMetalHost ${hostName} is claimed by this machine`, { requests, status: { ironhook: { host: hostName } } });
   const consumer = consumerOf(host);
   if (consumer !== undefined) return permanent(`BareMetalHost ${hostName} is consumed by ${consumer.kind} ${consumer.name}`);
   const progress = progressOf(ctx, Purpose.Claim, true, host);

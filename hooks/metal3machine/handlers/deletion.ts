@@ -31,11 +31,11 @@ export function handleDeprovisioning(ctx: MachineContext): Outcome {
   const host = claimedHost(ctx);
   const pending = inFlightHostWrite(ctx);
   if (pending !== undefined) return wait(`request ${pending.metadata.name ?? ''} on BareMetalHost ${name} to finish before deprovisioning`, { conditionReason: Reason.Deleting });
-  if (host === undefined || !holdsHost(ctx, host)) return cont(S.Finalized);
+  if (host === undefined || !holdsHost(ctx, host)) return cont(S.Finalized, 'no host of this machine to deprovision');
   const ops = deprovisionOps(ctx, host);
   const progress = progressOf(ctx, Purpose.Deprovision, ops.length > 0, host);
-  if (progress.kind === 'satisfied') return cont(S.WaitingForDeprovision);
-  if (isTestFailed(progress)) return cont(S.Finalized);
+  if (progress.kind === 'satisfied') return cont(S.WaitingForDeprovision, `deprovisioning of BareMetalHost ${name} requested`);
+  if (isTestFailed(progress)) return cont(S.Finalized, `BareMetalHost ${name} is no longer this machine's`);
   if (progress.kind === 'failed') return deleteFailed(`deprovisioning BareMetalHost ${name}`, progress.reason);
   const requests = progress.kind === 'issue' ? [patchIntent(Purpose.Deprovision, hostTarget(host), ops, host)] : [];
   return wait(`the driver pool to deprovision BareMetalHost ${name}`, { requests, conditionReason: Reason.Deleting });
@@ -51,7 +51,7 @@ export function handleWaitingForDeprovision(ctx: MachineContext): Outcome {
   const name = host?.metadata.name ?? '';
   if (STILL_PROVISIONED.includes(state)) return wait(`BareMetalHost ${name} to finish deprovisioning (state: ${state})`, { conditionReason: Reason.Deleting });
   if (state === 'externally provisioned' && rec(host?.status).poweredOn !== false) return wait(`externally provisioned BareMetalHost ${name} to power off`, { conditionReason: Reason.Deleting });
-  return cont(S.Releasing);
+  return cont(S.Releasing, `BareMetalHost ${name} is deprovisioned`);
 }
 
 /** §4.10 node reuse: only with the template's nodeReuse and a Cluster that is not being deleted. */
@@ -72,9 +72,9 @@ function releaseRequests(ctx: MachineContext, host: KObject): RequestIntent[] {
 
 export function handleReleasing(ctx: MachineContext): Outcome {
   const host = claimedHost(ctx);
-  if (host === undefined) return cont(S.Finalized);
+  if (host === undefined) return cont(S.Finalized, 'no host to release');
   const progress = progressOf(ctx, Purpose.Release, consumedByMe(ctx, host), host);
-  if (progress.kind === 'satisfied' || isTestFailed(progress)) return cont(S.Finalized);
+  if (progress.kind === 'satisfied' || isTestFailed(progress)) return cont(S.Finalized, `BareMetalHost ${host.metadata.name ?? ''} is released`);
   if (progress.kind === 'failed') return deleteFailed(`releasing BareMetalHost ${host.metadata.name ?? ''}`, progress.reason);
   const requests = progress.kind === 'issue' ? releaseRequests(ctx, host) : [];
   return wait(`the driver pool to release BareMetalHost ${host.metadata.name ?? ''}`, { requests, conditionReason: Reason.Deleting });

@@ -12,7 +12,7 @@ import { consumedByMe } from '../choose.js';
 import { annotatedHostName, claimedHost } from './host.js';
 
 export function handleWaitingForMachine(ctx: MachineContext): Outcome {
-  if (ctx.machine !== undefined) return cont(S.WaitingForClusterInfrastructure);
+  if (ctx.machine !== undefined) return cont(S.WaitingForClusterInfrastructure, 'the owner Machine exists');
   const owner = (ctx.m3m.metadata.ownerReferences ?? []).find((ref) => ref.kind === 'Machine');
   const reason = owner === undefined ? 'a Cluster API Machine to set itself as owner' : `Machine ${owner.name} (the owner) to appear`;
   return wait(reason, { conditionReason: Reason.WaitingForOwner });
@@ -34,11 +34,11 @@ export function handleWaitingForClusterInfrastructure(ctx: MachineContext): Outc
   if (ctx.clusterName === '') return wait(`the ${CLUSTER_NAME_LABEL} label on Machine ${ctx.machine?.metadata.name ?? ''}`, { conditionReason });
   if (ctx.cluster === undefined) return wait(`Cluster ${ctx.clusterName}`, { conditionReason });
   if (!infrastructureReady(ctx.cluster)) return wait(`Cluster ${ctx.clusterName} infrastructure to be provisioned`, { conditionReason });
-  return cont(S.WaitingForMetal3Cluster);
+  return cont(S.WaitingForMetal3Cluster, `Cluster ${ctx.clusterName} infrastructure is provisioned`);
 }
 
 export function handleWaitingForMetal3Cluster(ctx: MachineContext): Outcome {
-  if (ctx.metal3Cluster !== undefined) return cont(S.Paused);
+  if (ctx.metal3Cluster !== undefined) return cont(S.Paused, 'the Metal3Cluster exists');
   const name = str(rec(rec(ctx.cluster?.spec).infrastructureRef).name);
   return wait(`Metal3Cluster ${name || `(Cluster ${ctx.clusterName} names no infrastructureRef)`}`, { conditionReason: Reason.WaitingForMetal3Cluster });
 }
@@ -60,7 +60,7 @@ function unpauseRequest(ctx: MachineContext, host: KObject): RequestIntent[] {
 export function handlePaused(ctx: MachineContext): Outcome {
   const host = annotatedHostName(ctx) === '' ? undefined : claimedHost(ctx);
   const next = ctx.deleting ? S.Deprovisioning : S.WaitingForBootstrapData;
-  if (!isPausedContext(ctx)) return cont(next, { requests: host === undefined ? [] : unpauseRequest(ctx, host) });
+  if (!isPausedContext(ctx)) return cont(next, 'not paused', { requests: host === undefined ? [] : unpauseRequest(ctx, host) });
   return poll('the Cluster or the Metal3Machine to be unpaused', { requests: host === undefined ? [] : pauseRequest(ctx, host), conditionReason: Reason.Paused });
 }
 
@@ -69,5 +69,5 @@ export function handleWaitingForBootstrapData(ctx: MachineContext): Outcome {
   const secret = str(rec(rec(machine?.spec).bootstrap).dataSecretName);
   if (secret === '') return wait(`bootstrap data: Machine ${machine?.metadata.name ?? ''} has no spec.bootstrap.dataSecretName yet`, { conditionReason: Reason.WaitingForBootstrapData });
   const userData = Object.keys(rec(ctx.status.userData)).length > 0 ? ctx.status.userData : { name: secret, namespace: machine?.metadata.namespace ?? ctx.namespace };
-  return cont(S.Associating, { status: { userData } });
+  return cont(S.Associating, `bootstrap data in Secret ${secret}`, { status: { userData } });
 }

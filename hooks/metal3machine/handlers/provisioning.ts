@@ -38,14 +38,14 @@ function dataWait(ctx: MachineContext, data: KObject | undefined): Outcome {
 export function handleWaitingForData(ctx: MachineContext): Outcome {
   const fromSpec = specSecrets(ctx);
   const template = rec(ctx.spec.dataTemplate);
-  if (!hasRef(template)) return cont(S.SettingHostSpec, { status: fromSpec });
+  if (!hasRef(template)) return cont(S.SettingHostSpec, 'no dataTemplate to wait for', { status: fromSpec });
   const namespace = str(template.namespace);
   if (namespace !== '' && namespace !== ctx.namespace) {
     return { kind: 'permanent', reason: `spec.dataTemplate.namespace ${namespace} differs from the machine's namespace`, conditionReason: Reason.MetaDataFailed, failureReason: FailureReason.Create };
   }
   const data = ctx.datas[0];
   if (data === undefined || data.metadata.deletionTimestamp !== undefined || rec(data.status).ready !== true) return dataWait(ctx, data);
-  return cont(S.SettingHostSpec, { status: renderedStatus(ctx, data, fromSpec) });
+  return cont(S.SettingHostSpec, `Metal3Data ${data.metadata.name ?? ''} is ready`, { status: renderedStatus(ctx, data, fromSpec) });
 }
 
 /** §7.6: renderedData, and the data's Secrets where the spec names none. */
@@ -98,7 +98,7 @@ export function handleSettingHostSpec(ctx: MachineContext): Outcome {
   if (host === undefined) return wait('the associated BareMetalHost', { conditionReason: Reason.NotReady });
   const changes = hostSpecChanges(ctx, host);
   const progress = progressOf(ctx, Purpose.HostSpec, Object.keys(changes).length > 0, host);
-  if (progress.kind === 'satisfied') return cont(S.Provisioning);
+  if (progress.kind === 'satisfied') return cont(S.Provisioning, `BareMetalHost ${host.metadata.name ?? ''} has this machine's spec`);
   if (progress.kind === 'failed') return failedPatch(`setting the spec of BareMetalHost ${host.metadata.name ?? ''}`, progress);
   const ops = [...stillMine(ctx), ...Object.entries(changes).map(([key, value]) => ({ op: 'add' as const, path: `/spec/${key}`, value }))];
   const requests = progress.kind === 'issue' ? [patchIntent(Purpose.HostSpec, hostTarget(host), ops, host)] : [];
@@ -108,7 +108,7 @@ export function handleSettingHostSpec(ctx: MachineContext): Outcome {
 export function handleProvisioning(ctx: MachineContext): Outcome {
   const host = claimedHost(ctx);
   const state = hostState(host);
-  if (state === 'provisioned') return cont(S.SettingProviderID);
+  if (state === 'provisioned') return cont(S.SettingProviderID, `BareMetalHost ${host?.metadata.name ?? ''} is provisioned`);
   const error = str(rec(host?.status).errorMessage);
   const detail = error === '' ? `state: ${state || 'none'}` : `state: ${state}, error: ${error}`;
   return wait(`BareMetalHost ${host?.metadata.name ?? ''} to be provisioned (${detail})`, { conditionReason: Reason.NotReady });
@@ -126,7 +126,7 @@ function nodeOperation(ctx: MachineContext, host: KObject, id: string): RequestI
 
 function selfProviderID(ctx: MachineContext, id: string, requests: RequestIntent[]): Outcome {
   const progress = progressOf(ctx, Purpose.ProviderID, str(ctx.spec.providerID) === '', ctx.m3m);
-  if (progress.kind === 'satisfied') return cont(S.Ready, { requests });
+  if (progress.kind === 'satisfied') return cont(S.Ready, `spec.providerID is ${id}`, { requests });
   if (progress.kind === 'failed') return failedPatch('writing spec.providerID', progress);
   if (progress.kind === 'issue') requests.push(patchIntent(Purpose.ProviderID, selfTarget(ctx), providerIDOps(ctx, id), ctx.m3m));
   return wait(`spec.providerID ${id} on this Metal3Machine`, { requests, conditionReason: Reason.NotReady });
