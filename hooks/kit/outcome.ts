@@ -1,7 +1,8 @@
 // The one outcome vocabulary of every state handler (STYLE.md habit 3). A handler only proposes
 // an Outcome; its controller's commit.ts turns it into the hook response in one place.
 //
-//   continue   this state is satisfied: go on to `to` in the same sync
+//   continue   this state is satisfied: go on to `to` in the same sync (a controller that takes
+//              one step per sync, like Metal3Remediation, enters `to` at commit instead)
 //   wait       nothing to decide until something changes (a request runs, a watched object moves)
 //   done       the object is where it should be
 //   transient  something failed that may pass: record it, retry after back-off or a resync

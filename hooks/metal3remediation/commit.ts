@@ -17,8 +17,8 @@ function isActive(phase: string): boolean {
 
 /** The context as it is after the outcome: phase, attempt and start time. */
 function committed(ctx: RemediationContext, outcome: Outcome): RemediationContext {
-  if (outcome.kind !== 'advance') return ctx;
-  const next = { ...ctx, phase: outcome.phase };
+  if (outcome.kind !== 'continue') return ctx;
+  const next = { ...ctx, phase: outcome.to };
   return outcome.restart === undefined ? next : { ...next, retryCount: outcome.restart.retryCount, lastRemediated: ctx.observedTime };
 }
 
@@ -40,7 +40,8 @@ function children(ctx: RemediationContext, next: RemediationContext, outcome: Ou
   const wanted = [...keptChildren(ctx, ctx.statusPhase), ...keptChildren(ctx, ctx.phase), ...keptChildren(next, next.phase)];
   for (const child of wanted) kept.set(child.metadata.name ?? '', child);
   const out = [...kept.values()];
-  if (outcome.kind === 'request') out.push(outcome.step === 'Fence' ? fenceRequest(next) : restoreRequest(next));
+  const steps = outcome.kind === 'wait' ? (outcome.requests ?? []) : [];
+  out.push(...steps.map((step) => (step === 'Fence' ? fenceRequest(next) : restoreRequest(next))));
   if (next.phase === RemediationPhase.Deleting) out.push(...giveUpPatches(next));
   return out.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? ''));
 }
@@ -50,6 +51,6 @@ export function commit(ctx: RemediationContext, outcome: Outcome): CompositeSync
   return {
     children: children(ctx, next, outcome),
     status: status(next),
-    ...(isActive(next.phase) && outcome.kind !== 'stop' && { resyncAfterSeconds: ACTIVE_RESYNC_SECONDS }),
+    ...(isActive(next.phase) && outcome.kind !== 'done' && { resyncAfterSeconds: ACTIVE_RESYNC_SECONDS }),
   };
 }

@@ -17,7 +17,7 @@ import { REBOOT_STRATEGY, RemediationPhase } from '../../domain/capm3/types.js';
 import { rec } from '../kit/index.js';
 import { backups, isFinished, nodeOperation } from './children.js';
 import { attemptOf, Purpose, type RemediationContext } from './context.js';
-import { advance, wait, type Outcome } from './outcome.js';
+import { advance, done, request, wait, type Outcome } from './outcome.js';
 
 type Handler = (ctx: RemediationContext) => Outcome;
 
@@ -33,7 +33,7 @@ function hostName(ctx: RemediationContext): string {
 function fencing(ctx: RemediationContext): Outcome | undefined {
   if (ctx.nodeName === '' || ctx.clusterName === '') return undefined;
   const fence = nodeOperation(ctx, Purpose.Fence, attemptOf(ctx));
-  if (fence === undefined) return { kind: 'request', step: 'Fence', reason: `fencing Node ${ctx.nodeName}: saving its labels and annotations, then deleting it` };
+  if (fence === undefined) return request('Fence', `fencing Node ${ctx.nodeName}: saving its labels and annotations, then deleting it`);
   if (!isFinished(fence)) return wait(`waiting for ${fence.metadata.name ?? ''} to fence Node ${ctx.nodeName}`);
   return undefined;
 }
@@ -47,7 +47,7 @@ const running: Handler = (ctx) => {
 function restoring(ctx: RemediationContext): Outcome | undefined {
   if (ctx.clusterName === '' || backups(ctx).length === 0) return undefined;
   if (nodeOperation(ctx, Purpose.Restore, attemptOf(ctx)) !== undefined) return undefined;
-  return { kind: 'request', step: 'Restore', reason: 'restoring the fenced Node\'s labels and annotations once it is back' };
+  return request('Restore', 'restoring the fenced Node\'s labels and annotations once it is back');
 }
 
 function timedOut(ctx: RemediationContext): boolean {
@@ -68,7 +68,7 @@ const waiting: Handler = (ctx) => {
   return advance(RemediationPhase.Deleting, `gave up after ${ctx.retryCount + 1} power cycles`);
 };
 
-const terminal: Handler = (ctx) => ({ kind: 'stop', reason: `phase ${ctx.phase} is final` });
+const terminal: Handler = (ctx) => done(`phase ${ctx.phase} is final`);
 
 const STATES: Readonly<Record<string, Handler>> = {
   '': () => advance(RemediationPhase.Running, 'starting reboot remediation', { retryCount: 0 }),
@@ -88,11 +88,11 @@ function missing(ctx: RemediationContext): string | undefined {
 /** One step: the prologue every phase shares, then the phase's handler. */
 export function decide(ctx: RemediationContext): Outcome {
   const handler = STATES[ctx.phase];
-  if (handler === undefined) return { kind: 'stop', reason: `unknown phase ${ctx.phase}` };
+  if (handler === undefined) return done(`unknown phase ${ctx.phase}`);
   if (handler === terminal) return handler(ctx);
   const gap = missing(ctx);
   if (gap !== undefined) return wait(gap);
   if (rec(ctx.host?.spec).online === false) return advance(RemediationPhase.Failed, `BareMetalHost ${hostName(ctx)} is powered off on purpose (spec.online: false)`);
-  if (ctx.strategyType !== REBOOT_STRATEGY) return { kind: 'stop', reason: `strategy ${JSON.stringify(ctx.strategyType)} is not ${REBOOT_STRATEGY}` };
+  if (ctx.strategyType !== REBOOT_STRATEGY) return done(`strategy ${JSON.stringify(ctx.strategyType)} is not ${REBOOT_STRATEGY}`);
   return handler(ctx);
 }

@@ -13,7 +13,7 @@ import { backups, isFinished, nodeOperation } from './children.js';
 import { commit } from './commit.js';
 import { attemptOf, Purpose, remediationContext, type RemediationContext } from './context.js';
 import { decide } from './states.js';
-import type { Outcome } from './outcome.js';
+import { done, request, wait, type Outcome } from './outcome.js';
 
 /** Its Machine by name (owner reference, else its own name); the rest of the namespace by type. */
 export function metal3remediationCustomize(request: unknown): CustomizeResponse {
@@ -46,13 +46,13 @@ export function metal3remediationSync(request: unknown): CompositeSyncResponse {
 function finalizeOutcome(ctx: RemediationContext): Outcome | undefined {
   if (backups(ctx).length === 0 || ctx.host === undefined || ctx.clusterName === '' || rec(ctx.host.spec).online === false) return undefined;
   const restore = nodeOperation(ctx, Purpose.Restore, attemptOf(ctx));
-  if (restore === undefined) return { kind: 'request', step: 'Restore', reason: 'restoring the fenced Node before the remediation goes' };
-  return isFinished(restore) ? undefined : { kind: 'wait', reason: `waiting for ${restore.metadata.name ?? ''}` };
+  if (restore === undefined) return request('Restore', 'restoring the fenced Node before the remediation goes');
+  return isFinished(restore) ? undefined : wait(`waiting for ${restore.metadata.name ?? ''}`);
 }
 
 export function metal3remediationFinalize(request: unknown): CompositeSyncResponse {
   const ctx = remediationContext(request);
   const outcome = finalizeOutcome(ctx);
-  if (outcome === undefined) return { ...commit(ctx, { kind: 'stop', reason: 'deleted' }), children: [], finalized: true };
+  if (outcome === undefined) return { ...commit(ctx, done('deleted')), children: [], finalized: true };
   return { ...commit(ctx, outcome), finalized: false };
 }
