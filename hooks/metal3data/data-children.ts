@@ -9,8 +9,8 @@ import { DATA_CLAIM_LABEL, DATA_LABEL, Kind, SECRET_TYPE, type Metal3DataStatus 
 import { addressFor, ipClaimName, type DataView, type NeededSecret } from './data-view.js';
 import { compareText, echoChild, isDeleting, named, ownerOf, rec, str } from '../kit/index.js';
 
-/** What one sync decides: the complete child list and the status. */
-export interface Outcome {
+/** What one sync decides: the complete child list and the status (no state table, so not a kit Outcome). */
+export interface DesiredData {
   children: KObject[];
   status: Metal3DataStatus;
 }
@@ -54,7 +54,7 @@ export function readyStatus(v: DataView): Metal3DataStatus {
   return statusOf(v, true);
 }
 
-export function waiting(v: DataView, waitingFor: string, ready = false): Outcome {
+export function waiting(v: DataView, waitingFor: string, ready = false): DesiredData {
   return { children: keepAll(v), status: statusOf(v, ready, waitingFor) };
 }
 

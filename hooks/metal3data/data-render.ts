@@ -7,7 +7,7 @@ import { renderNetworkData } from '../../domain/metal3data/networkdata.js';
 import { isMetal3Pool, templatePools, type PoolUse } from '../../domain/metal3data/pools.js';
 import { META_DATA_KEY, type SourceObject } from '../../domain/metal3data/types.js';
 import type { KObject } from '../../domain/k8s.js';
-import { echoSecret, ipClaimChildren, keepAll, newSecret, statusOf, waiting, type Outcome, type SecretState } from './data-children.js';
+import { echoSecret, ipClaimChildren, keepAll, newSecret, statusOf, waiting, type DesiredData, type SecretState } from './data-children.js';
 import { addressFor, type DataView, type NeededSecret } from './data-view.js';
 import { rec } from '../kit/index.js';
 
@@ -18,7 +18,7 @@ function lookupIn(v: DataView): (object: SourceObject, annotation: string) => st
   };
 }
 
-function failed(v: DataView, children: KObject[], error: string): Outcome {
+function failed(v: DataView, children: KObject[], error: string): DesiredData {
   return { children, status: { errorMessage: error, ...statusOf(v, false) } };
 }
 
@@ -55,7 +55,7 @@ function writeSecrets(v: DataView, needed: readonly NeededSecret[], states: read
   });
 }
 
-function renderWith(v: DataView, claims: KObject[], addresses: Map<string, PoolAddress>, secrets: { needed: readonly NeededSecret[]; states: readonly SecretState[] }): Outcome {
+function renderWith(v: DataView, claims: KObject[], addresses: Map<string, PoolAddress>, secrets: { needed: readonly NeededSecret[]; states: readonly SecretState[] }): DesiredData {
   const ctx = contextOf(v, addresses);
   if (typeof ctx === 'string') return { children: [...claims, ...v.secrets.map(echoSecret)], status: statusOf(v, false, ctx) };
   try {
@@ -68,7 +68,7 @@ function renderWith(v: DataView, claims: KObject[], addresses: Map<string, PoolA
 }
 
 /** Renders the missing Secrets (the caller has checked that at least one is missing). */
-export function render(v: DataView, needed: readonly NeededSecret[], states: readonly SecretState[]): Outcome {
+export function render(v: DataView, needed: readonly NeededSecret[], states: readonly SecretState[]): DesiredData {
   let resolved;
   try {
     resolved = templatePools(v.spec, lookupIn(v));

@@ -13,7 +13,7 @@ import { IPAM_API_VERSION } from '../../domain/ipam/types.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_LABEL, Kind, RenderAnnotation, Resource, type Metal3DataStatus } from '../../domain/metal3data/types.js';
-import { heldAddresses, keepAll, readyStatus, secretState, waiting, type Outcome } from './data-children.js';
+import { heldAddresses, keepAll, readyStatus, secretState, waiting, type DesiredData } from './data-children.js';
 import { render } from './data-render.js';
 import { claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
 import { compareText, parseComposite, parseCustomize, rec } from '../kit/index.js';
@@ -42,7 +42,7 @@ export function metal3dataCustomize(request: unknown): CustomizeResponse {
   };
 }
 
-function reconcile(v: DataView): Outcome {
+function reconcile(v: DataView): DesiredData {
   if (v.template === undefined) return waiting(v, `Metal3DataTemplate ${templateNameOf(v.data)}`);
   const needed = neededSecrets(v);
   if (needed.some((s) => s.name === '')) return waiting(v, 'the Metal3Machine name (annotation ironhook.dev/metal3machine)');
@@ -59,7 +59,7 @@ function reconcile(v: DataView): Outcome {
  * one status write behind its children (Metacontroller's cache), so the observed status echoed
  * as is would write an older one back.
  */
-function paused(v: DataView): Outcome {
+function paused(v: DataView): DesiredData {
   const old = rec(v.data.status);
   const status = Object.fromEntries(Object.entries(old).filter(([key]) => key !== 'observedGeneration')) as Metal3DataStatus;
   const shown = status.ironhook?.addresses ?? {};
@@ -72,8 +72,8 @@ function sortedKeys(map: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(map).sort(([a], [b]) => compareText(a, b)));
 }
 
-function respond(outcome: Outcome): CompositeSyncResponse {
-  return { children: outcome.children, status: outcome.status as Record<string, unknown> };
+function respond(desired: DesiredData): CompositeSyncResponse {
+  return { children: desired.children, status: desired.status as Record<string, unknown> };
 }
 
 export function metal3dataSync(request: unknown): CompositeSyncResponse {
