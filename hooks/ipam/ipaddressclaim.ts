@@ -7,7 +7,7 @@ import { newestTimestamp } from '../../domain/ipam/json.js';
 import { CAPI_IPAM_GROUP, ClaimError, IPAM_API_VERSION, IPAM_GROUP, Kind } from '../../domain/ipam/types.js';
 import type { Condition, KObject } from '../../domain/k8s.js';
 import type { CustomizeResponse, DecoratorSyncResponse } from '../../domain/metacontroller.js';
-import { isRecord, objectsOf, parseCustomize, parseDecorator, rec } from '../kit/index.js';
+import { isRecord, objectsOf, parseCustomize, parseDecorator, rec, relatedRule, relatedType, versionOf, type RelatedType } from '../kit/index.js';
 import { stringField, stringMap } from './request.js';
 
 function poolRefName(claim: KObject): string | undefined {
@@ -17,6 +17,15 @@ function poolRefName(claim: KObject): string | undefined {
   return ours && name !== undefined && name !== '' ? name : undefined;
 }
 
+/**
+ * What ipaddressclaimCustomize names (and so what the chart's RBAC lets Metacontroller read). The
+ * claim's IPAddress is asked for in the claim's own version.
+ */
+export const IPADDRESSCLAIM_RELATED = {
+  pools: relatedType(IPAM_API_VERSION, 'ippools'),
+  addresses: { group: CAPI_IPAM_GROUP, resource: 'ipaddresses' } satisfies RelatedType,
+};
+
 export function ipaddressclaimCustomize(request: unknown): CustomizeResponse {
   const { parent } = parseCustomize(request, Kind.IPAddressClaim);
   const poolName = poolRefName(parent);
@@ -24,8 +33,8 @@ export function ipaddressclaimCustomize(request: unknown): CustomizeResponse {
   const namespace = parent.metadata.namespace ?? '';
   return {
     relatedResources: [
-      { apiVersion: IPAM_API_VERSION, names: [poolName], namespace, resource: 'ippools' },
-      { apiVersion: parent.apiVersion, names: [parent.metadata.name ?? ''], namespace, resource: 'ipaddresses' },
+      relatedRule(IPADDRESSCLAIM_RELATED.pools, namespace, { names: [poolName] }),
+      relatedRule(IPADDRESSCLAIM_RELATED.addresses, namespace, { names: [parent.metadata.name ?? ''] }, versionOf(parent.apiVersion)),
     ],
   };
 }

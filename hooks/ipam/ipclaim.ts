@@ -9,7 +9,7 @@ import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } fr
 import { labelValue } from '../../domain/naming.js';
 import { canonicalAddress } from '../../domain/ipam/address.js';
 import { compareCandidates, type Candidate } from './preference.js';
-import { objectsOf, parseComposite, parseCustomize, rec } from '../kit/index.js';
+import { objectsOf, parseComposite, parseCustomize, rec, relatedRule, relatedType } from '../kit/index.js';
 import { stringField, stringMap } from './request.js';
 
 function poolNameOf(claim: KObject): string | undefined {
@@ -17,15 +17,21 @@ function poolNameOf(claim: KObject): string | undefined {
   return name === '' ? undefined : name;
 }
 
+/** What ipclaimCustomize names (and so what the chart's RBAC lets Metacontroller read). */
+export const IPCLAIM_RELATED = {
+  pools: relatedType(IPAM_API_VERSION, 'ippools'),
+  addresses: relatedType(IPAM_API_VERSION, 'ipaddresses'),
+};
+
 export function ipclaimCustomize(request: unknown): CustomizeResponse {
   const { parent } = parseCustomize(request, Kind.IPClaim);
   const namespace = parent.metadata.namespace ?? '';
   const rules: RelatedResourceRule[] = [
     // Label rules of namespaced parents list the parent's namespace; the hook re-checks it anyway.
-    { apiVersion: IPAM_API_VERSION, labelSelector: { matchLabels: { [CLAIM_LABEL]: labelValue(parent.metadata.name ?? '') } }, resource: 'ipaddresses' },
+    relatedRule(IPCLAIM_RELATED.addresses, undefined, { labelSelector: { matchLabels: { [CLAIM_LABEL]: labelValue(parent.metadata.name ?? '') } } }),
   ];
   const poolName = poolNameOf(parent);
-  if (poolName !== undefined) rules.unshift({ apiVersion: IPAM_API_VERSION, names: [poolName], namespace, resource: 'ippools' });
+  if (poolName !== undefined) rules.unshift(relatedRule(IPCLAIM_RELATED.pools, namespace, { names: [poolName] }));
   return { relatedResources: rules };
 }
 

@@ -21,7 +21,7 @@ import { observedChildren, type ObservedChildren } from './observed.js';
 import { planPool, type ClaimFailure, type Plan } from './plan.js';
 import { clusterGate, neighbours, poolConfig } from './pool-context.js';
 import { poolStatus } from './pool-status.js';
-import { type CompositeRequest, echoAllChildren, objectsOf, parseComposite, parseCustomize, rec } from '../kit/index.js';
+import { type CompositeRequest, echoAllChildren, objectsOf, parseComposite, parseCustomize, rec, relatedRule, relatedType, type RelatedType } from '../kit/index.js';
 import { capiVersionsOf, stringMap, type CapiVersions } from './request.js';
 
 function asPool(parent: KObject): IPPool {
@@ -32,17 +32,25 @@ function asPool(parent: KObject): IPPool {
   return parent as IPPool;
 }
 
+/**
+ * What ippoolCustomize names (and so what the chart's RBAC lets Metacontroller read). The Cluster
+ * API types are asked for in the version of the controller object's CAPI IPAddress child rule.
+ */
+export const IPPOOL_RELATED = {
+  claims: relatedType(IPAM_API_VERSION, 'ipclaims'),
+  pools: relatedType(IPAM_API_VERSION, 'ippools'),
+  capiClaims: { group: CAPI_IPAM_GROUP, resource: 'ipaddressclaims' } satisfies RelatedType,
+  clusters: { group: CAPI_GROUP, resource: 'clusters' } satisfies RelatedType,
+};
+
 export function ippoolCustomize(request: unknown): CustomizeResponse {
   const { controller, parent } = parseCustomize(request, Kind.IPPool);
   const namespace = parent.metadata.namespace ?? '';
-  const rules: RelatedResourceRule[] = [
-    { apiVersion: IPAM_API_VERSION, namespace, resource: 'ipclaims' },
-    { apiVersion: IPAM_API_VERSION, namespace, resource: 'ippools' },
-  ];
+  const rules: RelatedResourceRule[] = [relatedRule(IPPOOL_RELATED.claims, namespace), relatedRule(IPPOOL_RELATED.pools, namespace)];
   const capi = capiVersionsOf(controller);
   if (capi !== undefined) {
-    rules.push({ apiVersion: capi.ipam, namespace, resource: 'ipaddressclaims' });
-    rules.push({ apiVersion: capi.cluster, namespace, resource: 'clusters' });
+    rules.push(relatedRule(IPPOOL_RELATED.capiClaims, namespace, {}, capi.version));
+    rules.push(relatedRule(IPPOOL_RELATED.clusters, namespace, {}, capi.version));
   }
   return { relatedResources: rules };
 }

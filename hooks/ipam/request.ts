@@ -6,6 +6,8 @@ import { isRecord } from '../kit/index.js';
 
 /** Cluster API IPAM is served when the controller declares CAPI IPAddress children (or rules). */
 export interface CapiVersions {
+  /** The contract version, the same for both groups. */
+  version: string;
   /** `ipam.cluster.x-k8s.io/<version>` */
   ipam: string;
   /** `cluster.x-k8s.io/<version>`, the same version as the IPAM group. */
@@ -28,7 +30,7 @@ export function capiVersionsOf(controller: KObject | undefined): CapiVersions | 
   );
   if (rule === undefined) return undefined;
   const version = rule.apiVersion.slice(CAPI_IPAM_GROUP.length + 1);
-  return { ipam: rule.apiVersion, cluster: `${CAPI_GROUP}/${version}` };
+  return { version, ipam: rule.apiVersion, cluster: `${CAPI_GROUP}/${version}` };
 }
 
 export function stringField(value: unknown): string | undefined {

@@ -8,7 +8,7 @@
 // part of metal3cluster.infrastructure.cluster.x-k8s.io).
 import { CAPI_V1BETA2, CLUSTER_NAME_LABEL } from '../../domain/capi/types.js';
 import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
-import { parseCustomize, rec } from '../kit/index.js';
+import { parseCustomize, rec, relatedRule, relatedType } from '../kit/index.js';
 import { metav1Conditions, v1beta1Conditions, type ConditionSpec } from './conditions.js';
 import { clusterView, endpointProblem, METAL3CLUSTER_KIND, type ClusterView } from './view.js';
 
@@ -22,13 +22,19 @@ export const DELETE_WAIT_SECONDS = 30;
  * set by Cluster API after the Metal3Cluster exists, which does not change its generation, and
  * Metacontroller caches a customize answer per generation.
  */
+/** What metal3clusterCustomize names (and so what the chart's RBAC lets Metacontroller read). */
+export const METAL3CLUSTER_RELATED = {
+  clusters: relatedType(CAPI_V1BETA2, 'clusters'),
+  machines: relatedType(CAPI_V1BETA2, 'machines'),
+};
+
 export function metal3clusterCustomize(request: unknown): CustomizeResponse {
   const { parent } = parseCustomize(request, METAL3CLUSTER_KIND);
   const namespace = parent.metadata.namespace ?? '';
   return {
     relatedResources: [
-      { apiVersion: CAPI_V1BETA2, namespace, resource: 'clusters' },
-      { apiVersion: CAPI_V1BETA2, labelSelector: { matchExpressions: [{ key: CLUSTER_NAME_LABEL, operator: 'Exists' }] }, namespace, resource: 'machines' },
+      relatedRule(METAL3CLUSTER_RELATED.clusters, namespace),
+      relatedRule(METAL3CLUSTER_RELATED.machines, namespace, { labelSelector: { matchExpressions: [{ key: CLUSTER_NAME_LABEL, operator: 'Exists' }] } }),
     ],
   };
 }

@@ -12,7 +12,7 @@ import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_CLAIM_LABEL, Kind, Resource, type ClaimSources, type Metal3DataClaimStatus } from '../../domain/metal3data/types.js';
-import { isDeleting, named, objectsOf, ownerOf, parseComposite, parseCustomize, rec, str, type CompositeRequest } from '../kit/index.js';
+import { isDeleting, named, objectsOf, ownerOf, parseComposite, parseCustomize, rec, relatedRule, relatedType, str, type CompositeRequest } from '../kit/index.js';
 
 function templateName(claim: KObject): string {
   return str(rec(rec(claim.spec).template).name);
@@ -28,16 +28,23 @@ function metal3MachineName(claim: KObject): string {
   return ownerOf(claim, CapiKind.Metal3Machine, INFRA_GROUP)?.name ?? '';
 }
 
+/** What metal3dataclaimCustomize names (and so what the chart's RBAC lets Metacontroller read). */
+export const METAL3DATACLAIM_RELATED = {
+  datas: relatedType(INFRA_V1BETA2, Resource.Metal3Data),
+  templates: relatedType(INFRA_V1BETA2, Resource.Metal3DataTemplate),
+  metal3Machines: relatedType(INFRA_V1BETA2, 'metal3machines'),
+};
+
 export function metal3dataclaimCustomize(request: unknown): CustomizeResponse {
   const { parent: claim } = parseCustomize(request, Kind.Metal3DataClaim);
   const namespace = claim.metadata.namespace ?? '';
   const rules: RelatedResourceRule[] = [
-    { apiVersion: INFRA_V1BETA2, labelSelector: { matchLabels: { [DATA_CLAIM_LABEL]: labelValue(claim.metadata.name ?? '') } }, namespace, resource: Resource.Metal3Data },
+    relatedRule(METAL3DATACLAIM_RELATED.datas, namespace, { labelSelector: { matchLabels: { [DATA_CLAIM_LABEL]: labelValue(claim.metadata.name ?? '') } } }),
   ];
   const template = templateName(claim);
-  if (template !== '') rules.push({ apiVersion: INFRA_V1BETA2, names: [template], namespace, resource: Resource.Metal3DataTemplate });
+  if (template !== '') rules.push(relatedRule(METAL3DATACLAIM_RELATED.templates, namespace, { names: [template] }));
   const machine = metal3MachineName(claim);
-  if (machine !== '') rules.push({ apiVersion: INFRA_V1BETA2, names: [machine], namespace, resource: 'metal3machines' });
+  if (machine !== '') rules.push(relatedRule(METAL3DATACLAIM_RELATED.metal3Machines, namespace, { names: [machine] }));
   return { relatedResources: rules };
 }
 

@@ -16,28 +16,40 @@ import { DATA_LABEL, Kind, RenderAnnotation, Resource, type Metal3DataStatus } f
 import { heldAddresses, keepAll, readyStatus, secretState, waiting, type DesiredData } from './data-children.js';
 import { render } from './data-render.js';
 import { claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
-import { compareText, parseComposite, parseCustomize, rec } from '../kit/index.js';
+import { compareText, parseComposite, parseCustomize, rec, relatedRule, relatedType, type RelatedType } from '../kit/index.js';
 
 function byName(names: readonly string[]): string[] {
   return [...new Set(names.filter((n) => n !== ''))].sort();
 }
 
+/** What metal3dataCustomize names (and so what the chart's RBAC lets Metacontroller read). */
+export const METAL3DATA_RELATED = {
+  templates: relatedType(INFRA_V1BETA2, Resource.Metal3DataTemplate),
+  claims: relatedType(INFRA_V1BETA2, Resource.Metal3DataClaim),
+  metal3Machines: relatedType(INFRA_V1BETA2, 'metal3machines'),
+  hosts: relatedType('metal3.io/v1alpha1', 'baremetalhosts'),
+  machines: relatedType(CAPI_V1BETA2, 'machines'),
+  addresses: relatedType(IPAM_API_VERSION, 'ipaddresses'),
+  secrets: relatedType('v1', 'secrets'),
+};
+
 export function metal3dataCustomize(request: unknown): CustomizeResponse {
   const { parent: data } = parseCustomize(request, Kind.Metal3Data);
   const namespace = data.metadata.namespace ?? '';
   const annotations = data.metadata.annotations ?? {};
-  const rule = (apiVersion: string, resource: string, name: string | undefined): RelatedResourceRule[] =>
-    name === undefined || name === '' ? [] : [{ apiVersion, names: [name], namespace, resource }];
-  const secrets = byName(Object.values(secretNames(data)));
+  const namedRule = (type: RelatedType, names: readonly (string | undefined)[]): RelatedResourceRule[] => {
+    const present = byName(names.filter((name) => name !== undefined));
+    return present.length === 0 ? [] : [relatedRule(type, namespace, { names: present })];
+  };
   return {
     relatedResources: [
-      ...rule(INFRA_V1BETA2, Resource.Metal3DataTemplate, templateNameOf(data)),
-      ...rule(INFRA_V1BETA2, Resource.Metal3DataClaim, claimNameOf(data)),
-      ...rule(INFRA_V1BETA2, 'metal3machines', annotations[RenderAnnotation.Metal3Machine]),
-      ...rule('metal3.io/v1alpha1', 'baremetalhosts', annotations[RenderAnnotation.BareMetalHost]),
-      ...rule(CAPI_V1BETA2, 'machines', annotations[RenderAnnotation.Machine]),
-      { apiVersion: IPAM_API_VERSION, labelSelector: { matchLabels: { [DATA_LABEL]: labelValue(data.metadata.name ?? '') } }, namespace, resource: 'ipaddresses' },
-      ...(secrets.length > 0 ? [{ apiVersion: 'v1', names: secrets, namespace, resource: 'secrets' }] : []),
+      ...namedRule(METAL3DATA_RELATED.templates, [templateNameOf(data)]),
+      ...namedRule(METAL3DATA_RELATED.claims, [claimNameOf(data)]),
+      ...namedRule(METAL3DATA_RELATED.metal3Machines, [annotations[RenderAnnotation.Metal3Machine]]),
+      ...namedRule(METAL3DATA_RELATED.hosts, [annotations[RenderAnnotation.BareMetalHost]]),
+      ...namedRule(METAL3DATA_RELATED.machines, [annotations[RenderAnnotation.Machine]]),
+      relatedRule(METAL3DATA_RELATED.addresses, namespace, { labelSelector: { matchLabels: { [DATA_LABEL]: labelValue(data.metadata.name ?? '') } } }),
+      ...namedRule(METAL3DATA_RELATED.secrets, Object.values(secretNames(data))),
     ],
   };
 }

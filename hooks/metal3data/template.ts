@@ -12,13 +12,18 @@ import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/meta
 import { labelValue } from '../../domain/naming.js';
 import { indexEntries, planIndexes, type Assignment, type ClaimInfo, type DataInfo } from '../../domain/metal3data/indexes.js';
 import { DATA_CLAIM_LABEL, Kind, RenderAnnotation, Resource, type ClaimSources, type IndexEntry } from '../../domain/metal3data/types.js';
-import { echoChild, isDeleting, objectsOf, ownerOf, parseComposite, parseCustomize, rec, str, type CompositeRequest } from '../kit/index.js';
+import { echoChild, isDeleting, objectsOf, ownerOf, parseComposite, parseCustomize, rec, relatedRule, relatedType, str, type CompositeRequest } from '../kit/index.js';
 
 const RENDER_ANNOTATIONS = Object.values(RenderAnnotation);
 
+/** What metal3datatemplateCustomize names (and so what the chart's RBAC lets Metacontroller read). */
+export const METAL3DATATEMPLATE_RELATED = {
+  claims: relatedType(INFRA_V1BETA2, Resource.Metal3DataClaim),
+};
+
 export function metal3datatemplateCustomize(request: unknown): CustomizeResponse {
   const { parent } = parseCustomize(request, Kind.Metal3DataTemplate);
-  return { relatedResources: [{ apiVersion: INFRA_V1BETA2, namespace: parent.metadata.namespace ?? '', resource: Resource.Metal3DataClaim }] };
+  return { relatedResources: [relatedRule(METAL3DATATEMPLATE_RELATED.claims, parent.metadata.namespace ?? '')] };
 }
 
 interface ClaimView {

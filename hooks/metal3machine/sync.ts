@@ -5,11 +5,21 @@ import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_CLAIM_LABEL, Resource } from '../../domain/metal3data/types.js';
-import { parseComposite, parseCustomize } from '../kit/index.js';
+import { parseComposite, parseCustomize, relatedRule, relatedType } from '../kit/index.js';
 import { commit } from './commit.js';
 import { readContext } from './context.js';
 import { CLONED_FROM_NAME_ANNOTATION } from './names.js';
 import { runStates } from './states.js';
+
+/** What metal3machineCustomize names (and so what the chart's RBAC lets Metacontroller read). */
+export const METAL3MACHINE_RELATED = {
+  hosts: relatedType('metal3.io/v1alpha1', 'baremetalhosts'),
+  metal3Clusters: relatedType(INFRA_V1BETA2, 'metal3clusters'),
+  metal3Datas: relatedType(INFRA_V1BETA2, Resource.Metal3Data),
+  machines: relatedType(CAPI_V1BETA2, 'machines'),
+  clusters: relatedType(CAPI_V1BETA2, 'clusters'),
+  templates: relatedType(INFRA_V1BETA2, 'metal3machinetemplates'),
+};
 
 /**
  * Objects found from the machine itself: its cluster's Machines (by label, not by the owner's
@@ -21,10 +31,9 @@ function namedRules(m3m: KObject): RelatedResourceRule[] {
   const namespace = m3m.metadata.namespace ?? '';
   const cluster = m3m.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '';
   const template = m3m.metadata.annotations?.[CLONED_FROM_NAME_ANNOTATION] ?? '';
-  const machines: RelatedResourceRule = { apiVersion: CAPI_V1BETA2, resource: 'machines', namespace };
-  const rules: RelatedResourceRule[] = [cluster === '' ? machines : { ...machines, labelSelector: { matchLabels: { [CLUSTER_NAME_LABEL]: cluster } } }];
-  if (cluster !== '') rules.push({ apiVersion: CAPI_V1BETA2, resource: 'clusters', namespace, names: [cluster] });
-  if (template !== '') rules.push({ apiVersion: INFRA_V1BETA2, resource: 'metal3machinetemplates', namespace, names: [template] });
+  const rules: RelatedResourceRule[] = [relatedRule(METAL3MACHINE_RELATED.machines, namespace, cluster === '' ? {} : { labelSelector: { matchLabels: { [CLUSTER_NAME_LABEL]: cluster } } })];
+  if (cluster !== '') rules.push(relatedRule(METAL3MACHINE_RELATED.clusters, namespace, { names: [cluster] }));
+  if (template !== '') rules.push(relatedRule(METAL3MACHINE_RELATED.templates, namespace, { names: [template] }));
   return rules;
 }
 
@@ -39,9 +48,9 @@ export function metal3machineCustomize(request: unknown): CustomizeResponse {
   const namespace = m3m.metadata.namespace ?? '';
   const name = m3m.metadata.name ?? '';
   const rules: RelatedResourceRule[] = [
-    { apiVersion: 'metal3.io/v1alpha1', resource: 'baremetalhosts', namespace },
-    { apiVersion: INFRA_V1BETA2, resource: 'metal3clusters', namespace },
-    { apiVersion: INFRA_V1BETA2, resource: Resource.Metal3Data, namespace, labelSelector: { matchLabels: { [DATA_CLAIM_LABEL]: labelValue(name) } } },
+    relatedRule(METAL3MACHINE_RELATED.hosts, namespace),
+    relatedRule(METAL3MACHINE_RELATED.metal3Clusters, namespace),
+    relatedRule(METAL3MACHINE_RELATED.metal3Datas, namespace, { labelSelector: { matchLabels: { [DATA_CLAIM_LABEL]: labelValue(name) } } }),
   ];
   return { relatedResources: [...rules, ...namedRules(m3m)] };
 }

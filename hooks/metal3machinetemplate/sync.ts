@@ -16,7 +16,7 @@ import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
 import { labelValue, operationName } from '../../domain/naming.js';
 import { IRONHOOK_API_VERSION, Phase } from '../../domain/operations.js';
-import { echoChild, isDeleting, objectsOf, parseComposite, parseCustomize, rec, sortedByName, str, type CompositeRequest } from '../kit/index.js';
+import { echoChild, isDeleting, objectsOf, parseComposite, parseCustomize, rec, relatedRule, relatedType, sortedByName, str, type CompositeRequest } from '../kit/index.js';
 
 export const METAL3MACHINETEMPLATE_KIND = 'Metal3MachineTemplate';
 export const CLONED_FROM_NAME = 'cluster.x-k8s.io/cloned-from-name';
@@ -25,9 +25,14 @@ export const TEMPLATE_GROUPKIND = `${METAL3MACHINETEMPLATE_KIND}.${INFRA_GROUP}`
 export const CLEANING_PURPOSE = 'cleaning-mode';
 
 /** Every Metal3Machine of the namespace; the cloned-from annotations are matched in sync. */
+/** What metal3machinetemplateCustomize names (and so what the chart's RBAC lets Metacontroller read). */
+export const METAL3MACHINETEMPLATE_RELATED = {
+  metal3machines: relatedType(INFRA_V1BETA2, 'metal3machines'),
+};
+
 export function metal3machinetemplateCustomize(request: unknown): CustomizeResponse {
   const { parent } = parseCustomize(request, METAL3MACHINETEMPLATE_KIND);
-  return { relatedResources: [{ apiVersion: INFRA_V1BETA2, namespace: parent.metadata.namespace ?? '', resource: 'metal3machines' }] };
+  return { relatedResources: [relatedRule(METAL3MACHINETEMPLATE_RELATED.metal3machines, parent.metadata.namespace ?? '')] };
 }
 
 export function clonedFrom(machine: KObject, template: string): boolean {

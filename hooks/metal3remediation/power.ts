@@ -8,18 +8,19 @@ import { CAPI_V1BETA2, INFRA_GROUP, INFRA_V1BETA2 } from '../../domain/capi/type
 import { Capm3Kind, RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CustomizeResponse, DecoratorSyncResponse, ObjectMap } from '../../domain/metacontroller.js';
-import { decoratorTarget, isDeleting, isRecord, objectsOf, rec, str } from '../kit/index.js';
+import { decoratorTarget, isDeleting, isRecord, objectsOf, rec, relatedRule, relatedType, str } from '../kit/index.js';
 import { POWER_OFF_PREFIX, POWER_OFF_VALUE, powerOffAnnotation, resolveTarget } from './resolve.js';
+
+/** What remediationPowerCustomize names (and so what the chart's RBAC lets Metacontroller read). */
+export const REMEDIATION_POWER_RELATED = {
+  remediations: relatedType(INFRA_V1BETA2, 'metal3remediations'),
+  machines: relatedType(CAPI_V1BETA2, 'machines'),
+  metal3Machines: relatedType(INFRA_V1BETA2, 'metal3machines'),
+};
 
 export function remediationPowerCustomize(request: unknown): CustomizeResponse {
   const namespace = decoratorTarget(request, 'parent', 'BareMetalHost').metadata.namespace ?? '';
-  return {
-    relatedResources: [
-      { apiVersion: INFRA_V1BETA2, namespace, resource: 'metal3remediations' },
-      { apiVersion: CAPI_V1BETA2, namespace, resource: 'machines' },
-      { apiVersion: INFRA_V1BETA2, namespace, resource: 'metal3machines' },
-    ],
-  };
+  return { relatedResources: Object.values(REMEDIATION_POWER_RELATED).map((type) => relatedRule(type, namespace)) };
 }
 
 /** Annotation keys this host should carry: one per Running, not deleted remediation aimed at it. */

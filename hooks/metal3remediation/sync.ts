@@ -8,12 +8,20 @@ import { CAPI_GROUP, CAPI_V1BETA2, CapiKind, INFRA_V1BETA2 } from '../../domain/
 import { Capm3Kind } from '../../domain/capm3/types.js';
 import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
 import { IRONHOOK_API_VERSION } from '../../domain/operations.js';
-import { parseCustomize, rec } from '../kit/index.js';
+import { parseCustomize, rec, relatedRule, relatedType } from '../kit/index.js';
 import { backups, isFinished, nodeOperation } from './children.js';
 import { commit } from './commit.js';
 import { attemptOf, Purpose, remediationContext, type RemediationContext } from './context.js';
 import { decide } from './states.js';
 import { done, request, wait, type Outcome } from './outcome.js';
+
+/** What metal3remediationCustomize names (and so what the chart's RBAC lets Metacontroller read). */
+export const METAL3REMEDIATION_RELATED = {
+  machines: relatedType(CAPI_V1BETA2, 'machines'),
+  metal3Machines: relatedType(INFRA_V1BETA2, 'metal3machines'),
+  hosts: relatedType('metal3.io/v1alpha1', 'baremetalhosts'),
+  monitors: relatedType(IRONHOOK_API_VERSION, 'bmcmonitors'),
+};
 
 /** Its Machine by name (owner reference, else its own name); the rest of the namespace by type. */
 export function metal3remediationCustomize(request: unknown): CustomizeResponse {
@@ -25,10 +33,10 @@ export function metal3remediationCustomize(request: unknown): CustomizeResponse 
   }
   return {
     relatedResources: [
-      { apiVersion: CAPI_V1BETA2, names: [...machines].sort(), namespace, resource: 'machines' },
-      { apiVersion: INFRA_V1BETA2, namespace, resource: 'metal3machines' },
-      { apiVersion: 'metal3.io/v1alpha1', namespace, resource: 'baremetalhosts' },
-      { apiVersion: IRONHOOK_API_VERSION, namespace, resource: 'bmcmonitors' },
+      relatedRule(METAL3REMEDIATION_RELATED.machines, namespace, { names: [...machines].sort() }),
+      relatedRule(METAL3REMEDIATION_RELATED.metal3Machines, namespace),
+      relatedRule(METAL3REMEDIATION_RELATED.hosts, namespace),
+      relatedRule(METAL3REMEDIATION_RELATED.monitors, namespace),
     ],
   };
 }
