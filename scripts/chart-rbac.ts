@@ -8,13 +8,16 @@
 //   a Cluster API the chart does not install are behind `<file>.clusterAPI.enabled`.
 // * from manifests/crds: a ClusterRole aggregated into view/edit/admin that reads every CRD.
 //
-// Related types come from customize hooks, which manifests cannot show: HOOK_NEEDS declares them
-// by hook route from the hook code, and test/unit/chart.test.ts runs the customize fixtures
-// through the real hooks to check the rendered RBAC covers their answers. Cluster API types the
-// chart does not install are behind `<file>.clusterAPI.enabled` when values.yaml has that switch
-// (required when a controller object names one); related ones are granted unconditionally
-// otherwise (hooks only ask for them when a parent refers to one).
+// Related types come from customize hooks, which manifests cannot show: each controller folder
+// exports the table its customize hook builds relatedResources from, and its blockOwnerDeletion
+// owners (hooks/registry.ts hookAccess, by route); test/unit/chart.test.ts runs the customize
+// fixtures through the real hooks to check the rendered RBAC covers their answers. Cluster API
+// types the chart does not install are behind `<file>.clusterAPI.enabled` when values.yaml has
+// that switch (required when a controller object names one); related ones are granted
+// unconditionally otherwise (hooks only ask for them when a parent refers to one).
 import { basename } from 'node:path';
+import type { HookAccess, RelatedType } from '../hooks/kit/index.js';
+import { hookAccess } from '../hooks/registry.js';
 import {
   clusterAPICondition,
   controllerModel,
@@ -28,111 +31,19 @@ import {
   type TypeRef,
 } from './chart-manifests.js';
 
-/** What a controller's hooks make Metacontroller touch that its controller object does not name. */
-export interface HookNeeds {
-  /** Where in hooks/ this comes from. */
-  source: string;
+/** A hook route's related types and blocking owners, as RBAC type references. */
+interface HookNeeds {
   /** Every type the customize hook's relatedResources can name (get, list, watch). */
   related: TypeRef[];
   /** Owners the sync hook's children reference with blockOwnerDeletion: true (update <owner>/finalizers). */
-  blockingOwners?: TypeRef[];
+  blockingOwners: TypeRef[];
 }
 
-const IPAM = 'ipam.metal3.io';
-const CAPI_IPAM = 'ipam.cluster.x-k8s.io';
-const CAPI = 'cluster.x-k8s.io';
-const INFRA = 'infrastructure.cluster.x-k8s.io';
+const typeRef = (type: RelatedType): TypeRef => ({ group: type.group, resource: type.resource });
 
-/** By hook route (`/hooks/<route>/customize`). Every controller with a customize hook needs an entry. */
-export const HOOK_NEEDS: Readonly<Record<string, HookNeeds>> = {
-  ippool: {
-    source: 'hooks/ipam/ippool.ts ippoolCustomize; hooks/ipam/children.ts capiChild',
-    related: [
-      { group: IPAM, resource: 'ipclaims' },
-      { group: IPAM, resource: 'ippools' },
-      { group: CAPI_IPAM, resource: 'ipaddressclaims' },
-      { group: CAPI, resource: 'clusters' },
-    ],
-    blockingOwners: [{ group: CAPI_IPAM, resource: 'ipaddressclaims' }],
-  },
-  ipclaim: {
-    source: 'hooks/ipam/ipclaim.ts ipclaimCustomize',
-    related: [
-      { group: IPAM, resource: 'ippools' },
-      { group: IPAM, resource: 'ipaddresses' },
-    ],
-  },
-  'ipaddressclaim-ipam': {
-    source: 'hooks/ipam/ipaddressclaim.ts ipaddressclaimCustomize',
-    related: [
-      { group: IPAM, resource: 'ippools' },
-      { group: CAPI_IPAM, resource: 'ipaddresses' },
-    ],
-  },
-  metal3datatemplate: {
-    source: 'hooks/metal3data/template.ts metal3datatemplateCustomize',
-    related: [{ group: INFRA, resource: 'metal3dataclaims' }],
-  },
-  metal3data: {
-    source: 'hooks/metal3data/data.ts metal3dataCustomize',
-    related: [
-      { group: INFRA, resource: 'metal3datatemplates' },
-      { group: INFRA, resource: 'metal3dataclaims' },
-      { group: INFRA, resource: 'metal3machines' },
-      { group: 'metal3.io', resource: 'baremetalhosts' },
-      { group: CAPI, resource: 'machines' },
-      { group: IPAM, resource: 'ipaddresses' },
-      { group: '', resource: 'secrets' },
-    ],
-  },
-  metal3cluster: {
-    source: 'hooks/metal3cluster customize',
-    related: [
-      { group: CAPI, resource: 'clusters' },
-      { group: CAPI, resource: 'machines' },
-    ],
-  },
-  metal3machine: {
-    source: 'hooks/metal3machine customize',
-    related: [
-      { group: 'metal3.io', resource: 'baremetalhosts' },
-      { group: INFRA, resource: 'metal3clusters' },
-      { group: INFRA, resource: 'metal3datas' },
-      { group: INFRA, resource: 'metal3machinetemplates' },
-      { group: CAPI, resource: 'clusters' },
-      { group: CAPI, resource: 'machines' },
-    ],
-  },
-  metal3machinetemplate: {
-    source: 'hooks/metal3machinetemplate customize',
-    related: [{ group: INFRA, resource: 'metal3machines' }],
-  },
-  metal3remediation: {
-    source: 'hooks/metal3remediation customize',
-    related: [
-      { group: 'ironhook.dev', resource: 'bmcmonitors' },
-      { group: 'metal3.io', resource: 'baremetalhosts' },
-      { group: INFRA, resource: 'metal3machines' },
-      { group: CAPI, resource: 'machines' },
-    ],
-  },
-  'metal3remediation-power': {
-    source: 'hooks/metal3remediation power decorator customize',
-    related: [
-      { group: INFRA, resource: 'metal3machines' },
-      { group: INFRA, resource: 'metal3remediations' },
-      { group: CAPI, resource: 'machines' },
-    ],
-  },
-  metal3dataclaim: {
-    source: 'hooks/metal3data/claim.ts metal3dataclaimCustomize',
-    related: [
-      { group: INFRA, resource: 'metal3datas' },
-      { group: INFRA, resource: 'metal3datatemplates' },
-      { group: INFRA, resource: 'metal3machines' },
-    ],
-  },
-};
+function needsOf(access: HookAccess): HookNeeds {
+  return { related: Object.values(access.related).map(typeRef), blockingOwners: (access.blockingOwners ?? []).map(typeRef) };
+}
 
 export const VERB_ORDER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] as const;
 const READ = ['get', 'list', 'watch'];
@@ -171,10 +82,13 @@ function add(needs: Needs, type: TypeRef, verbs: readonly string[], why: { role:
 const sub = (type: TypeRef, subresource: string): TypeRef => ({ group: type.group, resource: `${type.resource}/${subresource}` });
 
 function hookNeeds(model: ControllerModel, file: string): HookNeeds[] {
-  const declared = model.routes.map((route) => HOOK_NEEDS[route]).filter((n): n is HookNeeds => n !== undefined);
+  const declared = model.routes.flatMap((route) => {
+    const access = Object.hasOwn(hookAccess, route) ? hookAccess[route] : undefined;
+    return access === undefined ? [] : [needsOf(access)];
+  });
   if (declared.length === 0 && model.hooks.includes('customize')) {
     throw new SyncError(
-      `${file}: ${model.name} has a customize hook (/hooks/${model.routes.join(', ')}); declare the types its relatedResources can name in HOOK_NEEDS (scripts/chart-rbac.ts)`,
+      `${file}: ${model.name} has a customize hook (/hooks/${model.routes.join(', ')}); export the types its relatedResources can name in hookAccess (hooks/registry.ts)`,
     );
   }
   return declared;
@@ -191,7 +105,7 @@ function addController(needs: Needs, model: ControllerModel, file: string): void
   for (const child of model.children) add(needs, child, CHILD, { role: 'child of', controller: model.name });
   for (const declared of hookNeeds(model, file)) {
     for (const related of declared.related) add(needs, related, READ, { role: 'related to', controller: model.name });
-    for (const owner of declared.blockingOwners ?? []) add(needs, sub(owner, 'finalizers'), ['update'], { role: OWNER_BY_HOOK, controller: model.name });
+    for (const owner of declared.blockingOwners) add(needs, sub(owner, 'finalizers'), ['update'], { role: OWNER_BY_HOOK, controller: model.name });
   }
 }
 

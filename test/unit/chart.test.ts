@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isMap, isScalar, parseDocument, type Node, type Pair } from 'yaml';
-import { hookRegistry } from '../../hooks/registry.js';
+import { hookAccess, hookRegistry } from '../../hooks/registry.js';
 import { DEFAULT_HOOK_CONFIG } from '../../hooks/types.js';
 import { driftedTemplates, LOCAL_HOOK_BASE, ROOT } from '../../scripts/chart-sync.js';
 import {
@@ -571,6 +571,16 @@ describe('RBAC', () => {
       expect([...verbsOn(rules, 'apiextensions.k8s.io', 'customresourcedefinitions')]).toEqual(READ);
     },
   );
+
+  it('has a related-type table (hookAccess) for exactly the routes with a customize hook, and the recorded customize answers stay within it', () => {
+    const withCustomize = Object.keys(hookRegistry).filter((route) => hookRegistry[route]?.customize !== undefined).sort();
+    expect(Object.keys(hookAccess).sort()).toEqual(withCustomize);
+    for (const { route, request } of customizeFixtures()) {
+      const answer = hookRegistry[route]!.customize!(request, { config: DEFAULT_HOOK_CONFIG }) as { relatedResources: { apiVersion: string; resource: string }[] };
+      const table = Object.values(hookAccess[route]!.related).map((t) => `${t.resource}.${t.group}`);
+      for (const r of answer.relatedResources) expect(table, route).toContain(`${r.resource}.${groupOf(r.apiVersion)}`);
+    }
+  });
 
   it('lets Metacontroller read the Cluster API types the IPAM hooks relate to and set blockOwnerDeletion on IPAddressClaims, and the IPAM role nothing of Cluster API when switched off', () => {
     const on = aggregatedRules(rendered('default-values.yaml'));
