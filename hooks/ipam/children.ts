@@ -22,18 +22,12 @@ export interface PoolRef {
 /** The claim's labels (as upstream copies them) minus Metacontroller's selector label, plus ours. */
 function childLabels(hold: Hold): Record<string, string> {
   const labels: Record<string, string> = {};
-  for (const key of Object.keys(hold.claim.labels).sort()) {
+  for (const key of Object.keys(hold.claim.labels)) {
     const value = hold.claim.labels[key];
     if (key !== CONTROLLER_UID_LABEL && key !== CLAIM_LABEL && value !== undefined) labels[key] = value;
   }
   labels[CLAIM_LABEL] = labelValue(hold.claim.name);
-  return sortKeys(labels);
-}
-
-function sortKeys<T>(record: Record<string, T>): Record<string, T> {
-  const sorted: Record<string, T> = {};
-  for (const key of Object.keys(record).sort()) sorted[key] = record[key] as T;
-  return sorted;
+  return labels;
 }
 
 /** A non-controller reference to the claim; Metacontroller adds the controller reference to the pool. */

@@ -54,18 +54,14 @@ function errorLists(failures: readonly ClaimFailure[]): ErrorLists {
   return lists;
 }
 
-function sortedRecord(record: Record<string, string>): Record<string, string> | undefined {
-  const keys = Object.keys(record).sort();
-  if (keys.length === 0) return undefined;
-  const out: Record<string, string> = {};
-  for (const key of keys) out[key] = record[key] ?? '';
-  return out;
+function nonEmpty(record: Record<string, string>): Record<string, string> | undefined {
+  return Object.keys(record).length === 0 ? undefined : record;
 }
 
 function ironhookBlock(input: PoolStatusInput, problems: readonly string[]): IPPoolIronhookStatus {
   const lists = errorLists(input.plan.failures);
-  const claimErrors = sortedRecord(lists.claimErrors);
-  const addressClaimErrors = sortedRecord(lists.addressClaimErrors);
+  const claimErrors = nonEmpty(lists.claimErrors);
+  const addressClaimErrors = nonEmpty(lists.addressClaimErrors);
   return {
     ...(addressClaimErrors && { addressClaimErrors }),
     allocatedIPCount: input.plan.holds.length,

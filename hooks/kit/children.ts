@@ -27,11 +27,7 @@ export function ownerOf(obj: KObject, kind: string, group: string): OwnerReferen
  * updated OnDelete, so this only keeps them from being deleted.
  */
 export function echoChild(obj: KObject, fields: readonly string[], annotationKeys: readonly string[] = []): KObject {
-  const labels = Object.fromEntries(
-    Object.entries(obj.metadata.labels ?? {})
-      .filter(([key]) => key !== CONTROLLER_UID_LABEL)
-      .sort(([a], [b]) => compareText(a, b)),
-  );
+  const labels = Object.fromEntries(Object.entries(obj.metadata.labels ?? {}).filter(([key]) => key !== CONTROLLER_UID_LABEL));
   const owners = (obj.metadata.ownerReferences ?? []).filter((ref) => ref.controller !== true);
   const annotations = Object.fromEntries(annotationKeys.flatMap((key) => {
     const value = obj.metadata.annotations?.[key];

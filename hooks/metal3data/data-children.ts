@@ -7,7 +7,7 @@ import type { KObject } from '../../domain/k8s.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_CLAIM_LABEL, DATA_LABEL, Kind, SECRET_TYPE, type Metal3DataStatus } from '../../domain/metal3data/types.js';
 import { addressFor, ipClaimName, type DataView, type NeededSecret } from './data-view.js';
-import { compareText, echoChild, isDeleting, named, ownerOf, rec, str } from '../kit/index.js';
+import { echoChild, isDeleting, named, ownerOf, rec, str } from '../kit/index.js';
 
 /** What one sync decides: the complete child list and the status (no state table, so not a kit Outcome). */
 export interface DesiredData {
@@ -28,7 +28,7 @@ export function keepAll(v: DataView): KObject[] {
   return [...v.ipClaims.map(echoIPClaim), ...v.secrets.map(echoSecret)];
 }
 
-/** Pool name → address of every IPClaim child that has one, sorted by pool. */
+/** Pool name → address of every IPClaim child that has one. */
 export function heldAddresses(v: DataView): Record<string, string> | undefined {
   const held: [string, string][] = [];
   for (const claim of v.ipClaims) {
@@ -36,7 +36,7 @@ export function heldAddresses(v: DataView): Record<string, string> | undefined {
     const found = addressFor(v, pool);
     if ('address' in found) held.push([pool, found.address.address]);
   }
-  return held.length === 0 ? undefined : Object.fromEntries(held.sort(([a], [b]) => compareText(a, b)));
+  return held.length === 0 ? undefined : Object.fromEntries(held);
 }
 
 function ironhookStatus(v: DataView, waitingFor?: string): Metal3DataStatus['ironhook'] | undefined {

@@ -16,7 +16,7 @@ import { DATA_LABEL, Kind, RenderAnnotation, Resource, type Metal3DataStatus } f
 import { heldAddresses, keepAll, readyStatus, secretState, waiting, type DesiredData } from './data-children.js';
 import { render } from './data-render.js';
 import { claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
-import { compareText, parseComposite, parseCustomize, rec, relatedRule, relatedType, type RelatedType } from '../kit/index.js';
+import { parseComposite, parseCustomize, rec, relatedRule, relatedType, type RelatedType } from '../kit/index.js';
 
 function byName(names: readonly string[]): string[] {
   return [...new Set(names.filter((n) => n !== ''))].sort();
@@ -77,11 +77,7 @@ function paused(v: DataView): DesiredData {
   const shown = status.ironhook?.addresses ?? {};
   const held = heldAddresses(v) ?? {};
   if (Object.entries(held).every(([pool, address]) => shown[pool] === address)) return { children: keepAll(v), status };
-  return { children: keepAll(v), status: { ...status, ironhook: { ...status.ironhook, addresses: sortedKeys({ ...shown, ...held }) } } };
-}
-
-function sortedKeys(map: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(map).sort(([a], [b]) => compareText(a, b)));
+  return { children: keepAll(v), status: { ...status, ironhook: { ...status.ironhook, addresses: { ...shown, ...held } } } };
 }
 
 function respond(desired: DesiredData): CompositeSyncResponse {
