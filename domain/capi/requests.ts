@@ -14,7 +14,8 @@
 // Requests are immutable (updateStrategy OnDelete) and named `<owner>-<purpose>-<sequence>`; a new
 // attempt is a new sequence. The pool writes only their status.
 import type { KObject, TypedObject } from '../k8s.js';
-import type { OperationError, Phase } from '../operations.js';
+import type { NodeOperationSpec, NodeOperationStatus } from '../api/ironhook.dev/v1alpha1/nodeoperation.js';
+import type { ObjectPatchSpec, ObjectPatchStatus } from '../api/ironhook.dev/v1alpha1/objectpatch.js';
 
 export const OBJECT_PATCH_KIND = 'ObjectPatch';
 export const NODE_OPERATION_KIND = 'NodeOperation';
@@ -23,48 +24,20 @@ export const REQUESTED_BY_LABEL = 'ironhook.dev/requested-by';
 /** On a request: what it is for (`claim`, `host-spec`, `release`, `fence`, …). */
 export const PURPOSE_LABEL = 'ironhook.dev/purpose';
 
+// The request shapes are generated from manifests/crds (scripts/api-types.ts).
+export type { ObjectPatchSpec, ObjectPatchStatus } from '../api/ironhook.dev/v1alpha1/objectpatch.js';
+export type { NodeOperationSpec, NodeOperationStatus } from '../api/ironhook.dev/v1alpha1/nodeoperation.js';
+
 /** One RFC 6902 operation. `path` and `from` are JSON pointers (RFC 6901: `~1` for `/`). */
-export interface JsonPatchOperation {
-  op: 'add' | 'remove' | 'replace' | 'test' | 'move' | 'copy';
-  path: string;
-  value?: unknown;
-  from?: string;
-}
-
-export interface PatchTarget {
-  apiVersion: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  /** `status` to patch the status subresource. */
-  subresource?: 'status';
-}
-
-/** A Kubernetes condition (metav1.Condition, or Cluster API v1beta1 with `severity`). */
-export interface ConditionValue {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  message?: string;
-  severity?: string;
-}
-
+export type JsonPatchOperation = ObjectPatchSpec['operations'][number];
+export type PatchTarget = ObjectPatchSpec['target'];
 /**
  * Upsert `condition` (by type) in the list at JSON pointer `path` of the target, creating the
  * list and its parents when missing. The pool stamps `lastTransitionTime` when the status changes.
  */
-export interface ConditionUpsert {
-  path: string;
-  condition: ConditionValue;
-}
-
-export interface ObjectPatchSpec {
-  target: PatchTarget;
-  /** Applied atomically, in order; may be empty when only `conditions` are set. */
-  operations: JsonPatchOperation[];
-  /** Applied after `operations` in one read-modify-write guarded by resourceVersion. */
-  conditions?: ConditionUpsert[];
-}
+export type ConditionUpsert = NonNullable<ObjectPatchSpec['conditions']>[number];
+/** A Kubernetes condition (metav1.Condition, or Cluster API v1beta1 with `severity`). */
+export type ConditionValue = ConditionUpsert['condition'];
 
 export const PatchReason = {
   /** The patch is in the object now; `resourceVersion` is the object's version after it. */
@@ -77,17 +50,6 @@ export const PatchReason = {
   Rejected: 'Rejected',
 } as const;
 export type PatchReason = (typeof PatchReason)[keyof typeof PatchReason];
-
-export interface ObjectPatchStatus {
-  /** Pending → (Running) → Succeeded | Failed. Transient API errors keep it Pending and retried. */
-  phase?: Phase;
-  reason?: PatchReason;
-  message?: string;
-  resourceVersion?: string;
-  completionTime?: string;
-  /** The last transient error while the pool keeps retrying. */
-  error?: OperationError;
-}
 
 export type ObjectPatch = TypedObject<ObjectPatchSpec, ObjectPatchStatus>;
 
@@ -106,41 +68,9 @@ export const NodeAction = {
 } as const;
 export type NodeAction = (typeof NodeAction)[keyof typeof NodeAction];
 
-export interface NodeSelector {
-  name?: string;
-  uuid?: string;
-  hostnames?: string[];
-}
-
-export interface NodeOperationSpec {
-  /** The Cluster API Cluster; its kubeconfig is the Secret `<name>-kubeconfig`, key `value`. */
-  cluster: { name: string };
-  action: NodeAction;
-  node: NodeSelector;
-  /** SetProviderID: the ID to set, and other IDs that count as already set (legacy form). */
-  providerID?: string;
-  acceptedProviderIDs?: string[];
-  /** Restore: what Fence saved. */
-  restore?: { labels: Record<string, string>; annotations: Record<string, string> };
-}
-
-export interface ObservedNode {
-  name: string;
-  providerID?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-
-export interface NodeOperationStatus {
-  phase?: Phase;
-  message?: string;
-  /** When the pool last looked at the workload cluster for this request (it owns the clock). */
-  observedTime?: string;
-  completionTime?: string;
-  /** SetProviderID: the Node found; Fence: the Node deleted, with what was saved (absent if none). */
-  node?: ObservedNode;
-  error?: OperationError;
-}
+export type NodeSelector = NodeOperationSpec['node'];
+/** SetProviderID: the Node found; Fence: the Node deleted, with what was saved. */
+export type ObservedNode = NonNullable<NodeOperationStatus['node']>;
 
 export type NodeOperation = TypedObject<NodeOperationSpec, NodeOperationStatus>;
 

@@ -1,9 +1,17 @@
 // The Cluster API provider kinds (reference/capm3-ipam.md §1, §3–5, §8): names, finalizers, the
 // remediation enums and the building blocks their v1beta1 ↔ v1beta2 converters share.
 import { type Body, type Converted, type Kept, type KindConverter } from '../capi/conversion.js';
-import { INFRA_GROUP, type Metal3ObjectRef } from '../capi/types.js';
+import { INFRA_GROUP } from '../capi/types.js';
 import { asRecord as rec } from '../records.js';
-import type { Condition, SecretReference, TypedObject } from '../k8s.js';
+import type { Metal3ClusterSpec, Metal3ClusterStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3cluster.js';
+import type { Metal3MachineSpec, Metal3MachineStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3machine.js';
+import type { Metal3MachineTemplateSpec } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3machinetemplate.js';
+import type { Metal3RemediationSpec, Metal3RemediationStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3remediation.js';
+import type {
+  Metal3RemediationTemplateSpec,
+  Metal3RemediationTemplateStatus,
+} from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3remediationtemplate.js';
+import type { TypedObject } from '../k8s.js';
 
 export const Capm3Kind = {
   Metal3Cluster: 'Metal3Cluster',
@@ -30,121 +38,31 @@ export const RemediationPhase = {
 /** Template defaults (§8.1): what Cluster API's MachineHealthCheck copies into a Metal3Remediation. */
 export const REMEDIATION_DEFAULTS = { type: REBOOT_STRATEGY, retryLimit: 1, timeoutSeconds: 600 } as const;
 
-// --- v1beta2 (stored) shapes, as the CRDs in manifests/crds define them --------------------------
+// --- v1beta2 (stored) shapes: generated from manifests/crds (scripts/api-types.ts) ------------
 
-export interface APIEndpoint {
-  host?: string;
-  port?: number;
-}
+export type { Metal3ClusterSpec, Metal3ClusterStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3cluster.js';
+export type { Metal3MachineSpec, Metal3MachineStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3machine.js';
+export type { Metal3MachineTemplateSpec } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3machinetemplate.js';
+export type { Metal3RemediationSpec, Metal3RemediationStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3remediation.js';
+export type { Metal3RemediationTemplateSpec } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3remediationtemplate.js';
 
-export interface FailureDomain {
-  name: string;
-  controlPlane?: boolean;
-  attributes?: Record<string, string>;
-}
-
+export type APIEndpoint = NonNullable<Metal3ClusterSpec['controlPlaneEndpoint']>;
+export type FailureDomain = NonNullable<Metal3ClusterSpec['failureDomains']>[number];
+/** Cluster API v1beta1 conditions and failure fields, kept under status.deprecated. */
+export type DeprecatedStatus = NonNullable<Metal3ClusterStatus['deprecated']>;
 /** A Cluster API v1beta1 condition (kept under status.deprecated.v1beta1). */
-export interface V1Beta1Condition {
-  type: string;
-  status: string;
-  severity?: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime: string;
-}
-
-export interface DeprecatedStatus {
-  v1beta1?: { conditions?: V1Beta1Condition[]; failureReason?: string; failureMessage?: string };
-}
-
-/** Ironhook's additions to a status (ignored by upstream clients). */
-export interface IronhookStatus {
-  state?: string;
-  sequence?: number;
-  host?: string;
-  waitingFor?: string;
-  message?: string;
-}
-
-export interface Metal3ClusterSpec {
-  controlPlaneEndpoint?: APIEndpoint;
-  cloudProviderEnabled?: boolean;
-  failureDomains?: FailureDomain[];
-}
-
-export interface Metal3ClusterStatus {
-  conditions?: Condition[];
-  initialization?: { provisioned?: boolean };
-  failureDomains?: FailureDomain[];
-  lastUpdated?: string;
-  deprecated?: DeprecatedStatus;
-  observedGeneration?: number;
-  ironhook?: IronhookStatus;
-}
-
-export interface HostSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values: string[] }[];
-}
-
-export interface Metal3Image {
-  url?: string;
-  checksum?: string;
-  checksumType?: 'md5' | 'sha256' | 'sha512';
-  diskFormat?: 'raw' | 'qcow2' | 'vdi' | 'vmdk' | 'live-iso';
-}
-
-export interface Metal3MachineSpec {
-  providerID?: string;
-  image?: Metal3Image;
-  customDeploy?: { method: string };
-  userData?: SecretReference;
-  metaData?: SecretReference;
-  networkData?: SecretReference;
-  hostSelector?: HostSelector;
-  dataTemplate?: Metal3ObjectRef;
-  automatedCleaningMode?: 'metadata' | 'disabled';
-  failureDomain?: string;
-}
-
-export interface Metal3MachineStatus {
-  conditions?: Condition[];
-  initialization?: { provisioned?: boolean };
-  addresses?: { type: string; address: string }[];
-  userData?: SecretReference;
-  metaData?: SecretReference;
-  networkData?: SecretReference;
-  renderedData?: Metal3ObjectRef;
-  lastUpdated?: string;
-  deprecated?: DeprecatedStatus;
-  observedGeneration?: number;
-  ironhook?: IronhookStatus;
-}
-
-export interface Metal3MachineTemplateSpec {
-  nodeReuse?: boolean;
-  template: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: Metal3MachineSpec };
-}
-
-export interface RemediationStrategy {
-  type?: typeof REBOOT_STRATEGY;
-  retryLimit?: number;
-  timeoutSeconds?: number;
-}
-
-export interface Metal3RemediationStatus {
-  phase?: (typeof RemediationPhase)[keyof typeof RemediationPhase];
-  retryCount?: number;
-  lastRemediated?: string;
-  observedGeneration?: number;
-  ironhook?: IronhookStatus;
-}
+export type V1Beta1Condition = NonNullable<NonNullable<DeprecatedStatus['v1beta1']>['conditions']>[number];
+/** Ironhook's additions to a status (ignored by upstream clients); the same block on every kind. */
+export type IronhookStatus = NonNullable<Metal3MachineStatus['ironhook']>;
+export type HostSelector = NonNullable<Metal3MachineSpec['hostSelector']>;
+export type Metal3Image = NonNullable<Metal3MachineSpec['image']>;
+export type RemediationStrategy = NonNullable<Metal3RemediationSpec['strategy']>;
 
 export type Metal3Cluster = TypedObject<Metal3ClusterSpec, Metal3ClusterStatus>;
 export type Metal3Machine = TypedObject<Metal3MachineSpec, Metal3MachineStatus>;
 export type Metal3MachineTemplate = TypedObject<Metal3MachineTemplateSpec, never>;
-export type Metal3Remediation = TypedObject<{ strategy?: RemediationStrategy }, Metal3RemediationStatus>;
-export type Metal3RemediationTemplate = TypedObject<{ template: { spec: { strategy?: RemediationStrategy } } }, { status?: Metal3RemediationStatus }>;
+export type Metal3Remediation = TypedObject<Metal3RemediationSpec, Metal3RemediationStatus>;
+export type Metal3RemediationTemplate = TypedObject<Metal3RemediationTemplateSpec, Metal3RemediationTemplateStatus>;
 
 export type Rec = Record<string, unknown>;
 

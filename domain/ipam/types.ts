@@ -1,6 +1,9 @@
 // ipam.metal3.io/v1alpha1 IPPool, IPClaim and IPAddress, and the Cluster API IPAM kinds the
 // pools also serve (reference/capm3-ipam.md §9, §10; ecosystem.md C5). Field names are upstream's.
-import type { ObjectReference, TypedObject, Condition } from '../k8s.js';
+import type { IPAddressSpec } from '../api/ipam.metal3.io/v1alpha1/ipaddress.js';
+import type { IPClaimSpec, IPClaimStatus } from '../api/ipam.metal3.io/v1alpha1/ipclaim.js';
+import type { IPPoolSpec, IPPoolStatus } from '../api/ipam.metal3.io/v1alpha1/ippool.js';
+import type { TypedObject } from '../k8s.js';
 
 export const IPAM_GROUP = 'ipam.metal3.io';
 export const IPAM_API_VERSION = 'ipam.metal3.io/v1alpha1';
@@ -43,79 +46,19 @@ export const CONTROLLER_UID_LABEL = 'controller-uid';
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 
-export type AllocationStrategy = 'sequential' | 'random';
+// The metal3 IPAM kinds' shapes are generated from manifests/crds (scripts/api-types.ts).
+export type { IPPoolSpec, IPPoolStatus } from '../api/ipam.metal3.io/v1alpha1/ippool.js';
+export type { IPClaimSpec, IPClaimStatus } from '../api/ipam.metal3.io/v1alpha1/ipclaim.js';
+export type { IPAddressSpec } from '../api/ipam.metal3.io/v1alpha1/ipaddress.js';
 
+export type AllocationStrategy = NonNullable<IPPoolSpec['allocationStrategy']>;
 /** One entry of `spec.pools`: a range, consumed in order. */
-export interface IPPoolRange {
-  start?: string;
-  end?: string;
-  subnet?: string;
-  prefix?: number;
-  gateway?: string;
-  dnsServers?: string[];
-}
-
-export interface IPPoolSpec {
-  clusterName?: string;
-  namePrefix: string;
-  pools?: IPPoolRange[];
-  prefix?: number;
-  gateway?: string;
-  dnsServers?: string[];
-  preAllocations?: Record<string, string>;
-  allocationStrategy?: AllocationStrategy;
-}
-
-/** Ironhook's additions to the pool status; upstream clients ignore the block. */
-export interface IPPoolIronhookStatus {
-  /** Addresses held by claims (metal3 IPClaims and Cluster API IPAddressClaims). */
-  allocatedIPCount: number;
-  /** IPClaims that could not get an address, by claim name (CLAIM_ERROR_LIMIT entries in all). */
-  claimErrors?: Record<string, string>;
-  /** The same for Cluster API IPAddressClaims. */
-  addressClaimErrors?: Record<string, string>;
-  /** Claims without an address that are not listed above (the list is capped) … */
-  unlistedClaimErrors?: number;
-  /** … and the message that applies to every claim of this pool that is neither listed nor allocated. */
-  unlistedClaimMessage?: string;
-  /** Pool-level problems, sorted: invalid ranges, name-prefix conflicts, deletion blocked, pause. */
-  errors?: string[];
-}
-
-export interface IPPoolStatus {
-  indexes?: Record<string, string>;
-  lastUpdated?: string;
-  capacity?: number;
-  capacityCapped?: boolean;
-  availableIPCount?: number;
-  conditions?: Condition[];
-  observedGeneration?: number;
-  ironhook?: IPPoolIronhookStatus;
-}
+export type IPPoolRange = NonNullable<IPPoolSpec['pools']>[number];
+/** Ironhook's additions to the pool status (status.ironhook); upstream clients ignore the block. */
+export type IPPoolIronhookStatus = NonNullable<IPPoolStatus['ironhook']>;
 
 export type IPPool = TypedObject<IPPoolSpec, IPPoolStatus>;
-
-export interface IPClaimSpec {
-  pool: ObjectReference;
-}
-
-export interface IPClaimStatus {
-  address?: ObjectReference;
-  errorMessage?: string;
-  observedGeneration?: number;
-}
-
 export type IPClaim = TypedObject<IPClaimSpec, IPClaimStatus>;
-
-export interface IPAddressSpec {
-  address: string;
-  pool: ObjectReference;
-  claim: ObjectReference;
-  prefix?: number;
-  gateway?: string;
-  dnsServers?: string[];
-}
-
 export type IPAddress = TypedObject<IPAddressSpec, never>;
 
 /** Cluster API `ipam.cluster.x-k8s.io` pool reference (v1beta1 TypedLocalObjectReference, v1beta2 IPPoolReference). */

@@ -25,7 +25,7 @@ function dnsServices(services: Services | undefined, ctx: RenderContext): YamlVa
 }
 
 function gateway(route: Route, ctx: RenderContext): string {
-  if (route.gateway?.string !== undefined) return route.gateway.string;
+  if (route.gateway.string !== undefined) return route.gateway.string;
   const pool = gatewayPool(route.gateway, poolFromAnnotation(ctx));
   return pool?.name === undefined ? '' : poolAddress(ctx, pool.name).gateway;
 }
@@ -41,7 +41,7 @@ function routes(list: Route[] | undefined, ipv4: boolean, ctx: RenderContext): Y
 
 function staticNetwork(net: StaticNetwork, ipv4: boolean, ctx: RenderContext): YamlMap {
   const pool = staticNetworkPool(net, poolFromAnnotation(ctx));
-  const address = poolAddress(ctx, pool.name ?? '');
+  const address = poolAddress(ctx, pool.name);
   return {
     id: net.id,
     ip_address: address.address,

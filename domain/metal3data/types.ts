@@ -1,8 +1,10 @@
 // Metal3DataTemplate, Metal3Data and Metal3DataClaim (reference/capm3-ipam.md §7) in their
-// v1beta2 (hub) wire form, and the names Ironhook adds around them. Inputs come from the API
-// server, so every field is optional here; the renderers decide what a missing field means.
-import type { SecretReference } from '../k8s.js';
-import type { Metal3ObjectRef } from '../capi/types.js';
+// v1beta2 (hub) wire form, and the names Ironhook adds around them. The API server enforces the
+// schema, so a field the CRD requires is present; the renderers decide what a missing optional
+// field means.
+import type { Metal3DataTemplateSpec, Metal3DataTemplateStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3datatemplate.js';
+import type { Metal3DataStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3data.js';
+import type { Metal3DataClaimStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3dataclaim.js';
 
 export const Kind = {
   Metal3DataTemplate: 'Metal3DataTemplate',
@@ -46,167 +48,33 @@ export const SECRET_TYPE = 'infrastructure.cluster.x-k8s.io/secret';
 export const META_DATA_KEY = 'metaData';
 export const NETWORK_DATA_KEY = 'networkData';
 
-export type SourceObject = 'machine' | 'metal3machine' | 'baremetalhost';
+// The shapes are generated from manifests/crds (scripts/api-types.ts); the names below are the
+// parts the renderers take apart.
+export type { Metal3DataTemplateSpec, Metal3DataTemplateStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3datatemplate.js';
+export type { Metal3DataSpec, Metal3DataStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3data.js';
+export type { Metal3DataClaimSpec, Metal3DataClaimStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3dataclaim.js';
 
-export interface FromPool {
-  key: string;
-  name: string;
-  apiGroup?: string;
-  kind?: string;
-}
+export type MetaData = NonNullable<Metal3DataTemplateSpec['metaData']>;
+export type NetworkData = NonNullable<Metal3DataTemplateSpec['networkData']>;
+type Links = NonNullable<NetworkData['links']>;
+type Networks = NonNullable<NetworkData['networks']>;
 
-export interface MetaData {
-  strings?: { key: string; value: string }[];
-  objectNames?: { key: string; object: SourceObject }[];
-  indexes?: { key: string; offset?: number; step?: number; prefix?: string; suffix?: string }[];
-  namespaces?: { key: string }[];
-  ipAddressesFromPool?: FromPool[];
-  prefixesFromPool?: FromPool[];
-  gatewaysFromPool?: FromPool[];
-  dnsServersFromPool?: FromPool[];
-  fromHostInterfaces?: { key: string; interface?: string; fromBootMAC?: boolean }[];
-  fromLabels?: { key: string; object: SourceObject; label: string }[];
-  fromAnnotations?: { key: string; object: SourceObject; annotation: string }[];
-}
+export type SourceObject = NonNullable<MetaData['objectNames']>[number]['object'];
+export type FromPool = NonNullable<MetaData['ipAddressesFromPool']>[number];
+export type EthernetLink = NonNullable<Links['ethernets']>[number];
+export type BondLink = NonNullable<Links['bonds']>[number];
+export type VlanLink = NonNullable<Links['vlans']>[number];
+export type MacAddressSource = NonNullable<EthernetLink['macAddress']>;
+export type StaticNetwork = NonNullable<Networks['ipv4']>[number] | NonNullable<Networks['ipv6']>[number];
+export type DynamicNetwork = NonNullable<Networks['ipv4DHCP']>[number] | NonNullable<Networks['ipv6DHCP']>[number] | NonNullable<Networks['ipv6SLAAC']>[number];
+export type Route = NonNullable<StaticNetwork['routes']>[number];
+export type GatewaySource = Route['gateway'];
+export type Services = NonNullable<Route['services']>;
+export type FromPoolAnnotation = NonNullable<StaticNetwork['fromPoolAnnotation']>;
+export type PoolReference = NonNullable<StaticNetwork['fromPoolRef']>;
 
-export interface FromPoolAnnotation {
-  object: SourceObject;
-  annotation: string;
-}
-
-export interface PoolReference {
-  name?: string;
-  kind?: string;
-  apiGroup?: string;
-}
-
-export interface MacAddressSource {
-  string?: string;
-  fromHostInterface?: string;
-  fromAnnotation?: { object: SourceObject; annotation: string };
-}
-
-interface LinkCommon {
-  id: string;
-  name?: string;
-  mtu?: number;
-  macAddress?: MacAddressSource;
-}
-
-export interface EthernetLink extends LinkCommon {
-  type: string;
-}
-
-export interface BondLink extends LinkCommon {
-  bondMode: string;
-  bondXmitHashPolicy?: string;
-  bondLinks?: string[];
-  parameters?: { name: string; value?: unknown }[];
-}
-
-export interface VlanLink extends LinkCommon {
-  vlanID: number;
-  vlanLink: string;
-}
-
-export interface GatewaySource {
-  string?: string;
-  fromIPPool?: string;
-  fromPoolRef?: PoolReference;
-  fromPoolAnnotation?: FromPoolAnnotation;
-}
-
-export interface Services {
-  dns?: string[];
-  dnsFromIPPool?: string;
-}
-
-export interface Route {
-  network: string;
-  prefix?: number;
-  gateway?: GatewaySource;
-  services?: Services;
-}
-
-export interface StaticNetwork {
-  id: string;
-  link: string;
-  ipAddressFromIPPool?: string;
-  fromPoolRef?: PoolReference;
-  fromPoolAnnotation?: FromPoolAnnotation;
-  routes?: Route[];
-}
-
-export interface DynamicNetwork {
-  id: string;
-  link: string;
-  routes?: Route[];
-}
-
-export interface NetworkData {
-  links?: { ethernets?: EthernetLink[]; bonds?: BondLink[]; vlans?: VlanLink[] };
-  networks?: {
-    ipv4?: StaticNetwork[];
-    ipv6?: StaticNetwork[];
-    ipv4DHCP?: DynamicNetwork[];
-    ipv6DHCP?: DynamicNetwork[];
-    ipv6SLAAC?: DynamicNetwork[];
-  };
-  services?: Services;
-}
-
-export interface Metal3DataTemplateSpec {
-  clusterName?: string;
-  metaData?: MetaData;
-  networkData?: NetworkData;
-}
-
-export interface IndexEntry {
-  name: string;
-  index: number;
-}
-
-export interface Metal3DataTemplateStatus {
-  indexes?: IndexEntry[];
-  lastUpdated?: string;
-}
-
-export interface Metal3DataSpec {
-  index?: number;
-  template?: Metal3ObjectRef;
-  claim?: Metal3ObjectRef;
-  metaData?: SecretReference;
-  networkData?: SecretReference;
-}
-
-/** Ironhook's additions to the Metal3Data status; upstream clients ignore the block. */
-export interface Metal3DataIronhookStatus {
-  /** What the Metal3Data waits for (not an error: it resolves by itself). */
-  waitingFor?: string;
-  /** The IP addresses it holds, by pool name. */
-  addresses?: Record<string, string>;
-}
-
-export interface Metal3DataStatus {
-  ready?: boolean;
-  errorMessage?: string;
-  ironhook?: Metal3DataIronhookStatus;
-}
-
-export interface Metal3DataClaimSpec {
-  template?: Metal3ObjectRef;
-}
-
-/** The objects a claim's data is rendered from, found by the claim's own hook. */
-export interface ClaimSources {
-  metal3Machine?: string;
-  bareMetalHost?: string;
-  machine?: string;
-  waitingFor?: string;
-}
-
-export interface Metal3DataClaimStatus {
-  renderedData?: Metal3ObjectRef;
-  errorMessage?: string;
-  ironhook?: ClaimSources;
-}
+export type IndexEntry = NonNullable<Metal3DataTemplateStatus['indexes']>[number];
+/** Ironhook's additions to the Metal3Data status (status.ironhook); upstream clients ignore the block. */
+export type Metal3DataIronhookStatus = NonNullable<Metal3DataStatus['ironhook']>;
+/** The objects a claim's data is rendered from, found by the claim's own hook (status.ironhook). */
+export type ClaimSources = NonNullable<Metal3DataClaimStatus['ironhook']>;
