@@ -56,6 +56,14 @@ function banner(source: string, group: string, version: string, kind: string): s
   ].join('\n');
 }
 
+/**
+ * Top-level interfaces as type aliases: an object type alias has an implicit index signature, so a
+ * status is assignable to the `Record<string, unknown>` of a hook response without a cast.
+ */
+function asTypeAliases(text: string): string {
+  return text.replace(/^export interface (\w+) \{$/gmu, 'export type $1 = {').replace(/^\}$/gmu, '};');
+}
+
 const STYLE = { printWidth: 140, singleQuote: true, trailingComma: 'all', endOfLine: 'lf' } as const;
 
 async function versionFile(crd: Required<Crd>['spec'], version: CrdVersion, source: string): Promise<GeneratedFile | undefined> {
@@ -73,7 +81,7 @@ async function versionFile(crd: Required<Crd>['spec'], version: CrdVersion, sour
     format: true,
     style: STYLE,
   });
-  return { path: join(API_DIR, crd.group, version.name, `${kind.toLowerCase()}.ts`), text };
+  return { path: join(API_DIR, crd.group, version.name, `${kind.toLowerCase()}.ts`), text: asTypeAliases(text) };
 }
 
 /** Every file the CRDs under `root` yield, sorted by path. */

@@ -4,7 +4,7 @@
 /**
  * Metal3Cluster is the Schema for the metal3clusters API.
  */
-export interface Metal3Cluster {
+export type Metal3Cluster = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface Metal3Cluster {
   metadata?: {[field: string]: unknown};
   spec?: Metal3ClusterSpec;
   status?: Metal3ClusterStatus;
-}
+};
 /**
  * Metal3ClusterSpec defines the desired state of Metal3Cluster.
  */
-export interface Metal3ClusterSpec {
+export type Metal3ClusterSpec = {
   /**
    * An external cloud provider sets providerID on the Nodes (true), or Ironhook sets it from the metal3.io/uuid Node label (false). Absent together with noCloudProvider means true in v1beta1.
    */
@@ -62,11 +62,11 @@ export interface Metal3ClusterSpec {
    * Deprecated: the inverse of cloudProviderEnabled; both may be set only with opposite values.
    */
   noCloudProvider?: boolean;
-}
+};
 /**
  * Metal3ClusterStatus is written by the Metal3Cluster hook.
  */
-export interface Metal3ClusterStatus {
+export type Metal3ClusterStatus = {
   /**
    * Cluster API v1beta1 conditions.
    *
@@ -199,4 +199,4 @@ export interface Metal3ClusterStatus {
       type: string;
     }[];
   };
-}
+};

@@ -4,7 +4,7 @@
 /**
  * Metal3ClusterTemplate is the Schema for the metal3clustertemplates API.
  */
-export interface Metal3ClusterTemplate {
+export type Metal3ClusterTemplate = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -15,11 +15,11 @@ export interface Metal3ClusterTemplate {
   kind?: string;
   metadata?: {[field: string]: unknown};
   spec?: Metal3ClusterTemplateSpec;
-}
+};
 /**
  * Metal3ClusterTemplateSpec holds the template.
  */
-export interface Metal3ClusterTemplateSpec {
+export type Metal3ClusterTemplateSpec = {
   /**
    * The template.
    */
@@ -71,4 +71,4 @@ export interface Metal3ClusterTemplateSpec {
       noCloudProvider?: boolean;
     };
   };
-}
+};

@@ -4,7 +4,7 @@
 /**
  * Metal3DataClaim asks a Metal3DataTemplate for a machine's data.
  */
-export interface Metal3DataClaim {
+export type Metal3DataClaim = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface Metal3DataClaim {
   metadata?: {[field: string]: unknown};
   spec?: Metal3DataClaimSpec;
   status?: Metal3DataClaimStatus;
-}
+};
 /**
  * Metal3DataClaimSpec names the template.
  */
-export interface Metal3DataClaimSpec {
+export type Metal3DataClaimSpec = {
   /**
    * The Metal3DataTemplate to take data from (same namespace).
    */
@@ -54,11 +54,11 @@ export interface Metal3DataClaimSpec {
      */
     uid?: string;
   };
-}
+};
 /**
  * Metal3DataClaimStatus is written by the claim hook.
  */
-export interface Metal3DataClaimStatus {
+export type Metal3DataClaimStatus = {
   /**
    * Why no data can be created for the claim.
    */
@@ -121,4 +121,4 @@ export interface Metal3DataClaimStatus {
      */
     uid?: string;
   };
-}
+};

@@ -4,7 +4,7 @@
 /**
  * Metal3DataTemplate describes the metaData and networkData rendered for each machine that claims it.
  */
-export interface Metal3DataTemplate {
+export type Metal3DataTemplate = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface Metal3DataTemplate {
   metadata?: {[field: string]: unknown};
   spec?: Metal3DataTemplateSpec;
   status?: Metal3DataTemplateStatus;
-}
+};
 /**
  * Metal3DataTemplateSpec defines what is rendered for each Metal3Data.
  */
-export interface Metal3DataTemplateSpec {
+export type Metal3DataTemplateSpec = {
   /**
    * Name of the Cluster this template belongs to.
    */
@@ -933,11 +933,11 @@ export interface Metal3DataTemplateSpec {
    * Deprecated: unused.
    */
   templateReference?: string;
-}
+};
 /**
  * Metal3DataTemplateStatus is written by the template hook.
  */
-export interface Metal3DataTemplateStatus {
+export type Metal3DataTemplateStatus = {
   /**
    * Index of each claim, by claim name.
    */
@@ -952,4 +952,4 @@ export interface Metal3DataTemplateStatus {
    * The template generation Metacontroller last synced.
    */
   observedGeneration?: number;
-}
+};

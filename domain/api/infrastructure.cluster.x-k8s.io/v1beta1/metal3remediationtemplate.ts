@@ -4,7 +4,7 @@
 /**
  * Metal3RemediationTemplate is the Schema for the metal3remediationtemplates API.
  */
-export interface Metal3RemediationTemplate {
+export type Metal3RemediationTemplate = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface Metal3RemediationTemplate {
   metadata?: {[field: string]: unknown};
   spec?: Metal3RemediationTemplateSpec;
   status?: Metal3RemediationTemplateStatus;
-}
+};
 /**
  * Metal3RemediationTemplateSpec holds the template.
  */
-export interface Metal3RemediationTemplateSpec {
+export type Metal3RemediationTemplateSpec = {
   /**
    * The template.
    */
@@ -48,11 +48,11 @@ export interface Metal3RemediationTemplateSpec {
       };
     };
   };
-}
+};
 /**
  * Metal3RemediationTemplateStatus mirrors a remediation status (unused upstream).
  */
-export interface Metal3RemediationTemplateStatus {
+export type Metal3RemediationTemplateStatus = {
   /**
    * Metal3RemediationStatus is written by the Metal3Remediation hook.
    */
@@ -99,4 +99,4 @@ export interface Metal3RemediationTemplateStatus {
      */
     retryCount?: number;
   };
-}
+};

@@ -4,7 +4,7 @@
 /**
  * Metal3Cluster is the Schema for the metal3clusters API.
  */
-export interface Metal3Cluster {
+export type Metal3Cluster = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface Metal3Cluster {
   metadata?: {[field: string]: unknown};
   spec?: Metal3ClusterSpec;
   status?: Metal3ClusterStatus;
-}
+};
 /**
  * Metal3ClusterSpec defines the desired state of Metal3Cluster.
  */
-export interface Metal3ClusterSpec {
+export type Metal3ClusterSpec = {
   /**
    * An external cloud provider sets providerID on the Nodes (true), or Ironhook sets it from the metal3.io/uuid Node label (false). Defaults to false, the upstream v1beta2 default (v1beta1 objects without the field mean true; see docs/validation.md).
    */
@@ -59,11 +59,11 @@ export interface Metal3ClusterSpec {
      */
     name: string;
   }[];
-}
+};
 /**
  * Metal3ClusterStatus is written by the Metal3Cluster hook.
  */
-export interface Metal3ClusterStatus {
+export type Metal3ClusterStatus = {
   /**
    * Conditions (Ready, Paused, BaremetalInfrastructureReady).
    *
@@ -207,4 +207,4 @@ export interface Metal3ClusterStatus {
    * The generation Metacontroller last synced.
    */
   observedGeneration?: number;
-}
+};

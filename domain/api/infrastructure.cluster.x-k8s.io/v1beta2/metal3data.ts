@@ -4,7 +4,7 @@
 /**
  * Metal3Data is the data of one machine: its index in the template and its rendered Secrets.
  */
-export interface Metal3Data {
+export type Metal3Data = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface Metal3Data {
   metadata?: {[field: string]: unknown};
   spec?: Metal3DataSpec;
   status?: Metal3DataStatus;
-}
+};
 /**
  * Metal3DataSpec says which claim the data serves and where its Secrets are.
  */
-export interface Metal3DataSpec {
+export type Metal3DataSpec = {
   /**
    * The Metal3DataClaim this data was created for.
    */
@@ -77,11 +77,11 @@ export interface Metal3DataSpec {
      */
     namespace?: string;
   };
-}
+};
 /**
  * Metal3DataStatus is written by the data hook.
  */
-export interface Metal3DataStatus {
+export type Metal3DataStatus = {
   /**
    * Why the Secrets cannot be rendered.
    */
@@ -109,4 +109,4 @@ export interface Metal3DataStatus {
    * The Secrets the template asks for exist.
    */
   ready?: boolean;
-}
+};

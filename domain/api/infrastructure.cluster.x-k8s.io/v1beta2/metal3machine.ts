@@ -4,7 +4,7 @@
 /**
  * Metal3Machine is the Schema for the metal3machines API.
  */
-export interface Metal3Machine {
+export type Metal3Machine = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface Metal3Machine {
   metadata?: {[field: string]: unknown};
   spec?: Metal3MachineSpec;
   status?: Metal3MachineStatus;
-}
+};
 /**
  * Metal3MachineSpec defines the desired state of Metal3Machine.
  */
-export interface Metal3MachineSpec {
+export type Metal3MachineSpec = {
   /**
    * Automated cleaning of the host's disks, copied to the BareMetalHost.
    */
@@ -147,11 +147,11 @@ export interface Metal3MachineSpec {
      */
     namespace?: string;
   };
-}
+};
 /**
  * Metal3MachineStatus is written by the Metal3Machine hook.
  */
-export interface Metal3MachineStatus {
+export type Metal3MachineStatus = {
   /**
    * Addresses of the machine.
    *
@@ -341,4 +341,4 @@ export interface Metal3MachineStatus {
      */
     namespace?: string;
   };
-}
+};

@@ -4,7 +4,7 @@
 /**
  * Metal3MachineTemplate is the Schema for the metal3machinetemplates API.
  */
-export interface Metal3MachineTemplate {
+export type Metal3MachineTemplate = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface Metal3MachineTemplate {
   metadata?: {[field: string]: unknown};
   status?: Metal3MachineTemplateStatus;
   spec?: Metal3MachineTemplateSpec;
-}
+};
 /**
  * Cluster API's optional template status (capacity for scaling from zero, nodeInfo). Ironhook writes nothing here but Metacontroller's observedGeneration; the status subresource exists because a Metacontroller parent needs one.
  */
-export interface Metal3MachineTemplateStatus {
+export type Metal3MachineTemplateStatus = {
   capacity?: {
     /**
      * A resource quantity, e.g. "64Gi".
@@ -35,11 +35,11 @@ export interface Metal3MachineTemplateStatus {
    * The generation Metacontroller last synced.
    */
   observedGeneration?: number;
-}
+};
 /**
  * Metal3MachineTemplateSpec holds the template and node reuse.
  */
-export interface Metal3MachineTemplateSpec {
+export type Metal3MachineTemplateSpec = {
   /**
    * Machines replacing machines of this template prefer the hosts those released (label infrastructure.cluster.x-k8s.io/node-reuse).
    */
@@ -197,4 +197,4 @@ export interface Metal3MachineTemplateSpec {
       };
     };
   };
-}
+};

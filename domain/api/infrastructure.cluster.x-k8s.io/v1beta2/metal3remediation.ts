@@ -4,7 +4,7 @@
 /**
  * Metal3Remediation is the Schema for the metal3remediations API.
  */
-export interface Metal3Remediation {
+export type Metal3Remediation = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface Metal3Remediation {
   metadata?: {[field: string]: unknown};
   spec?: Metal3RemediationSpec;
   status?: Metal3RemediationStatus;
-}
+};
 /**
  * Metal3RemediationSpec defines how to remediate.
  */
-export interface Metal3RemediationSpec {
+export type Metal3RemediationSpec = {
   /**
    * How to remediate the machine.
    */
@@ -38,11 +38,11 @@ export interface Metal3RemediationSpec {
      */
     type?: 'Reboot';
   };
-}
+};
 /**
  * Metal3RemediationStatus is written by the Metal3Remediation hook.
  */
-export interface Metal3RemediationStatus {
+export type Metal3RemediationStatus = {
   /**
    * Ironhook additions (ignored by upstream clients).
    */
@@ -84,4 +84,4 @@ export interface Metal3RemediationStatus {
    * Power cycles done after the first one.
    */
   retryCount?: number;
-}
+};

@@ -4,7 +4,7 @@
 /**
  * IPAddress is one allocated address. The IPPool creates it (owner: the pool; the claim is a non-controller owner) and deletes it when the claim goes away.
  */
-export interface IPAddress {
+export type IPAddress = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -15,11 +15,11 @@ export interface IPAddress {
   kind?: string;
   metadata?: {[field: string]: unknown};
   spec?: IPAddressSpec;
-}
+};
 /**
  * IPAddressSpec defines the desired state of IPAddress. Created by the IPPool; immutable.
  */
-export interface IPAddressSpec {
+export type IPAddressSpec = {
   /**
    * Address contains the IP address.
    */
@@ -104,4 +104,4 @@ export interface IPAddressSpec {
    * Prefix is the mask of the network as integer (max 128).
    */
   prefix?: number;
-}
+};

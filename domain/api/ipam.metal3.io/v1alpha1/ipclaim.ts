@@ -4,7 +4,7 @@
 /**
  * IPClaim asks an IPPool for one address.
  */
-export interface IPClaim {
+export type IPClaim = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface IPClaim {
   metadata?: {[field: string]: unknown};
   spec?: IPClaimSpec;
   status?: IPClaimStatus;
-}
+};
 /**
  * IPClaimSpec defines the desired state of IPClaim.
  */
-export interface IPClaimSpec {
+export type IPClaimSpec = {
   /**
    * Pool is the IPPool this claim asks an address from (same namespace).
    */
@@ -54,11 +54,11 @@ export interface IPClaimSpec {
      */
     uid?: string;
   };
-}
+};
 /**
  * IPClaimStatus defines the observed state of IPClaim.
  */
-export interface IPClaimStatus {
+export type IPClaimStatus = {
   /**
    * Address is the IPAddress that was allocated for this claim.
    */
@@ -100,4 +100,4 @@ export interface IPClaimStatus {
    * Written by Metacontroller.
    */
   observedGeneration?: number;
-}
+};

@@ -4,7 +4,7 @@
 /**
  * IPPool is a set of address ranges that IPClaims (and Cluster API IPAddressClaims) get addresses from.
  */
-export interface IPPool {
+export type IPPool = {
   /**
    * APIVersion defines the versioned schema of this representation of an object.
    */
@@ -16,11 +16,11 @@ export interface IPPool {
   metadata?: {[field: string]: unknown};
   spec?: IPPoolSpec;
   status?: IPPoolStatus;
-}
+};
 /**
  * IPPoolSpec defines the desired state of IPPool.
  */
-export interface IPPoolSpec {
+export type IPPoolSpec = {
   /**
    * sequential (default) gives the first free address; random starts at a per-claim offset (derived from a hash, so allocation stays deterministic). Ranges are consumed in order either way.
    */
@@ -89,11 +89,11 @@ export interface IPPoolSpec {
    * Prefix is the mask of the network as integer (max 128).
    */
   prefix?: number;
-}
+};
 /**
  * IPPoolStatus defines the observed state of IPPool.
  */
-export interface IPPoolStatus {
+export type IPPoolStatus = {
   /**
    * Addresses in spec.pools neither allocated nor pre-allocated (omitted when capacityCapped).
    */
@@ -184,4 +184,4 @@ export interface IPPoolStatus {
    * Written by Metacontroller.
    */
   observedGeneration?: number;
-}
+};

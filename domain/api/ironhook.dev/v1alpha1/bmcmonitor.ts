@@ -4,7 +4,7 @@
 /**
  * Standing observation of one BMC, refreshed by the driver pool.
  */
-export interface BMCMonitor {
+export type BMCMonitor = {
   /**
    * Versioned schema of this representation of the object.
    */
@@ -16,11 +16,11 @@ export interface BMCMonitor {
   metadata?: {[field: string]: unknown};
   spec: BMCMonitorSpec;
   status?: BMCMonitorStatus;
-}
+};
 /**
  * What to observe.
  */
-export interface BMCMonitorSpec {
+export type BMCMonitorSpec = {
   /**
    * BMC settings copied from the host.
    */
@@ -55,11 +55,11 @@ export interface BMCMonitorSpec {
    * How often the driver pool reads the BMC.
    */
   intervalSeconds?: number;
-}
+};
 /**
  * What the driver pool observed.
  */
-export interface BMCMonitorStatus {
+export type BMCMonitorStatus = {
   /**
    * When any of the observed values last changed.
    */
@@ -110,4 +110,4 @@ export interface BMCMonitorStatus {
    * Whether the BMC answered the last read.
    */
   reachable?: boolean;
-}
+};

@@ -4,7 +4,7 @@
 /**
  * One side effect a hook asks the driver pool to perform, exactly once.
  */
-export interface HostOperation {
+export type HostOperation = {
   /**
    * Versioned schema of this representation of the object.
    */
@@ -16,11 +16,11 @@ export interface HostOperation {
   metadata?: {[field: string]: unknown};
   spec: HostOperationSpec;
   status?: HostOperationStatus;
-}
+};
 /**
  * The request. Immutable: a changed request is a new HostOperation.
  */
-export interface HostOperationSpec {
+export type HostOperationSpec = {
   /**
    * What the driver pool should do.
    */
@@ -540,11 +540,11 @@ export interface HostOperationSpec {
    * Per-host sequence number, strictly increasing; the highest is the current request.
    */
   sequence: number;
-}
+};
 /**
  * Progress and outcome, written by the driver pool only.
  */
-export interface HostOperationStatus {
+export type HostOperationStatus = {
   /**
    * When the request succeeded or failed.
    */
@@ -846,4 +846,4 @@ export interface HostOperationStatus {
      */
     time?: string;
   }[];
-}
+};

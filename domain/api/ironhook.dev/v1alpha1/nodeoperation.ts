@@ -4,7 +4,7 @@
 /**
  * One action on a workload cluster's Node, carried out by the driver pool.
  */
-export interface NodeOperation {
+export type NodeOperation = {
   /**
    * Versioned schema of this representation of the object.
    */
@@ -16,11 +16,11 @@ export interface NodeOperation {
   metadata?: {[field: string]: unknown};
   spec?: NodeOperationSpec;
   status?: NodeOperationStatus;
-}
+};
 /**
  * The cluster, the Node and the action. Immutable.
  */
-export interface NodeOperationSpec {
+export type NodeOperationSpec = {
   /**
    * The Cluster API Cluster; its kubeconfig is the Secret <name>-kubeconfig, key value, in this namespace.
    */
@@ -76,11 +76,11 @@ export interface NodeOperationSpec {
       [k: string]: string;
     };
   };
-}
+};
 /**
  * What the driver pool did. Written by the driver pool only.
  */
-export interface NodeOperationStatus {
+export type NodeOperationStatus = {
   /**
    * Pending (waiting, or retrying transient errors), Running, Succeeded or Failed.
    */
@@ -139,4 +139,4 @@ export interface NodeOperationStatus {
      */
     message: string;
   };
-}
+};

@@ -4,7 +4,7 @@
 /**
  * A JSON patch (with test preconditions) and condition upserts on one object, carried out once by the driver pool.
  */
-export interface ObjectPatch {
+export type ObjectPatch = {
   /**
    * Versioned schema of this representation of the object.
    */
@@ -16,11 +16,11 @@ export interface ObjectPatch {
   metadata?: {[field: string]: unknown};
   spec?: ObjectPatchSpec;
   status?: ObjectPatchStatus;
-}
+};
 /**
  * The object to patch and the patch. Immutable.
  */
-export interface ObjectPatchSpec {
+export type ObjectPatchSpec = {
   /**
    * The object to patch. Its namespace must be the request's (the driver pool rejects others).
    */
@@ -101,11 +101,11 @@ export interface ObjectPatchSpec {
       severity?: string;
     };
   }[];
-}
+};
 /**
  * What the driver pool did. Written by the driver pool only.
  */
-export interface ObjectPatchStatus {
+export type ObjectPatchStatus = {
   /**
    * Pending (also while transient errors are retried), Running, Succeeded (Applied) or Failed.
    */
@@ -143,4 +143,4 @@ export interface ObjectPatchStatus {
      */
     message: string;
   };
-}
+};

@@ -4,7 +4,7 @@
 /**
  * A physical server managed through its BMC (Metal3 compatible).
  */
-export interface BareMetalHost {
+export type BareMetalHost = {
   /**
    * Versioned schema of this representation of the object.
    */
@@ -16,11 +16,11 @@ export interface BareMetalHost {
   metadata?: {[field: string]: unknown};
   spec?: BareMetalHostSpec;
   status?: BareMetalHostStatus;
-}
+};
 /**
  * Desired state of the host.
  */
-export interface BareMetalHostSpec {
+export type BareMetalHostSpec = {
   /**
    * CPU architecture, e.g. x86_64 or aarch64. Filled in from inspection when empty.
    */
@@ -422,11 +422,11 @@ export interface BareMetalHostSpec {
      */
     namespace?: string;
   };
-}
+};
 /**
  * Observed state of the host, written by the BareMetalHost hook.
  */
-export interface BareMetalHostStatus {
+export type BareMetalHostStatus = {
   /**
    * Conditions: Manageable, AvailableForProvisioning, Provisioned, Ready, Progressing, Healthy.
    *
@@ -1088,4 +1088,4 @@ export interface BareMetalHostStatus {
      */
     credentialsVersion?: string;
   };
-}
+};

@@ -4,7 +4,7 @@
 /**
  * Inspection result of the BareMetalHost with the same name.
  */
-export interface HardwareData {
+export type HardwareData = {
   /**
    * Versioned schema of this representation of the object.
    */
@@ -15,11 +15,11 @@ export interface HardwareData {
   kind?: string;
   metadata?: {[field: string]: unknown};
   spec?: HardwareDataSpec;
-}
+};
 /**
  * The inspected hardware.
  */
-export interface HardwareDataSpec {
+export type HardwareDataSpec = {
   /**
    * Hardware found on the host during inspection.
    */
@@ -227,4 +227,4 @@ export interface HardwareDataSpec {
       serialNumber?: string;
     };
   };
-}
+};

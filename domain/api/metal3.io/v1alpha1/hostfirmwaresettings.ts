@@ -4,7 +4,7 @@
 /**
  * Firmware (BIOS) settings of the BareMetalHost with the same name.
  */
-export interface HostFirmwareSettings {
+export type HostFirmwareSettings = {
   /**
    * Versioned schema of this representation of the object.
    */
@@ -16,22 +16,22 @@ export interface HostFirmwareSettings {
   metadata?: {[field: string]: unknown};
   spec?: HostFirmwareSettingsSpec;
   status?: HostFirmwareSettingsStatus;
-}
+};
 /**
  * Desired firmware settings.
  */
-export interface HostFirmwareSettingsSpec {
+export type HostFirmwareSettingsSpec = {
   /**
    * Desired settings as name/value pairs; applied while the host is preparing.
    */
   settings: {
     [k: string]: number | string;
   };
-}
+};
 /**
  * Settings read from the host.
  */
-export interface HostFirmwareSettingsStatus {
+export type HostFirmwareSettingsStatus = {
   /**
    * ChangeDetected (spec differs from status) and Valid (spec passes the schema).
    *
@@ -86,4 +86,4 @@ export interface HostFirmwareSettingsStatus {
   settings: {
     [k: string]: string;
   };
-}
+};
