@@ -94,12 +94,12 @@ function claimStatus(v: ClaimView): IPClaimStatus {
 
 export function ipclaimSync(request: unknown): CompositeSyncResponse {
   const v = view(request);
-  return { children: [], status: claimStatus(v) as Record<string, unknown> };
+  return { children: [], status: claimStatus(v) };
 }
 
 /** Finalized once no IPAddress names the claim any more (or its pool is gone). */
 export function ipclaimFinalize(request: unknown): CompositeSyncResponse {
   const v = view(request);
   const finalized = v.pool === undefined || v.addresses.length === 0;
-  return { children: [], finalized, status: claimStatus(v) as Record<string, unknown> };
+  return { children: [], finalized, status: claimStatus(v) };
 }

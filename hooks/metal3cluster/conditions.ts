@@ -3,6 +3,7 @@
 // status.deprecated.v1beta1.conditions. No clock is read: a condition keeps its old
 // lastTransitionTime while its status stays the same, and takes the newest observed timestamp
 // when it changes (docs/capm3.md, "Time").
+import type { Metal3ClusterStatus, V1Beta1Condition } from '../../domain/capm3/types.js';
 import { rec, str } from '../kit/index.js';
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -17,6 +18,8 @@ export interface ConditionSpec {
 }
 
 export type ConditionRecord = Record<string, unknown>;
+/** A metav1.Condition as the Metal3Cluster status holds it. */
+type Condition = NonNullable<Metal3ClusterStatus['conditions']>[number];
 
 /** The old list of conditions at `list`, by type. */
 function byType(list: unknown): Map<string, ConditionRecord> {
@@ -41,7 +44,7 @@ function ordered<T extends { type: string }>(conditions: T[]): T[] {
 }
 
 /** metav1.Condition list. `generation` is the parent's metadata.generation. */
-export function metav1Conditions(specs: ConditionSpec[], oldList: unknown, now: string, generation: number | undefined): ConditionRecord[] {
+export function metav1Conditions(specs: ConditionSpec[], oldList: unknown, now: string, generation: number | undefined): Condition[] {
   const old = byType(oldList);
   return ordered(specs).map((spec) => ({
     lastTransitionTime: transitionTime(old.get(spec.type), spec.status, now),
@@ -54,7 +57,7 @@ export function metav1Conditions(specs: ConditionSpec[], oldList: unknown, now: 
 }
 
 /** Cluster API v1beta1 conditions: a True condition carries no reason, message or severity. */
-export function v1beta1Conditions(specs: ConditionSpec[], oldList: unknown, now: string): ConditionRecord[] {
+export function v1beta1Conditions(specs: ConditionSpec[], oldList: unknown, now: string): V1Beta1Condition[] {
   const old = byType(oldList);
   return ordered(specs).map((spec) => {
     const lastTransitionTime = transitionTime(old.get(spec.type), spec.status, now);

@@ -7,6 +7,7 @@
 // are gone (the finalizer metacontroller.io/compositecontroller-ironhook-metal3cluster plays the
 // part of metal3cluster.infrastructure.cluster.x-k8s.io).
 import { CAPI_V1BETA2, CLUSTER_NAME_LABEL } from '../../domain/capi/types.js';
+import type { Metal3ClusterStatus } from '../../domain/capm3/types.js';
 import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
 import { parseCustomize, rec, relatedRule, relatedType } from '../kit/index.js';
 import { metav1Conditions, v1beta1Conditions, type ConditionSpec } from './conditions.js';
@@ -71,7 +72,7 @@ function oldConditions(view: ClusterView): { metav1: unknown; v1beta1: unknown }
   return { metav1: view.oldStatus.conditions, v1beta1: rec(rec(view.oldStatus.deprecated).v1beta1).conditions };
 }
 
-function buildStatus(view: ClusterView, r: Readiness): Record<string, unknown> {
+function buildStatus(view: ClusterView, r: Readiness): Metal3ClusterStatus {
   const old = oldConditions(view);
   const ready: ConditionSpec = r.ready
     ? { type: 'Ready', status: 'True', reason: 'Ready', message: '' }
@@ -112,11 +113,11 @@ export function metal3clusterSync(request: unknown): CompositeSyncResponse {
   return { children: [], status: buildStatus(view, readiness(view)) };
 }
 
-function deletingStatus(view: ClusterView): Record<string, unknown> {
+function deletingStatus(view: ClusterView): Metal3ClusterStatus {
   const count = view.machines.length;
   const message = count === 0 ? 'Deleting: no Machines left' : `Deleting: waiting for ${count} Machine${count === 1 ? '' : 's'} of Cluster ${view.ownerName} to be deleted`;
   const status = buildStatus(view, { ready: false, message, v1beta1Reason: 'Deleting', severity: 'Info' });
-  const conditions = (status.conditions as Record<string, unknown>[]).map((cond) => (cond.type === 'Ready' ? { ...cond, reason: 'Deleting' } : cond));
+  const conditions = (status.conditions ?? []).map((cond) => (cond.type === 'Ready' ? { ...cond, reason: 'Deleting' } : cond));
   return { ...status, conditions };
 }
 

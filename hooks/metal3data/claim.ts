@@ -97,7 +97,7 @@ function claimStatus(c: CompositeRequest, data: KObject | undefined): Metal3Data
 
 export function metal3dataclaimSync(request: unknown): CompositeSyncResponse {
   const c = parseComposite(request, Kind.Metal3DataClaim);
-  return { children: [], status: claimStatus(c, dataOf(c)) as Record<string, unknown> };
+  return { children: [], status: claimStatus(c, dataOf(c)) };
 }
 
 /** Finalized once the claim's Metal3Data is gone or being deleted (it then releases what it holds). */
@@ -107,5 +107,5 @@ export function metal3dataclaimFinalize(request: unknown): CompositeSyncResponse
   const finalized = data === undefined || isDeleting(data);
   const status = claimStatus(c, data);
   if (!finalized) status.ironhook = { ...status.ironhook, waitingFor: `the template to release Metal3Data ${data.metadata.name ?? ''}` };
-  return { children: [], finalized, status: status as Record<string, unknown> };
+  return { children: [], finalized, status };
 }

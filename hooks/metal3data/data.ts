@@ -81,7 +81,7 @@ function paused(v: DataView): DesiredData {
 }
 
 function respond(desired: DesiredData): CompositeSyncResponse {
-  return { children: desired.children, status: desired.status as Record<string, unknown> };
+  return { children: desired.children, status: desired.status };
 }
 
 export function metal3dataSync(request: unknown): CompositeSyncResponse {
@@ -104,5 +104,5 @@ export function metal3dataFinalize(request: unknown): CompositeSyncResponse {
   }
   const finalized = v.ipClaims.length === 0;
   const status: Metal3DataStatus = finalized ? { ready: false } : { ready: false, ironhook: { waitingFor: `${String(v.ipClaims.length)} IPClaim(s) to release their addresses` } };
-  return { children: [], finalized, status: status as Record<string, unknown> };
+  return { children: [], finalized, status };
 }
