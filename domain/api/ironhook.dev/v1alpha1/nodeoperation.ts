@@ -14,7 +14,7 @@ export type NodeOperation = {
    */
   kind?: string;
   metadata?: {[field: string]: unknown};
-  spec?: NodeOperationSpec;
+  spec: NodeOperationSpec;
   status?: NodeOperationStatus;
 };
 /**

@@ -14,7 +14,7 @@ export type ObjectPatch = {
    */
   kind?: string;
   metadata?: {[field: string]: unknown};
-  spec?: ObjectPatchSpec;
+  spec: ObjectPatchSpec;
   status?: ObjectPatchStatus;
 };
 /**
