@@ -1,7 +1,7 @@
 // BareMetalHost and its annotations decorator with a parent one status write behind.
 import { ProvisioningState as S } from '../../../domain/baremetalhost.js';
 import type { CompositeSyncRequest } from '../../../domain/metacontroller.js';
-import { failed, host, T0 } from '../../../devenv/builders/host.js';
+import { failed, host, succeeded, T0 } from '../../../devenv/builders/host.js';
 import { monitorOff, monitorOn, T1 } from '../bmh/registration.rows.js';
 import { fixture, num, rec, text, type Route, type Scenario } from './harness.js';
 
@@ -26,11 +26,21 @@ const LIFECYCLE: readonly string[] = [
 export const bmhRoute: Route = {
   route: 'baremetalhost',
   progress: (status) => [num(rec(rec(status.ironhook).request).sequence), LIFECYCLE.indexOf(text(rec(status.provisioning).state))],
+  // What a request's status snapshot carries or lets the hook rebuild (ADR 0005): all of it must survive.
   same: (status) => ({
+    errorType: status.errorType,
+    errorMessage: status.errorMessage,
     errorCount: status.errorCount,
     provisioningFailCount: status.provisioningFailCount,
+    operationalStatus: status.operationalStatus,
+    poweredOn: status.poweredOn,
     goodCredentials: status.goodCredentials,
+    triedCredentials: status.triedCredentials,
+    hardwareProfile: status.hardwareProfile,
     lastAttemptedImage: status.lastAttemptedImage,
+    provisioning: status.provisioning,
+    operationHistory: status.operationHistory,
+    ironhook: status.ironhook,
   }),
 };
 
@@ -45,6 +55,13 @@ const provisionFailed = () =>
     .inState(S.Provisioning)
     .operation('Provision', 5, { status: failed(T1, 'Permanent', 'image checksum mismatch'), spec: { provision: { image: IMAGE } } })
     .monitor(monitorOn);
+
+const HISTORY = {
+  register: { start: T0, end: T0 },
+  inspect: { start: T0, end: T0 },
+  provision: { start: T0, end: T0 },
+  deprovision: { start: null, end: null },
+};
 
 export const bmhScenarios: Scenario[] = [
   { name: 'new host: Register requested', request: fixture('baremetalhost', 'seed-host-registering') },
@@ -61,4 +78,19 @@ export const bmhScenarios: Scenario[] = [
     meanwhile: paused,
   },
   { name: 'paused right after a failed Provision counted', request: () => provisionFailed().request(), meanwhile: paused },
+  {
+    name: 'Inspect failed transiently: retried, the error recorded',
+    request: () => host().inState(S.Inspecting, { operationHistory: HISTORY }).operation('Inspect', 3, { status: failed(T1, 'Transient', 'BMC unreachable') }).monitor(monitorOff).request(),
+  },
+  {
+    name: 'disablePowerOff and a reboot annotation: Reboot requested, the annotation consumed',
+    request: () =>
+      host()
+        .spec({ online: true, image: IMAGE, disablePowerOff: true })
+        .annotate('reboot.metal3.io')
+        .inState(S.Provisioned, { poweredOn: true, operationHistory: HISTORY, provisioning: { state: S.Provisioned, ID: 'x', image: IMAGE } })
+        .operation('PowerOn', 4, { status: succeeded(T0, { poweredOn: true }) })
+        .monitor(monitorOn)
+        .request(),
+  },
 ];
