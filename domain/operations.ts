@@ -1,5 +1,6 @@
 // ironhook.dev/v1alpha1: the request objects between hooks and the driver pool
 // (docs/architecture.md, "The hook / driver request contract").
+import { ProvisioningState } from './baremetalhost.js';
 import type {
   AutomatedCleaningMode,
   BMCDetails,
@@ -7,7 +8,6 @@ import type {
   CustomDeploy,
   HardwareDetails,
   Image,
-  ProvisioningState,
   RAIDConfig,
   RootDeviceHints,
 } from './baremetalhost.js';
@@ -147,8 +147,18 @@ export interface BMCMonitorStatus {
 
 export type BMCMonitor = TypedObject<BMCMonitorSpec, BMCMonitorStatus>;
 
-/** Actions that the provisioning limit applies to (reference/baremetalhost.md §2.7). */
-export const CAPACITY_GATED_ACTIONS: ReadonlySet<Action> = new Set([Action.Inspect, Action.Provision, Action.Deprovision]);
+/**
+ * The actions the provisioning limit applies to (reference/baremetalhost.md §2.7), each with the
+ * state it leads into: the hook enters that state once the pool admits the request.
+ */
+export const GATED_ENTRY_STATE: Readonly<Partial<Record<Action, ProvisioningState>>> = {
+  [Action.Inspect]: ProvisioningState.Inspecting,
+  [Action.Provision]: ProvisioningState.Provisioning,
+  [Action.Deprovision]: ProvisioningState.Deprovisioning,
+};
+
+/** The driver pool's view of the same list. */
+export const CAPACITY_GATED_ACTIONS: ReadonlySet<Action> = new Set(Object.keys(GATED_ENTRY_STATE) as Action[]);
 
 export function isFinished(phase: Phase | undefined): boolean {
   return phase === Phase.Succeeded || phase === Phase.Failed;

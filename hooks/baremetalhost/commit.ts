@@ -6,48 +6,62 @@ import type { BareMetalHostStatus } from '../../domain/baremetalhost.js';
 import { canonicalize } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
-import { Phase } from '../../domain/operations.js';
+import { GATED_ENTRY_STATE, Phase } from '../../domain/operations.js';
+import { sortedByKindAndName } from '../kit/index.js';
+import type { OutcomeOf } from '../kit/index.js';
 import { hasBMC } from './context.js';
 import type { HostContext } from './context.js';
 import { firmwareSettingsChild, hardwareDataChild, monitorChild } from './children.js';
-import { sortedByKindAndName } from '../kit/index.js';
 import { describeRequest } from './handlers/common.js';
-import type { Decision, Outcome, RequestIntent } from './outcome.js';
-import { GATE_TARGET, admitted, pendingEntry } from './prologue.js';
+import type { Decision, Outcome, RequestDecision, RequestIntent } from './outcome.js';
+import { admitted, pendingEntry } from './prologue.js';
 import { newOperation, keptOperation } from './requests.js';
 import { finishStatus } from './finish.js';
 
+const KEEP: RequestDecision = { kind: 'keep' };
+const DROP: RequestDecision = { kind: 'drop' };
 
-type ContinueOutcome = Extract<Outcome, { kind: 'continue' }>;
-
-function isGated(ctx: HostContext, outcome: ContinueOutcome): outcome is ContinueOutcome & { via: RequestIntent } {
-  const via = outcome.via;
-  return via !== undefined && GATE_TARGET[via.action] === outcome.to && outcome.to !== ctx.state;
+function replace(intent: RequestIntent): RequestDecision {
+  return { kind: 'replace', intent };
 }
 
-function decideContinue(ctx: HostContext, outcome: ContinueOutcome): Decision {
-  const base = { reason: outcome.reason, patch: outcome.patch ?? {}, ...(outcome.failure && { failure: outcome.failure }) };
-  if (!isGated(ctx, outcome)) {
-    const via = outcome.via;
-    return via === undefined ? { ...base, state: outcome.to, keepCurrent: true } : { ...base, state: outcome.to, keepCurrent: false, newRequest: via };
-  }
-  return decideGatedEntry(ctx, outcome, base);
-}
-
-function decideGatedEntry(ctx: HostContext, outcome: ContinueOutcome & { via: RequestIntent }, base: Pick<Decision, 'reason' | 'patch' | 'failure'>): Decision {
+/** Keep the current request, unless it is a gated entry that this outcome no longer asks for. */
+function keepUnlessEntry(ctx: HostContext, delayed?: true): RequestDecision {
   const entry = pendingEntry(ctx);
-  if (entry?.operation.spec.action !== outcome.via.action) {
-    return { ...base, state: ctx.state, keepCurrent: false, newRequest: outcome.via };
+  if (entry !== undefined && !admitted(entry.operation)) {
+    return DROP;
+  }
+  return delayed === undefined ? KEEP : { kind: 'keep', delayed };
+}
+
+type Entry = Pick<Decision, 'state' | 'request'> & { reason?: string };
+
+/** A capacity-gated state is entered from the state before, once the pool admits its request. */
+function gatedEntry(ctx: HostContext, to: ProvisioningState, via: RequestIntent): Entry {
+  const entry = pendingEntry(ctx);
+  if (entry?.operation.spec.action !== via.action) {
+    return { state: ctx.state, request: replace(via) };
   }
   if (admitted(entry.operation)) {
-    return { ...base, state: outcome.to, keepCurrent: true };
+    return { state: to, request: KEEP };
   }
   if (entry.operation.status?.phase === Phase.Delayed) {
     const reason = entry.operation.status.delayReason ?? `${describeRequest(entry.operation)} waits for a provisioning slot`;
-    return { ...base, state: ctx.state, keepCurrent: true, keepsEntry: true, delayed: true, reason };
+    return { state: ctx.state, request: { kind: 'keep', delayed: true }, reason };
   }
-  const reason = `waiting for the driver pool to start ${describeRequest(entry.operation)}`;
-  return { ...base, state: ctx.state, keepCurrent: true, keepsEntry: true, reason };
+  return { state: ctx.state, request: KEEP, reason: `waiting for the driver pool to start ${describeRequest(entry.operation)}` };
+}
+
+function decideContinue(ctx: HostContext, outcome: OutcomeOf<Outcome, 'continue'>): Decision {
+  const base = { reason: outcome.reason, patch: outcome.patch ?? {}, ...(outcome.failure && { failure: outcome.failure }) };
+  const via = outcome.via;
+  if (via === undefined) {
+    return { ...base, state: outcome.to, request: keepUnlessEntry(ctx) };
+  }
+  if (GATED_ENTRY_STATE[via.action] !== outcome.to || outcome.to === ctx.state) {
+    return { ...base, state: outcome.to, request: replace(via) };
+  }
+  return { ...base, ...gatedEntry(ctx, outcome.to, via) };
 }
 
 function retryAfterBackoff(ctx: HostContext, retry: RequestIntent): RequestIntent {
@@ -57,42 +71,32 @@ function retryAfterBackoff(ctx: HostContext, retry: RequestIntent): RequestInten
   return { ...retry, notBefore: addSeconds(failedAt, backoffSeconds(errorCount, ctx.uid)) };
 }
 
-function decideWait(ctx: HostContext, outcome: Extract<Outcome, { kind: 'wait' }>): Decision {
-  const base = { state: ctx.state, reason: outcome.reason, patch: outcome.patch ?? {}, ...resync(outcome.resyncAfterSeconds) };
-  return outcome.request === undefined ? { ...base, keepCurrent: true } : { ...base, keepCurrent: false, newRequest: outcome.request };
+function decideWait(ctx: HostContext, outcome: OutcomeOf<Outcome, 'wait'>): Decision {
+  const next = outcome.requests?.[0];
+  const request = next === undefined ? keepUnlessEntry(ctx, outcome.delayed) : replace(next);
+  return { state: ctx.state, reason: outcome.reason, patch: outcome.patch ?? {}, request, ...resync(outcome.resyncAfterSeconds) };
 }
 
 export function decide(ctx: HostContext, outcome: Outcome): Decision {
-  const stay = { state: ctx.state, patch: {} };
+  const stay = { state: ctx.state, reason: outcome.reason };
   switch (outcome.kind) {
     case 'continue':
       return decideContinue(ctx, outcome);
     case 'wait':
       return decideWait(ctx, outcome);
     case 'done':
-      return { ...stay, reason: outcome.reason, patch: outcome.patch ?? {}, keepCurrent: true, ...resync(outcome.resyncAfterSeconds) };
-    case 'delayed':
-      return { ...stay, reason: outcome.reason, keepCurrent: true, delayed: true };
-    case 'transientError':
-      return { ...stay, reason: outcome.failure.message, keepCurrent: false, failure: outcome.failure, newRequest: retryAfterBackoff(ctx, outcome.retry) };
-    case 'permanentError':
-      return { ...stay, reason: outcome.failure.message, patch: outcome.patch ?? {}, keepCurrent: true, failure: outcome.failure };
+      return { ...stay, patch: outcome.patch ?? {}, request: keepUnlessEntry(ctx), ...resync(outcome.resyncAfterSeconds) };
+    case 'transient':
+      return { ...stay, patch: {}, request: replace(retryAfterBackoff(ctx, outcome.requests[0])), failure: outcome.failure };
+    case 'permanent':
+      return { ...stay, patch: outcome.patch ?? {}, request: keepUnlessEntry(ctx), failure: outcome.failure };
     case 'finalized':
-      return { ...stay, reason: outcome.reason, keepCurrent: false, finalized: true };
+      return { ...stay, patch: {}, request: DROP };
   }
 }
 
 function resync(seconds: number | undefined): { resyncAfterSeconds?: number } {
   return seconds === undefined ? {} : { resyncAfterSeconds: seconds };
-}
-
-/** Keep the current request unless it is a gated entry the handler no longer asks for. */
-function keepsCurrent(ctx: HostContext, decision: Decision): boolean {
-  const entry = pendingEntry(ctx);
-  if (entry !== undefined && !admitted(entry.operation)) {
-    return decision.keepsEntry === true;
-  }
-  return decision.keepCurrent && decision.newRequest === undefined;
 }
 
 /** What a request carries of the status committed with it (conditions and hardware have homes of their own). */
@@ -108,17 +112,21 @@ function monitorWanted(ctx: HostContext, decision: Decision, status: BareMetalHo
   return hasBMC(ctx) && !unmanaged && !invalid && status.operationalStatus !== OperationalStatus.Detached;
 }
 
+function requestChild(ctx: HostContext, request: RequestDecision, status: BareMetalHostStatus): KObject | undefined {
+  switch (request.kind) {
+    case 'replace': {
+      const snapshot = { state: status.provisioning.state, errorCount: status.errorCount, provisioningFailCount: status.provisioningFailCount ?? 0, status: committedStatus(status) };
+      return newOperation(ctx, request.intent, snapshot);
+    }
+    case 'keep':
+      return ctx.current && keptOperation(ctx.current);
+    case 'drop':
+      return undefined;
+  }
+}
+
 function assembleChildren(ctx: HostContext, decision: Decision, status: BareMetalHostStatus): KObject[] {
-  if (decision.finalized === true) {
-    return [];
-  }
-  const children: (KObject | undefined)[] = [hardwareDataChild(ctx, status), firmwareSettingsChild(ctx, status)];
-  if (decision.newRequest !== undefined) {
-    const snapshot = { state: decision.state, errorCount: status.errorCount, provisioningFailCount: status.provisioningFailCount ?? 0, status: committedStatus(status) };
-    children.push(newOperation(ctx, decision.newRequest, snapshot));
-  } else if (ctx.current !== undefined && decision.keepCurrent) {
-    children.push(keptOperation(ctx.current));
-  }
+  const children = [hardwareDataChild(ctx, status), firmwareSettingsChild(ctx, status), requestChild(ctx, decision.request, status)];
   if (monitorWanted(ctx, decision, status)) {
     children.push(monitorChild(ctx));
   }
@@ -126,16 +134,17 @@ function assembleChildren(ctx: HostContext, decision: Decision, status: BareMeta
 }
 
 export function commit(ctx: HostContext, outcome: Outcome): CompositeSyncResponse {
-  const proposed = decide(ctx, outcome);
-  const decision = { ...proposed, keepCurrent: keepsCurrent(ctx, proposed) };
+  const decision = decide(ctx, outcome);
   const status = finishStatus(ctx, decision);
-  const children = assembleChildren(ctx, decision, status);
+  // Deletion is complete: the finalizer can go, and no child is wanted any more.
+  const finalized = outcome.kind === 'finalized';
+  const children = finalized ? [] : assembleChildren(ctx, decision, status);
   const response: CompositeSyncResponse = { status: canonicalize(status) as Record<string, unknown>, children: canonicalize(children) as KObject[] };
   if (decision.resyncAfterSeconds !== undefined) {
     response.resyncAfterSeconds = decision.resyncAfterSeconds;
   }
   if (ctx.deleting) {
-    response.finalized = decision.finalized === true;
+    response.finalized = finalized;
   }
   return response;
 }

@@ -30,7 +30,7 @@ function failureCount(ctx: HostContext, failure: Failure): number {
 
 function madeProgress(ctx: HostContext, decision: Decision): boolean {
   const phase = ctx.current?.status?.phase;
-  return decision.keepCurrent && (phase === Phase.Running || phase === Phase.Succeeded);
+  return decision.request.kind === 'keep' && (phase === Phase.Running || phase === Phase.Succeeded);
 }
 
 function errorFields(ctx: HostContext, decision: Decision, patched: BareMetalHostStatus): ErrorFields {
@@ -48,7 +48,7 @@ function errorFields(ctx: HostContext, decision: Decision, patched: BareMetalHos
 }
 
 function operationalStatus(ctx: HostContext, decision: Decision, errors: ErrorFields): OperationalStatus {
-  if (decision.delayed === true) {
+  if (decision.request.kind === 'keep' && decision.request.delayed === true) {
     return OperationalStatus.Delayed;
   }
   if (errors.errorType !== undefined) {
@@ -65,13 +65,13 @@ function operationalStatus(ctx: HostContext, decision: Decision, errors: ErrorFi
 }
 
 function requestRecord(ctx: HostContext, decision: Decision): IronhookHostStatus['request'] {
-  const intent = decision.newRequest;
-  if (intent !== undefined) {
+  if (decision.request.kind === 'replace') {
+    const intent = decision.request.intent;
     const sequence = ctx.nextSequence;
     return { name: operationName(ctx.name, intent.action, sequence), action: intent.action, sequence, phase: Phase.Pending };
   }
   const current = ctx.current;
-  if (current !== undefined && decision.keepCurrent) {
+  if (current !== undefined && decision.request.kind === 'keep') {
     const phase = current.status?.phase ?? Phase.Pending;
     return { name: current.metadata.name ?? '', action: current.spec.action, sequence: current.spec.sequence, phase };
   }
@@ -101,7 +101,8 @@ function consumedAnnotations(ctx: HostContext, decision: Decision, status: BareM
 }
 
 function rebooting(ctx: HostContext, decision: Decision): boolean {
-  return decision.newRequest?.action === Action.Reboot || ctx.current?.spec.action === Action.Reboot;
+  const issued = decision.request.kind === 'replace' ? decision.request.intent.action : undefined;
+  return issued === Action.Reboot || ctx.current?.spec.action === Action.Reboot;
 }
 
 function rebootConsumed(ctx: HostContext, decision: Decision, status: BareMetalHostStatus): boolean {

@@ -1,30 +1,23 @@
 // What upstream checks before the state handler runs (reference/baremetalhost.md §2.2):
 // deletion, detachment, registration, and capacity-gated entries that the pool admitted.
 import { ErrorType, OperationalStatus, ProvisioningState } from '../../domain/baremetalhost.js';
-import { Action, Phase } from '../../domain/operations.js';
+import { Action, GATED_ENTRY_STATE, Phase } from '../../domain/operations.js';
 import type { HostOperation } from '../../domain/operations.js';
 import { detachRequest } from './annotations.js';
 import { STABLE_STATES, stateIs } from './context.js';
 import type { HostContext } from './context.js';
 import { ensureRegistered } from './handlers/registration.js';
 import { retryOrFail, waitForRequest } from './handlers/common.js';
-import { cont, done, request } from './outcome.js';
-import type { Outcome, StatusPatch } from './outcome.js';
+import { asStatusPatch, cont, done, finalized, proceed, request, stop } from './outcome.js';
+import type { Outcome, PrologueResult } from './outcome.js';
 import { deprovisionParameters } from './requests.js';
 
 const DETACHED_POLL_SECONDS = 600;
 
-/** The state a capacity-gated request leads into. */
-export const GATE_TARGET: Readonly<Partial<Record<string, ProvisioningState>>> = {
-  [Action.Inspect]: ProvisioningState.Inspecting,
-  [Action.Provision]: ProvisioningState.Provisioning,
-  [Action.Deprovision]: ProvisioningState.Deprovisioning,
-};
-
-/** A gated request issued from the current state, on its way into GATE_TARGET[action]. */
+/** A gated request issued from the current state, on its way into GATED_ENTRY_STATE[action]. */
 export function pendingEntry(ctx: HostContext): { operation: HostOperation; target: ProvisioningState } | undefined {
   const operation = ctx.current;
-  const target = operation === undefined ? undefined : GATE_TARGET[operation.spec.action];
+  const target = operation === undefined ? undefined : GATED_ENTRY_STATE[operation.spec.action];
   if (operation === undefined || target === undefined || target === ctx.state || operation.spec.hostStatus.state !== ctx.state) {
     return undefined;
   }
@@ -51,7 +44,7 @@ export function everRequested(ctx: HostContext): boolean {
 /** Where a host being deleted goes first (reference §2.9), or undefined when it is already on its way. */
 export function deletionEntry(ctx: HostContext): Outcome | undefined {
   if (!everRequested(ctx)) {
-    return { kind: 'finalized', reason: 'nothing was registered for this host' };
+    return finalized('nothing was registered for this host');
   }
   const detach = detachRequest(ctx.annotations);
   const detached = detach !== undefined || ctx.status.operationalStatus === OperationalStatus.Detached;
@@ -113,23 +106,17 @@ function needsRegistration(ctx: HostContext): boolean {
   return !stateIs(ctx, ...exempt) && !(ctx.deleting && stateIs(ctx, ...DELETE_PATH));
 }
 
-/** Run the checks in upstream's order; an outcome stops there, a patch lets the handler run. */
-export function prologue(ctx: HostContext): Outcome | StatusPatch {
-  const deletion = ctx.deleting ? deletionEntry(ctx) : undefined;
-  if (deletion !== undefined) {
-    return deletion;
+/** Run the checks in upstream's order: an outcome stops the sync there, a patch lets the handler run. */
+export function prologue(ctx: HostContext): PrologueResult {
+  const early = ctx.deleting ? deletionEntry(ctx) : detachment(ctx);
+  if (early !== undefined) {
+    return stop(early);
   }
-  const detached = ctx.deleting ? undefined : detachment(ctx);
-  if (detached !== undefined) {
-    return detached;
-  }
-  const registration = needsRegistration(ctx) ? ensureRegistered(ctx) : {};
-  if ('kind' in registration) {
-    return registration;
-  }
+  const registration = needsRegistration(ctx) ? ensureRegistered(ctx) : proceed();
   const entry = pendingEntry(ctx);
-  if (entry !== undefined && admitted(entry.operation)) {
-    return cont(entry.target, `${entry.operation.spec.action} started`, { patch: registration });
+  if (registration.kind === 'continue' && entry !== undefined && admitted(entry.operation)) {
+    const patch = asStatusPatch(ctx.status, registration.patch);
+    return stop(cont(entry.target, `${entry.operation.spec.action} started`, { patch }));
   }
   return registration;
 }

@@ -4,24 +4,21 @@ import type { BareMetalHostStatus } from '../../domain/baremetalhost.js';
 import { canonicalize } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
+import { sortedByKindAndName } from '../kit/index.js';
 import type { HookContext } from '../types.js';
 import { commit } from './commit.js';
 import { isPaused, readContext, withHardwareData } from './context.js';
 import type { HostContext } from './context.js';
-import type { StatusPatch } from './outcome.js';
+import { asStatusPatch } from './outcome.js';
+import type { ProloguePatch } from './outcome.js';
 import { prologue } from './prologue.js';
 import { isBehind, normalizeStatus, recoverFromRequest } from './status.js';
 import { handlerFor } from './states.js';
-import { sortedByKindAndName } from '../kit/index.js';
 
 const LAST_APPLIED = 'metacontroller.k8s.io/last-applied-configuration';
 
-function withStatus(ctx: HostContext, patch: StatusPatch): HostContext {
-  if (Object.keys(patch).length === 0) {
-    return ctx;
-  }
-  const status: BareMetalHostStatus = { ...ctx.status, ...patch };
-  return { ...ctx, status, state: status.provisioning.state };
+function withStatus(ctx: HostContext, patch: ProloguePatch): HostContext {
+  return Object.keys(patch).length === 0 ? ctx : { ...ctx, status: { ...ctx.status, ...asStatusPatch(ctx.status, patch) } };
 }
 
 /** The desired form of an observed child: what we own of it, nothing the API server added. */
@@ -72,9 +69,9 @@ export function syncBareMetalHost(body: unknown, hook: HookContext): CompositeSy
     return unchanged(ctx, body);
   }
   const early = prologue(ctx);
-  if ('kind' in early) {
-    return commit(ctx, early);
+  if (early.kind === 'stop') {
+    return commit(ctx, early.outcome);
   }
-  const ready = withStatus(ctx, early);
+  const ready = withStatus(ctx, early.patch);
   return commit(ready, handlerFor(ready.state)(ready));
 }

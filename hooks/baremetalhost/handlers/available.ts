@@ -4,7 +4,7 @@ import type { Image } from '../../../domain/baremetalhost.js';
 import { canonicalJSON } from '../../../domain/canonical.js';
 import { Action } from '../../../domain/operations.js';
 import type { HostContext } from '../context.js';
-import { cont } from '../outcome.js';
+import { cont, permanent } from '../outcome.js';
 import type { Outcome, StatusPatch } from '../outcome.js';
 import { managePower } from '../power.js';
 import { inspectParameters, provisionParameters } from '../requests.js';
@@ -60,13 +60,13 @@ function crossNamespaceSecrets(ctx: HostContext): string[] {
 function startProvisioning(ctx: HostContext): Outcome {
   const forbidden = crossNamespaceSecrets(ctx);
   if (forbidden.length > 0) {
-    return { kind: 'permanentError', failure: { errorType: ErrorType.Provisioning, message: forbidden.join('; '), source: 'validation' } };
+    return permanent({ errorType: ErrorType.Provisioning, message: forbidden.join('; '), source: 'validation' });
   }
   const limit = ctx.config.maxProvisioningRetries;
   const failures = sameImage(ctx.spec.image, ctx.status.lastAttemptedImage) ? (ctx.status.provisioningFailCount ?? 0) : 0;
   if (limit > 0 && failures >= limit) {
     const message = `provisioning failed ${failures} times, retry limit ${limit} reached; change the image to try again`;
-    return { kind: 'permanentError', failure: { errorType: ErrorType.Provisioning, message, source: 'validation' } };
+    return permanent({ errorType: ErrorType.Provisioning, message, source: 'validation' });
   }
   const patch: StatusPatch = { provisioningFailCount: failures, ...(ctx.spec.image && { lastAttemptedImage: ctx.spec.image }) };
   return cont(ProvisioningState.Provisioning, 'an image was requested', {

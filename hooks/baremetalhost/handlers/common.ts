@@ -3,7 +3,7 @@ import type { ErrorType } from '../../../domain/baremetalhost.js';
 import { Phase } from '../../../domain/operations.js';
 import type { HostOperation, RequestParametersOf } from '../../../domain/operations.js';
 import type { HostContext } from '../context.js';
-import { wait } from '../outcome.js';
+import { permanent, transient, wait } from '../outcome.js';
 import type { Outcome, RequestIntent, StatusPatch } from '../outcome.js';
 
 export function describeRequest(operation: HostOperation): string {
@@ -14,7 +14,7 @@ export function describeRequest(operation: HostOperation): string {
 export function waitForRequest(_ctx: HostContext, operation: HostOperation, patch?: StatusPatch): Outcome {
   const status = operation.status;
   if (status?.phase === Phase.Delayed) {
-    return { kind: 'delayed', reason: status.delayReason ?? `${describeRequest(operation)} is waiting for a provisioning slot` };
+    return wait(status.delayReason ?? `${describeRequest(operation)} is waiting for a provisioning slot`, { delayed: true });
   }
   if (status?.phase === Phase.Running) {
     const progress = status.message ? `: ${status.message}` : '';
@@ -46,10 +46,7 @@ export function failureMessage(operation: HostOperation): string {
 /** A failed request: retry transient failures after back-off, report permanent ones and stop. */
 export function retryOrFail(_ctx: HostContext, operation: HostOperation, errorType: ErrorType, patch?: StatusPatch): Outcome {
   const failure = { errorType, message: failureMessage(operation), source: 'request' as const };
-  if (operation.status?.error?.kind === 'Permanent') {
-    return { kind: 'permanentError', failure, ...(patch && { patch }) };
-  }
-  return { kind: 'transientError', failure, retry: sameRequest(operation) };
+  return operation.status?.error?.kind === 'Permanent' ? permanent(failure, patch) : transient(failure, sameRequest(operation));
 }
 
 export function phaseOf(operation: HostOperation | undefined): Phase | undefined {

@@ -4,7 +4,7 @@ import type { ProvisionStatus } from '../../../domain/baremetalhost.js';
 import { Action, Phase } from '../../../domain/operations.js';
 import type { HostOperation } from '../../../domain/operations.js';
 import type { HostContext } from '../context.js';
-import { cont, request } from '../outcome.js';
+import { cont, finalized, request, transient } from '../outcome.js';
 import type { Outcome } from '../outcome.js';
 import { currentIs, deprovisionParameters } from '../requests.js';
 import { everRequested } from '../prologue.js';
@@ -58,10 +58,11 @@ function deprovisionFailed(ctx: HostContext, current: HostOperation): Outcome {
 }
 
 function withHint(outcome: Outcome): Outcome {
-  if (outcome.kind !== 'transientError' && outcome.kind !== 'permanentError') {
+  if (outcome.kind !== 'transient' && outcome.kind !== 'permanent') {
     return outcome;
   }
-  return { ...outcome, failure: { ...outcome.failure, message: outcome.failure.message + SKIP_HINT } };
+  const message = outcome.failure.message + SKIP_HINT;
+  return { ...outcome, reason: message, failure: { ...outcome.failure, message } };
 }
 
 export function handlePoweringOffBeforeDelete(ctx: HostContext): Outcome {
@@ -93,7 +94,7 @@ function powerOffFailed(ctx: HostContext, current: HostOperation): Outcome {
 
 export function handleDeleting(ctx: HostContext): Outcome {
   if (!everRequested(ctx)) {
-    return { kind: 'finalized', reason: 'nothing was registered for this host' };
+    return finalized('nothing was registered for this host');
   }
   const current = ctx.current;
   if (current === undefined || !currentIs(ctx, Action.Delete)) {
@@ -101,9 +102,9 @@ export function handleDeleting(ctx: HostContext): Outcome {
   }
   switch (current.status?.phase) {
     case Phase.Succeeded:
-      return { kind: 'finalized', reason: 'the host was released' };
+      return finalized('the host was released');
     case Phase.Failed:
-      return { kind: 'transientError', failure: { errorType: ErrorType.Registration, message: failureMessage(current), source: 'request' }, retry: { action: Action.Delete, parameters: {} } };
+      return transient({ errorType: ErrorType.Registration, message: failureMessage(current), source: 'request' }, { action: Action.Delete, parameters: {} });
     default:
       return waitForRequest(ctx, current);
   }

@@ -1,16 +1,15 @@
 // Registration: "", unmanaged, registering, and the "is the BMC registered" prologue that
 // upstream runs in every managed state (reference/baremetalhost.md §2.2, §2.3, §6).
 import { ErrorType, OperationalStatus, ProvisioningState } from '../../../domain/baremetalhost.js';
-import type { CredentialsStatus, ProvisionStatus } from '../../../domain/baremetalhost.js';
-import { canonicalize } from '../../../domain/canonical.js';
+import type { CredentialsStatus } from '../../../domain/baremetalhost.js';
 import { validateHostBMC } from '../../../domain/bmc/index.js';
 import type { HostBMCInput } from '../../../domain/bmc/index.js';
 import { Action, Phase, isFinished } from '../../../domain/operations.js';
 import type { CredentialsReport, HostOperation } from '../../../domain/operations.js';
 import { hasBMC, inspectionDisabled } from '../context.js';
 import type { HostContext } from '../context.js';
-import { cont, done, request } from '../outcome.js';
-import type { Outcome, StatusPatch } from '../outcome.js';
+import { cont, done, permanent, proceed, request, stop } from '../outcome.js';
+import type { Outcome, ProloguePatch, PrologueResult } from '../outcome.js';
 import { isKnownProfile, profileName, profileRootDeviceHints } from '../profiles.js';
 import { inspectParameters } from '../requests.js';
 import { retryOrFail, waitForRequest } from './common.js';
@@ -78,22 +77,22 @@ export function registrationProblems(ctx: HostContext): string[] {
 }
 
 /**
- * The registration prologue. Returns an outcome when registration is what the host waits for,
- * or a status patch (possibly empty) when the BMC is registered and the state handler may run.
+ * The registration prologue. Stops with an outcome when registration is what the host waits for,
+ * or lets the state handler run (with the registration results, if any) when the BMC is registered.
  */
-export function ensureRegistered(ctx: HostContext): Outcome | StatusPatch {
+export function ensureRegistered(ctx: HostContext): PrologueResult {
   const problems = registrationProblems(ctx);
   if (problems.length > 0) {
-    return { kind: 'permanentError', failure: { errorType: ErrorType.Registration, message: problems.join('; '), source: 'validation' } };
+    return stop(permanent({ errorType: ErrorType.Registration, message: problems.join('; '), source: 'validation' }));
   }
   const current = ctx.current;
   if (current?.spec.action === Action.Register) {
     return registerProgress(ctx, current);
   }
   if (isRegistered(ctx) || secretChangedDuringRequest(ctx)) {
-    return {};
+    return proceed();
   }
-  return request(Action.Register, 'registering the BMC', { register: {} });
+  return stop(request(Action.Register, 'registering the BMC', { register: {} }));
 }
 
 /**
@@ -107,13 +106,16 @@ function secretChangedDuringRequest(ctx: HostContext): boolean {
   return sameSecret && current !== undefined && !isFinished(current.status?.phase);
 }
 
-function registerProgress(ctx: HostContext, current: HostOperation): Outcome | StatusPatch {
-  const tried = triedCredentials(current);
-  const phase = current.status?.phase;
-  if (phase === Phase.Succeeded) {
-    return credentialsChanged(ctx, current) ? request(Action.Register, 'the credentials changed', { register: {} }) : registeredPatch(ctx, current);
+function registerProgress(ctx: HostContext, current: HostOperation): PrologueResult {
+  if (current.status?.phase === Phase.Succeeded) {
+    return credentialsChanged(ctx, current) ? stop(request(Action.Register, 'the credentials changed', { register: {} })) : proceed(registeredPatch(ctx, current));
   }
-  if (phase === Phase.Failed) {
+  return stop(registrationPending(ctx, current));
+}
+
+function registrationPending(ctx: HostContext, current: HostOperation): Outcome {
+  const tried = triedCredentials(current);
+  if (current.status?.phase === Phase.Failed) {
     if (credentialsChanged(ctx, current) || ctx.generation > current.spec.hostGeneration) {
       return request(Action.Register, 'retrying registration with the changed settings', { register: {} });
     }
@@ -150,13 +152,12 @@ function triedCredentials(operation: HostOperation): CredentialsStatus | undefin
   return report === undefined ? undefined : toCredentialsStatus(report);
 }
 
-function registeredProvisioning(ctx: HostContext, provisioningID: string | undefined, profile: string): ProvisionStatus {
-  const provisioning = { ...ctx.status.provisioning, ID: provisioningID ?? (ctx.status.provisioning.ID || ctx.uid) };
-  provisioning.rootDeviceHints ??= ctx.spec.rootDeviceHints ?? profileRootDeviceHints(profile);
-  return canonicalize(provisioning) as ProvisionStatus;
+function registeredProvisioning(ctx: HostContext, provisioningID: string | undefined, profile: string): ProloguePatch['provisioning'] {
+  const rootDeviceHints = ctx.status.provisioning.rootDeviceHints ?? ctx.spec.rootDeviceHints ?? profileRootDeviceHints(profile);
+  return { ID: provisioningID ?? (ctx.status.provisioning.ID || ctx.uid), ...(rootDeviceHints && { rootDeviceHints }) };
 }
 
-function registeredPatch(ctx: HostContext, operation: HostOperation): StatusPatch {
+function registeredPatch(ctx: HostContext, operation: HostOperation): ProloguePatch {
   const { credentials, provisioningID, poweredOn } = operation.status?.result ?? {};
   const good = credentials ? toCredentialsStatus(credentials) : undefined;
   const profile = profileName(ctx.status.hardwareProfile, ctx.spec.hardwareProfile, ctx.spec.bmc?.address ?? '');
