@@ -4,14 +4,13 @@ import type { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus } from '../.
 import { latestTime } from '../../domain/backoff.js';
 import type { KObject } from '../../domain/k8s.js';
 import { objectsOf } from '../../domain/metacontroller.js';
-import type { CompositeSyncRequest } from '../../domain/metacontroller.js';
 import { IRONHOOK_API_VERSION } from '../../domain/operations.js';
 import type { BMCMonitor, HostOperation } from '../../domain/operations.js';
-import { HookInputError } from '../types.js';
+import { HookInputError, isRecord, parseComposite } from '../kit/index.js';
+import type { CompositeRequest } from '../kit/index.js';
 import type { HookConfig } from '../types.js';
 import { hardwareDetails, statusAnnotation } from './annotations.js';
 import { normalizeStatus, recoverFromRequest } from './status.js';
-import { isRecord } from '../../domain/records.js';
 
 export interface HostContext {
   readonly host: BareMetalHost;
@@ -36,8 +35,16 @@ export interface HostContext {
   readonly config: HookConfig;
 }
 
-export function readContext(body: unknown, config: HookConfig): HostContext {
-  const request = requireRequest(body);
+/** A BareMetalHost sync or finalize request; anything else is a HookInputError (HTTP 400). */
+export function parseHostRequest(body: unknown): CompositeRequest {
+  const request = parseComposite(body, 'BareMetalHost');
+  if (!isRecord(request.parent.spec)) {
+    throw new HookInputError('parent.spec must be an object');
+  }
+  return request;
+}
+
+export function readContext(request: CompositeRequest, config: HookConfig): HostContext {
   const host = request.parent as BareMetalHost;
   const operations = objectsOf(request.children, 'HostOperation', IRONHOOK_API_VERSION) as HostOperation[];
   const current = highestSequence(operations);
@@ -85,28 +92,6 @@ export function withHardwareData(status: BareMetalHostStatus, hardwareData: KObj
 function hardwareReplaceable(host: BareMetalHost, status: Partial<BareMetalHostStatus>): boolean {
   const disabled = host.spec.inspectionMode === 'disabled' || host.metadata.annotations?.[Annotation.Inspect] === 'disabled';
   return disabled || Object.keys(status.hardware ?? {}).length === 0;
-}
-
-function requestProblems(request: Record<string, unknown>): string[] {
-  const parent = isRecord(request.parent) ? request.parent : {};
-  const metadata = isRecord(parent.metadata) ? parent.metadata : {};
-  const checks: [boolean, string][] = [
-    [parent.kind === 'BareMetalHost', 'parent must be a BareMetalHost'],
-    [typeof metadata.name === 'string' && typeof metadata.namespace === 'string', 'parent.metadata.name and .namespace are required'],
-    [isRecord(parent.spec), 'parent.spec must be an object'],
-    [isRecord(request.children), 'children must be an object map'],
-  ];
-  return checks.filter(([ok]) => !ok).map(([, problem]) => problem);
-}
-
-function requireRequest(body: unknown): CompositeSyncRequest {
-  const request = isRecord(body) ? body : {};
-  const problems = requestProblems(request);
-  if (problems.length > 0) {
-    throw new HookInputError('not a BareMetalHost sync request', problems);
-  }
-  const full = request as unknown as CompositeSyncRequest;
-  return { ...full, related: isRecord(full.related) ? full.related : {}, finalizing: full.finalizing };
 }
 
 function identity(host: BareMetalHost): Pick<HostContext, 'name' | 'namespace' | 'uid' | 'generation'> {
