@@ -60,12 +60,12 @@ export interface ProvisionParameters {
   architecture?: string;
 }
 
-/** The status keys the hook committed together with a request (used to recover a lost status write). */
+/** The host status the hook committed together with a request, to recover a lost status write (ADR 0005). */
 export interface HostStatusSnapshot {
   state: ProvisioningState;
   errorCount: number;
   provisioningFailCount: number;
-  /** The whole status committed with the request, less conditions and hardware (kept in HardwareData). */
+  /** The rest of that status, less what a sync rebuilds without it (hooks/baremetalhost/status.ts, statusSnapshot). */
   status?: Record<string, unknown>;
 }
 

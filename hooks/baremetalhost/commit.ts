@@ -17,6 +17,7 @@ import type { Decision, Outcome, RequestDecision, RequestIntent } from './outcom
 import { admitted, pendingEntry } from './prologue.js';
 import { newOperation, keptOperation } from './requests.js';
 import { finishStatus } from './finish.js';
+import { statusSnapshot } from './status.js';
 
 const KEEP: RequestDecision = { kind: 'keep' };
 const DROP: RequestDecision = { kind: 'drop' };
@@ -99,13 +100,6 @@ function resync(seconds: number | undefined): { resyncAfterSeconds?: number } {
   return seconds === undefined ? {} : { resyncAfterSeconds: seconds };
 }
 
-/** What a request carries of the status committed with it (conditions and hardware have homes of their own). */
-const NOT_COMMITTED = new Set(['conditions', 'hardware', 'lastUpdated']);
-
-function committedStatus(status: BareMetalHostStatus): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(status).filter(([key]) => !NOT_COMMITTED.has(key)));
-}
-
 function monitorWanted(ctx: HostContext, decision: Decision, status: BareMetalHostStatus): boolean {
   const unmanaged = decision.state === ProvisioningState.None || decision.state === ProvisioningState.Unmanaged;
   const invalid = decision.failure?.source === 'validation' && decision.failure.errorType === ErrorType.Registration;
@@ -114,10 +108,8 @@ function monitorWanted(ctx: HostContext, decision: Decision, status: BareMetalHo
 
 function requestChild(ctx: HostContext, request: RequestDecision, status: BareMetalHostStatus): KObject | undefined {
   switch (request.kind) {
-    case 'replace': {
-      const snapshot = { state: status.provisioning.state, errorCount: status.errorCount, provisioningFailCount: status.provisioningFailCount ?? 0, status: committedStatus(status) };
-      return newOperation(ctx, request.intent, snapshot);
-    }
+    case 'replace':
+      return newOperation(ctx, request.intent, statusSnapshot(status));
     case 'keep':
       return ctx.current && keptOperation(ctx.current);
     case 'drop':

@@ -1,8 +1,11 @@
-// The observed status with upstream's always-present keys filled in, and recovery of a
-// status write that was lost while the request committed with it exists (architecture.md).
+// The observed status with upstream's always-present keys filled in, the status snapshot each
+// request carries, and recovery of a status write that was lost while the request committed with
+// it exists (ADR 0005).
 import { OperationalStatus, ProvisioningState } from '../../domain/baremetalhost.js';
-import type { BareMetalHostStatus, OperationHistory, OperationMetric } from '../../domain/baremetalhost.js';
-import type { HostOperation } from '../../domain/operations.js';
+import type { BareMetalHostStatus, IronhookHostStatus, OperationHistory, OperationMetric } from '../../domain/baremetalhost.js';
+import { canonicalJSON } from '../../domain/canonical.js';
+import { Phase } from '../../domain/operations.js';
+import type { HostOperation, HostStatusSnapshot } from '../../domain/operations.js';
 
 const EMPTY_METRIC: OperationMetric = { start: null, end: null };
 
@@ -43,13 +46,64 @@ export function isBehind(status: Partial<BareMetalHostStatus> | undefined, curre
   return current.spec.sequence > (status?.ironhook?.request?.sequence ?? 0);
 }
 
-/** When the newest request is newer than the status says, take the counters it was committed with. */
+/**
+ * Status keys a snapshot leaves out: the snapshot's own fields (errorCount, provisioningFailCount),
+ * what every sync recomputes (conditions, lastUpdated), what a child keeps (hardware: HardwareData),
+ * and those it carries in a smaller form below (provisioning, operationHistory, ironhook).
+ */
+const NOT_CARRIED: ReadonlySet<string> = new Set([
+  'errorCount',
+  'provisioningFailCount',
+  'conditions',
+  'lastUpdated',
+  'hardware',
+  'provisioning',
+  'operationHistory',
+  'ironhook',
+]);
+
+const BLANK: Readonly<Record<string, unknown>> = { ...normalizeStatus(undefined) };
+
+/**
+ * What a new request carries of the status committed with it: only what the hook could not
+ * rebuild after a lost status write. The state is the snapshot's own field; `ironhook.request` is
+ * the request itself; values the blank status has (an empty errorMessage, poweredOn false, history
+ * entries never started) are filled in again by normalizeStatus.
+ */
+export function statusSnapshot(status: BareMetalHostStatus): HostStatusSnapshot {
+  const { state, ...provisioning } = status.provisioning;
+  const carried = Object.entries(status).filter(([key, value]) => !NOT_CARRIED.has(key) && canonicalJSON(value) !== canonicalJSON(BLANK[key]));
+  const history = status.operationHistory ?? emptyHistory();
+  const started = (Object.keys(history) as (keyof OperationHistory)[]).filter((key) => history[key].start !== null || history[key].end !== null);
+  const consumedAnnotations = status.ironhook?.consumedAnnotations ?? [];
+  return {
+    state,
+    errorCount: status.errorCount,
+    provisioningFailCount: status.provisioningFailCount ?? 0,
+    status: {
+      ...Object.fromEntries(carried),
+      provisioning,
+      ...(started.length > 0 && { operationHistory: Object.fromEntries(started.map((key) => [key, history[key]])) }),
+      ...(consumedAnnotations.length > 0 && { ironhook: { consumedAnnotations } }),
+    },
+  };
+}
+
+/** `status.ironhook` as committed with `operation`, which the pool had not started then. */
+function committedIronhook(operation: HostOperation, carried: Partial<BareMetalHostStatus>): IronhookHostStatus {
+  const request = { name: operation.metadata.name ?? '', action: operation.spec.action, sequence: operation.spec.sequence, phase: Phase.Pending };
+  return { request, consumedAnnotations: carried.ironhook?.consumedAnnotations ?? [] };
+}
+
+/** When the newest request is newer than the status says, take the status it was committed with. */
 export function recoverFromRequest(status: BareMetalHostStatus, current: HostOperation | undefined): BareMetalHostStatus {
   if (current === undefined || !isBehind(status, current)) {
     return status;
   }
   const snapshot = current.spec.hostStatus;
-  const committed: BareMetalHostStatus = snapshot.status === undefined ? status : normalizeStatus(snapshot.status);
+  const carried = snapshot.status as Partial<BareMetalHostStatus> | undefined;
+  // Requests written before the snapshot carried a status: only its counters and state.
+  const committed = carried === undefined ? status : { ...normalizeStatus(carried), ironhook: committedIronhook(current, carried) };
   return {
     ...status,
     ...committed,

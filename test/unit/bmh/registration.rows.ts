@@ -170,6 +170,37 @@ export const registrationRows: Row[] = [
     expect: { state: S.Registering, request: 'server-01-inspect-2', status: { goodCredentials: { credentialsVersion: '1' }, provisioning: { ID: 'node-1' } } },
   },
   {
+    name: 'registering, stale parent and an Inspect request with the whole status in its snapshot (earlier releases): recovered alike',
+    from: S.Registering,
+    given: host()
+      .inState(S.Registering, { ...unregistered, ironhook: { request: { name: 'server-01-register-1', action: 'Register', sequence: 1, phase: 'Succeeded' } } })
+      .operation('Inspect', 2, {
+        spec: {
+          hostStatus: {
+            state: S.Registering,
+            errorCount: 0,
+            provisioningFailCount: 0,
+            status: {
+              errorCount: 0,
+              errorMessage: '',
+              provisioningFailCount: 0,
+              operationalStatus: 'OK',
+              poweredOn: false,
+              goodCredentials: { credentials: { name: 'server-01-bmc-secret', namespace: 'metal3' }, credentialsVersion: '1' },
+              provisioning: { state: S.Registering, ID: 'node-1', image: { url: '' } },
+              ironhook: { consumedAnnotations: [], request: { name: 'server-01-inspect-2', action: 'Inspect', sequence: 2, phase: 'Pending' } },
+            },
+          },
+        },
+      })
+      .monitor(monitorOff),
+    expect: {
+      state: S.Registering,
+      request: 'server-01-inspect-2',
+      status: { goodCredentials: { credentialsVersion: '1' }, provisioning: { ID: 'node-1' }, ironhook: { request: { name: 'server-01-inspect-2', sequence: 2 } } },
+    },
+  },
+  {
     name: 'registering, Inspect held back by the provisioning limit: delayed',
     from: S.Registering,
     given: host().inState(S.Registering).operation('Inspect', 2, { status: delayed('20 hosts are provisioning; limit 20') }).monitor(monitorOff),

@@ -77,11 +77,11 @@ export type HostOperationSpec = {
    */
   hostGeneration: number;
   /**
-   * The status keys the hook committed together with this request (to recover a lost status write).
+   * The host status the hook committed together with this request, as far as nothing else can rebuild it (to recover a lost status write).
    */
   hostStatus: {
     /**
-     * The BareMetalHost status the hook committed with this request (without conditions and hardware), so a sync that sees a stale or lost status write recovers all of it.
+     * The rest of the BareMetalHost status committed with this request, less what is rebuilt without it: the state and counters (the fields beside this one), conditions and lastUpdated (recomputed every sync), hardware (kept in HardwareData), ironhook.request (this request) and values equal to a blank status (an empty errorMessage, poweredOn false, operationHistory entries never started).
      */
     status?: {
       [k: string]: unknown;
