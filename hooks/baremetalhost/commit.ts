@@ -78,7 +78,7 @@ function decideWait(ctx: HostContext, outcome: OutcomeOf<Outcome, 'wait'>): Deci
   return { state: ctx.state, reason: outcome.reason, patch: outcome.patch ?? {}, request, ...resync(outcome.resyncAfterSeconds) };
 }
 
-export function decide(ctx: HostContext, outcome: Outcome): Decision {
+function decide(ctx: HostContext, outcome: Outcome): Decision {
   const stay = { state: ctx.state, reason: outcome.reason };
   switch (outcome.kind) {
     case 'continue':

@@ -1,6 +1,7 @@
 // Rows for "", unmanaged, registering, inspecting, match profile and preparing.
 import { ProvisioningState as S } from '../../../domain/baremetalhost.js';
 import { delayed, failed, host, running, succeeded, T0 } from '../../../devenv/builders/host.js';
+import type { HostBuilder } from '../../../devenv/builders/host.js';
 import type { Row } from './table.js';
 
 export const T1 = '2026-11-29T10:05:00Z';
@@ -9,6 +10,16 @@ const CREDS_V2 = { ...CREDS_V1, credentialsVersion: '2' };
 export const monitorOff = { observedTime: T0, changedTime: T0, poweredOn: false, reachable: true, credentials: CREDS_V1 };
 export const monitorOn = { ...monitorOff, poweredOn: true };
 const unregistered = { goodCredentials: undefined, triedCredentials: undefined };
+const GOOD = { credentials: { name: 'server-01-bmc-secret', namespace: 'metal3' }, credentialsVersion: '1' };
+
+/** The parent still shows the Register request's status; the Inspect request carries `snapshot`. */
+function behindInspect(snapshot: Record<string, unknown>): HostBuilder {
+  return host()
+    .inState(S.Registering, { ...unregistered, ironhook: { request: { name: 'server-01-register-1', action: 'Register', sequence: 1, phase: 'Succeeded' } } })
+    .operation('Inspect', 2, { spec: { hostStatus: { state: S.Registering, errorCount: 0, provisioningFailCount: 0, status: snapshot } } })
+    .monitor(monitorOff);
+}
+
 const HARDWARE = { cpu: { arch: 'x86_64', count: 4 }, ramMebibytes: 8192, nics: [{ name: 'eth0', mac: '00:11:22:33:44:55', pxe: true }] };
 
 export const registrationRows: Row[] = [
@@ -154,46 +165,22 @@ export const registrationRows: Row[] = [
   {
     name: 'registering, stale parent without the registration result: recovered from the Inspect request, nothing re-registered',
     from: S.Registering,
-    given: host()
-      .inState(S.Registering, { ...unregistered, ironhook: { request: { name: 'server-01-register-1', action: 'Register', sequence: 1, phase: 'Succeeded' } } })
-      .operation('Inspect', 2, {
-        spec: {
-          hostStatus: {
-            state: S.Registering,
-            errorCount: 0,
-            provisioningFailCount: 0,
-            status: { goodCredentials: { credentials: { name: 'server-01-bmc-secret', namespace: 'metal3' }, credentialsVersion: '1' }, provisioning: { state: S.Registering, ID: 'node-1', image: { url: '' } } },
-          },
-        },
-      })
-      .monitor(monitorOff),
+    given: behindInspect({ goodCredentials: GOOD, provisioning: { state: S.Registering, ID: 'node-1', image: { url: '' } } }),
     expect: { state: S.Registering, request: 'server-01-inspect-2', status: { goodCredentials: { credentialsVersion: '1' }, provisioning: { ID: 'node-1' } } },
   },
   {
     name: 'registering, stale parent and an Inspect request with the whole status in its snapshot (earlier releases): recovered alike',
     from: S.Registering,
-    given: host()
-      .inState(S.Registering, { ...unregistered, ironhook: { request: { name: 'server-01-register-1', action: 'Register', sequence: 1, phase: 'Succeeded' } } })
-      .operation('Inspect', 2, {
-        spec: {
-          hostStatus: {
-            state: S.Registering,
-            errorCount: 0,
-            provisioningFailCount: 0,
-            status: {
-              errorCount: 0,
-              errorMessage: '',
-              provisioningFailCount: 0,
-              operationalStatus: 'OK',
-              poweredOn: false,
-              goodCredentials: { credentials: { name: 'server-01-bmc-secret', namespace: 'metal3' }, credentialsVersion: '1' },
-              provisioning: { state: S.Registering, ID: 'node-1', image: { url: '' } },
-              ironhook: { consumedAnnotations: [], request: { name: 'server-01-inspect-2', action: 'Inspect', sequence: 2, phase: 'Pending' } },
-            },
-          },
-        },
-      })
-      .monitor(monitorOff),
+    given: behindInspect({
+      errorCount: 0,
+      errorMessage: '',
+      provisioningFailCount: 0,
+      operationalStatus: 'OK',
+      poweredOn: false,
+      goodCredentials: GOOD,
+      provisioning: { state: S.Registering, ID: 'node-1', image: { url: '' } },
+      ironhook: { consumedAnnotations: [], request: { name: 'server-01-inspect-2', action: 'Inspect', sequence: 2, phase: 'Pending' } },
+    }),
     expect: {
       state: S.Registering,
       request: 'server-01-inspect-2',
