@@ -3,7 +3,6 @@
 import { backoffSeconds, addSeconds } from '../../domain/backoff.js';
 import { ErrorType, OperationalStatus, ProvisioningState } from '../../domain/baremetalhost.js';
 import type { BareMetalHostStatus } from '../../domain/baremetalhost.js';
-import { canonicalize } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
 import { GATED_ENTRY_STATE, Phase } from '../../domain/operations.js';
@@ -131,7 +130,7 @@ export function commit(ctx: HostContext, outcome: Outcome): CompositeSyncRespons
   // Deletion is complete: the finalizer can go, and no child is wanted any more.
   const finalized = outcome.kind === 'finalized';
   const children = finalized ? [] : assembleChildren(ctx, decision, status);
-  const response: CompositeSyncResponse = { status: canonicalize(status) as Record<string, unknown>, children: canonicalize(children) as KObject[] };
+  const response: CompositeSyncResponse = { status: { ...status }, children };
   if (decision.resyncAfterSeconds !== undefined) {
     response.resyncAfterSeconds = decision.resyncAfterSeconds;
   }

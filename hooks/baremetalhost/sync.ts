@@ -1,7 +1,6 @@
 // The BareMetalHost sync and finalize hooks: read the request, run the prologue and the
 // state's handler, commit. Same function for both; `finalizing` tells them apart.
 import type { BareMetalHostStatus } from '../../domain/baremetalhost.js';
-import { canonicalize } from '../../domain/canonical.js';
 import type { CompositeSyncResponse, ObjectMap } from '../../domain/metacontroller.js';
 import { echoAllChildren } from '../kit/index.js';
 import type { HookContext } from '../types.js';
@@ -35,7 +34,7 @@ function pausedStatus(ctx: HostContext): Partial<BareMetalHostStatus> {
 
 /** A paused host: children exactly as observed, nothing requested, the newest known status. */
 function unchanged(ctx: HostContext, children: ObjectMap): CompositeSyncResponse {
-  const response: CompositeSyncResponse = { status: canonicalize(pausedStatus(ctx)) as Record<string, unknown>, children: echoAllChildren(children) };
+  const response: CompositeSyncResponse = { status: { ...pausedStatus(ctx) }, children: echoAllChildren(children) };
   return ctx.deleting ? { ...response, finalized: false } : response;
 }
 
