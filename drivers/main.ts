@@ -12,14 +12,14 @@ import { loadClusterRequestSettings } from './cluster/config.js';
 import type { ClusterRequestSettings } from './cluster/config.js';
 import { createClusterRequestMetrics } from './cluster/metrics.js';
 import type { ClusterRequestMetrics } from './cluster/metrics.js';
-import { ClusterRequestRunner } from './cluster/runner.js';
+import { ClusterRequestRunner, managementCluster } from './cluster/runner.js';
 import type { AgentSide } from './agent/server.js';
 import { SecretAgentStateStore } from './agent/secret-store.js';
 import { createBMCDriver } from './bmc/registry.js';
 import { systemClock } from './pool/clock.js';
 import { loadConfig } from './pool/config.js';
 import type { PoolConfig } from './pool/config.js';
-import { KubeClient, loadKubeConfig } from './pool/kube/client.js';
+import { KubeClient, loadKubeConfig } from './kube/client.js';
 import { LeaderElector } from './pool/leader.js';
 import { createLogger, errorFields } from './pool/logging.js';
 import type { Logger } from './pool/logging.js';
@@ -104,7 +104,8 @@ async function startClusterRequests(runtime: Runtime): Promise<void> {
   if (!settings.enabled) {
     return;
   }
-  const runner = new ClusterRequestRunner({ kubeConfig: runtime.kubeConfig, clock: systemClock, logger: runtime.logger.child({ component: 'cluster-requests' }), metrics, settings });
+  const logger = runtime.logger.child({ component: 'cluster-requests' });
+  const runner = new ClusterRequestRunner({ ...managementCluster(runtime.kubeConfig, settings, systemClock, logger), clock: systemClock, logger, metrics, settings });
   runtime.cluster.runner = runner;
   await runner.start();
 }

@@ -10,8 +10,9 @@ import type { NodeOperation, NodeOperationStatus, ObservedNode } from '../../dom
 import type { ObjectMeta } from '../../domain/k8s.js';
 import { Phase } from '../../domain/operations.js';
 import type { Clock } from '../pool/clock.js';
-import { ApiError, MERGE_PATCH, isConflict, isNotFound } from './api.js';
-import type { ClusterApi } from './api.js';
+import { MERGE_PATCH } from '../kube/api.js';
+import { KubeStatusError, isConflict, isNotFound } from '../kube/errors.js';
+import type { KubeApi } from '../kube/api.js';
 import type { WorkloadClients } from './workload.js';
 
 export const UUID_LABEL = 'metal3.io/uuid';
@@ -34,7 +35,7 @@ export interface NodeContext {
 interface Call {
   ctx: NodeContext;
   op: NodeOperation;
-  client: ClusterApi;
+  client: KubeApi;
 }
 
 /** Attempts of a guarded Node write before a conflict counts as transient. */
@@ -46,7 +47,7 @@ function nodeJSON(node: V1Node): NodeJSON {
   return { metadata: { name, labels, annotations, resourceVersion }, spec: { providerID: node.spec?.providerID } };
 }
 
-async function patchNode(client: ClusterApi, name: string, body: object): Promise<NodeJSON> {
+async function patchNode(client: KubeApi, name: string, body: object): Promise<NodeJSON> {
   return nodeJSON(await client.call(`PATCH Node ${name}`, (options) => client.core.patchNode({ name, body }, options), MERGE_PATCH));
 }
 
@@ -70,7 +71,7 @@ function failed(call: Call, reason: string, message: string, node?: ObservedNode
   return { kind: 'finished', status: { phase: Phase.Failed, message, observedTime: now, completionTime: now, error: { kind: 'Permanent', reason, message }, ...(node !== undefined && { node }) } };
 }
 
-async function getNode(client: ClusterApi, name: string): Promise<NodeJSON | undefined> {
+async function getNode(client: KubeApi, name: string): Promise<NodeJSON | undefined> {
   try {
     return nodeJSON(await client.call(`GET Node ${name}`, (options) => client.core.readNode({ name }, options)));
   } catch (error) {
@@ -86,7 +87,7 @@ function selectorText(op: NodeOperation): string {
   return uuid !== undefined && uuid !== '' ? `${UUID_LABEL}=${uuid}` : `${HOSTNAME_LABEL} in (${hostnames.join(', ')})`;
 }
 
-async function findNodes(client: ClusterApi, op: NodeOperation): Promise<NodeJSON[]> {
+async function findNodes(client: KubeApi, op: NodeOperation): Promise<NodeJSON[]> {
   const { uuid, hostnames = [] } = op.spec.node;
   const byUUID = uuid !== undefined && uuid !== '';
   const labelSelector = byUUID ? `${UUID_LABEL}=${uuid}` : HOSTNAME_LABEL;
@@ -107,7 +108,7 @@ async function writeProviderID(call: Call, node: NodeJSON): Promise<NodeOutcome 
     const patched = await patchNode(call.client, node.metadata.name, body);
     return succeeded(call, `set providerID ${wanted} on Node ${node.metadata.name}`, observed(patched, false));
   } catch (error) {
-    if (isConflict(error) || (error instanceof ApiError && error.code === 422)) {
+    if (isConflict(error) || (error instanceof KubeStatusError && error.code === 422)) {
       // Somebody wrote the Node (maybe its providerID) since we read it: decide again.
       return undefined;
     }
@@ -201,7 +202,7 @@ async function withRetries(call: Call, once: (call: Call) => Promise<NodeOutcome
       return outcome;
     }
   }
-  throw new ApiError(409, 'Conflict', `the Node changed under ${String(WRITE_ATTEMPTS)} guarded writes in a row`);
+  throw new KubeStatusError(409, 'Conflict', `the Node changed under ${String(WRITE_ATTEMPTS)} guarded writes in a row`);
 }
 
 /** The outcome of one attempt; throws what is worth a retry (with the kubeconfig's secrets to scrub). */

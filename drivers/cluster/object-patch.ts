@@ -11,14 +11,14 @@ import { Phase } from '../../domain/operations.js';
 import type { Clock } from '../pool/clock.js';
 import { upsertConditions } from './conditions.js';
 import { alreadyApplied, failingTest } from './json-pointer.js';
-import { ApiError, isConflict, isNotFound } from './api.js';
-import type { ClusterApi } from './api.js';
+import { KubeStatusError, isConflict, isNotFound } from '../kube/errors.js';
+import type { KubeApi } from '../kube/api.js';
 import { jsonPatchTarget, readTarget, replaceTarget } from './objects.js';
 import { checkTarget } from './targets.js';
 import type { TargetRef } from './targets.js';
 
 export interface PatchContext {
-  management: ClusterApi;
+  management: KubeApi;
   clock: Clock;
 }
 
@@ -33,16 +33,16 @@ const CONDITION_ATTEMPTS = 5;
 /** kube-apiserver's whole answer to a JSON patch that does not apply (failed test, missing path). */
 const NOT_APPLICABLE = 'the server rejected our request due to an error in our request';
 
-function isNotApplicable(error: ApiError): boolean {
+function isNotApplicable(error: KubeStatusError): boolean {
   return error.code === 422 && error.message === NOT_APPLICABLE && error.causes.length === 0;
 }
 
 /** An answer that says the request itself is wrong for this object: never worth a retry. */
-function isRefusal(error: unknown): error is ApiError {
-  return error instanceof ApiError && [400, 403, 422].includes(error.code);
+function isRefusal(error: unknown): error is KubeStatusError {
+  return error instanceof KubeStatusError && [400, 403, 422].includes(error.code);
 }
 
-function describe(error: ApiError): string {
+function describe(error: KubeStatusError): string {
   return [error.message, ...error.causes.filter((cause) => !error.message.includes(cause))].join('; ');
 }
 
@@ -73,7 +73,7 @@ const notFound = (request: ObjectPatch): Step => ({ reason: PatchReason.NotFound
  * A refused patch: applied before (the pool died before recording it), a failed test (judged on
  * the object as read now, since the API server does not say which operation failed), or invalid.
  */
-async function explainRefusal(ctx: PatchContext, ref: TargetRef, request: ObjectPatch, error: ApiError): Promise<Step> {
+async function explainRefusal(ctx: PatchContext, ref: TargetRef, request: ObjectPatch, error: KubeStatusError): Promise<Step> {
   const object = await read(ctx, ref);
   if (object === undefined) {
     return notFound(request);
@@ -143,7 +143,7 @@ async function upsertWithRetries(ctx: PatchContext, ref: TargetRef, request: Obj
       return step;
     }
   }
-  throw new ApiError(409, 'Conflict', `the conditions lost ${String(CONDITION_ATTEMPTS)} read-modify-write races in a row`);
+  throw new KubeStatusError(409, 'Conflict', `the conditions lost ${String(CONDITION_ATTEMPTS)} read-modify-write races in a row`);
 }
 
 function combine(operations: Step | undefined, conditions: Step): Step {

@@ -5,8 +5,8 @@
 import type { ConfigurationOptions, V1Secret } from '@kubernetes/client-node';
 import type { JsonPatchOperation } from '../../domain/capi/requests.js';
 import type { KObject } from '../../domain/k8s.js';
-import { JSON_PATCH } from './api.js';
-import type { ClusterApi } from './api.js';
+import { JSON_PATCH } from '../kube/api.js';
+import type { KubeApi } from '../kube/api.js';
 import { refPath } from './targets.js';
 import type { TargetRef } from './targets.js';
 
@@ -31,11 +31,11 @@ function assertSecret(ref: TargetRef): void {
 const plain = (secret: V1Secret): KObject => JSON.parse(JSON.stringify(secret)) as KObject;
 
 /** CustomObjectsApi answers untyped JSON: the object as the API server sent it. */
-async function customObject(api: ClusterApi, what: string, send: (options: ConfigurationOptions) => Promise<unknown>, contentType?: string): Promise<KObject> {
+async function customObject(api: KubeApi, what: string, send: (options: ConfigurationOptions) => Promise<unknown>, contentType?: string): Promise<KObject> {
   return (await api.call(what, send, contentType)) as KObject;
 }
 
-export async function readTarget(api: ClusterApi, ref: TargetRef): Promise<KObject> {
+export async function readTarget(api: KubeApi, ref: TargetRef): Promise<KObject> {
   const what = `GET ${refPath(ref)}`;
   if (ref.group === '') {
     assertSecret(ref);
@@ -45,7 +45,7 @@ export async function readTarget(api: ClusterApi, ref: TargetRef): Promise<KObje
 }
 
 /** One application/json-patch+json PATCH: atomic, its `test` operations are preconditions. */
-export async function jsonPatchTarget(api: ClusterApi, ref: TargetRef, operations: JsonPatchOperation[]): Promise<KObject> {
+export async function jsonPatchTarget(api: KubeApi, ref: TargetRef, operations: JsonPatchOperation[]): Promise<KObject> {
   const what = `PATCH ${refPath(ref)}`;
   if (ref.group === '') {
     assertSecret(ref);
@@ -56,7 +56,7 @@ export async function jsonPatchTarget(api: ClusterApi, ref: TargetRef, operation
 }
 
 /** PUT of the whole object; its metadata.resourceVersion guards against lost updates (409). */
-export async function replaceTarget(api: ClusterApi, ref: TargetRef, object: KObject): Promise<KObject> {
+export async function replaceTarget(api: KubeApi, ref: TargetRef, object: KObject): Promise<KObject> {
   const what = `PUT ${refPath(ref)}`;
   if (ref.group === '') {
     assertSecret(ref);

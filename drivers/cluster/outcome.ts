@@ -4,7 +4,7 @@
 // credentials and capped.
 import type { OperationError } from '../../domain/operations.js';
 import { OperationFailure, scrub } from '../pool/errors.js';
-import { ApiError, RequestTimeout } from './api.js';
+import { KubeStatusError, RequestTimeout } from '../kube/errors.js';
 
 function networkCode(error: unknown): string | undefined {
   const { code, cause } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; cause?: unknown };
@@ -21,7 +21,7 @@ function reasonOf(error: unknown): string {
   if (error instanceof RequestTimeout) {
     return 'Timeout';
   }
-  if (error instanceof ApiError) {
+  if (error instanceof KubeStatusError) {
     return error.code === 429 ? 'TooManyRequests' : 'APIServerError';
   }
   return networkCode(error) === undefined ? 'Unexpected' : 'APIServerUnreachable';

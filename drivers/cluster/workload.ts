@@ -4,18 +4,18 @@
 // kubeconfig is picked up on the next request.
 import { KubeConfig } from '@kubernetes/client-node';
 import { KUBECONFIG_SECRET_KEY, kubeconfigSecretName } from '../../domain/capi/requests.js';
+import { KubeApi, verifiedTLS } from '../kube/api.js';
+import type { KubePort, Secret } from '../kube/port.js';
 import { transient } from '../pool/errors.js';
-import type { V1Secret } from '@kubernetes/client-node';
-import { ClusterApi, isNotFound } from './api.js';
 
 interface Cached {
   resourceVersion: string;
-  client: ClusterApi;
+  client: KubeApi;
   secrets: string[];
 }
 
 export interface WorkloadClient {
-  client: ClusterApi;
+  client: KubeApi;
   /** Values to scrub from messages (tokens, passwords of the kubeconfig's user). */
   secrets: string[];
 }
@@ -30,28 +30,24 @@ export class WorkloadClients {
   private readonly cache = new Map<string, Cached>();
 
   constructor(
-    private readonly management: ClusterApi,
+    private readonly management: KubePort,
     private readonly timeoutMs: number,
   ) {}
 
-  private async readSecret(namespace: string, name: string): Promise<V1Secret> {
-    try {
-      const { core } = this.management;
-      return await this.management.call(`GET Secret ${namespace}/${name}`, (options) => core.readNamespacedSecret({ namespace, name }, options));
-    } catch (error) {
-      if (isNotFound(error)) {
-        // Cluster API writes it once the control plane is up: wait for it.
-        throw transient('KubeconfigNotFound', `the Secret ${namespace}/${name} with the workload cluster's kubeconfig does not exist (yet)`);
-      }
-      throw error;
+  private async readSecret(namespace: string, name: string): Promise<Secret> {
+    const secret = await this.management.getSecret(namespace, name);
+    if (secret === undefined) {
+      // Cluster API writes it once the control plane is up: wait for it.
+      throw transient('KubeconfigNotFound', `the Secret ${namespace}/${name} with the workload cluster's kubeconfig does not exist (yet)`);
     }
+    return secret;
   }
 
   /** A client for the cluster's API server; transient failures while the Secret is missing. */
   async forCluster(namespace: string, cluster: string): Promise<WorkloadClient> {
     const name = kubeconfigSecretName(cluster);
     const secret = await this.readSecret(namespace, name);
-    const resourceVersion = secret.metadata?.resourceVersion ?? '';
+    const resourceVersion = secret.metadata.resourceVersion ?? '';
     const key = `${namespace}/${name}`;
     const cached = this.cache.get(key);
     if (cached?.resourceVersion === resourceVersion) {
@@ -70,7 +66,7 @@ export class WorkloadClients {
     if (config.getCurrentCluster() === null) {
       throw transient('KubeconfigInvalid', `the kubeconfig in the Secret ${namespace}/${name} names no current cluster`);
     }
-    const client = new ClusterApi(config, this.timeoutMs);
+    const client = new KubeApi(verifiedTLS(config), this.timeoutMs);
     const entry = { resourceVersion, client, secrets: credentialsOf(config) };
     this.cache.set(key, entry);
     return entry;

@@ -7,8 +7,8 @@ import type { OwnerReference } from '../../domain/k8s.js';
 import type { CredentialsReport } from '../../domain/operations.js';
 import type { BMCCredentials } from '../bmc/types.js';
 import { permanent } from './errors.js';
-import { isConflict } from './kube/port.js';
-import type { KubePort, Secret, SecretMetadataPatch } from './kube/port.js';
+import { isConflict } from '../kube/errors.js';
+import type { KubePort, Secret, SecretMetadataPatch } from '../kube/port.js';
 
 export const SECRET_LABEL = 'environment.metal3.io';
 export const SECRET_LABEL_VALUE = 'baremetal';

@@ -2,7 +2,7 @@
 // a request becomes {kind, reason, message}; messages are scrubbed of every secret the pool
 // handled for that request (rule 7) and capped in length.
 import { BMCError } from '../bmc/types.js';
-import { KubeStatusError } from './kube/port.js';
+import { KubeStatusError } from '../kube/errors.js';
 import type { ErrorKind, OperationError } from '../../domain/operations.js';
 
 const MAX_MESSAGE = 1024;
@@ -79,7 +79,7 @@ function kubernetesStatus(error: unknown): number | undefined {
     return undefined;
   }
   if (error instanceof KubeStatusError) {
-    return error.status;
+    return error.code;
   }
   const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
   const value = typeof code === 'number' ? code : statusCode;

@@ -5,7 +5,7 @@
 // not spam "PowerOn" every few seconds. Recording never throws: an Event is not worth failing
 // a request for.
 import type { Clock } from './clock.js';
-import type { KubePort } from './kube/port.js';
+import type { KubePort } from '../kube/port.js';
 import type { Logger } from './logging.js';
 import { errorFields } from './logging.js';
 

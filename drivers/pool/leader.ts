@@ -7,8 +7,8 @@
 import { formatTime } from '../../domain/backoff.js';
 import type { Clock, Timer } from './clock.js';
 import type { LeaderElectionConfig } from './config.js';
-import { isConflict } from './kube/port.js';
-import type { KubePort, Lease } from './kube/port.js';
+import { isConflict } from '../kube/errors.js';
+import type { KubePort, Lease } from '../kube/port.js';
 import type { Logger } from './logging.js';
 import { errorFields } from './logging.js';
 

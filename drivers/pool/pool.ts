@@ -1,7 +1,8 @@
 // The driver pool: watches HostOperations, BMCMonitors and the claimed BMC Secrets, executes
-// requests through the scheduler and runner, refreshes monitors, records events and metrics.
+// HostOperations through the request runner (host-operations.ts, runner.ts), refreshes monitors,
+// records events and metrics.
 // Started when this replica becomes the leader, stopped on shutdown or lost leadership.
-import type { BMCMonitor, HostOperation, Action } from '../../domain/operations.js';
+import type { BMCMonitor, Action } from '../../domain/operations.js';
 import type { AgentService } from '../agent/port.js';
 import type { BMCDriverFactory } from '../bmc/types.js';
 import { BMCGate } from './bmc-gate.js';
@@ -11,14 +12,14 @@ import type { ConnectDeps } from './connect.js';
 import { SECRET_LABEL, SECRET_LABEL_VALUE } from './credentials.js';
 import { EventRecorder } from './events.js';
 import type { Executor, HostServices } from './executors/index.js';
-import type { KubePort, KubeWatch, WatchEvent, WatchedResource } from './kube/port.js';
+import type { KubePort, KubeWatch, WatchEvent, WatchedResource } from '../kube/port.js';
 import type { Logger } from './logging.js';
 import type { PoolMetrics } from './metrics.js';
 import { MonitorRefresher } from './monitor.js';
 import { createNetworkGuard } from './network-guard.js';
 import type { NetworkGuard } from './network-guard.js';
 import { runOperation } from './runner.js';
-import { Scheduler } from './scheduler.js';
+import { HostOperationRunner } from './host-operations.js';
 
 export type PoolSettings = Pick<
   PoolConfig,
@@ -56,13 +57,8 @@ export interface PoolDeps {
   executors?: Record<Action, Executor>;
 }
 
-function isOperation(object: unknown): object is HostOperation {
-  const spec = (object as { spec?: { host?: { name?: unknown }; sequence?: unknown } }).spec;
-  return typeof spec?.host?.name === 'string' && typeof spec.sequence === 'number';
-}
-
 export class DriverPool {
-  readonly scheduler: Scheduler;
+  readonly operations: HostOperationRunner;
   readonly monitor: MonitorRefresher;
   readonly events: EventRecorder;
   readonly gate: BMCGate;
@@ -89,11 +85,12 @@ export class DriverPool {
       },
     };
     const runnerDeps = { kube, clock, logger, metrics, events: this.events, services, connectDeps, executors: deps.executors };
-    this.scheduler = new Scheduler({
+    this.operations = new HostOperationRunner({
       clock,
       logger,
       metrics,
       kube,
+      namespaces: settings.namespaces,
       concurrency: settings.concurrency,
       provisioningLimit: settings.provisioningLimit,
       run: (op, signal) => runOperation(runnerDeps, op, signal),
@@ -120,17 +117,11 @@ export class DriverPool {
     const monitors = this.watchAll('bmcmonitors', (event) => {
       this.monitor.onMonitorEvent(event as WatchEvent<BMCMonitor>);
     });
-    const operations = this.watchAll('hostoperations', (event) => {
-      if (isOperation(event.object)) {
-        this.scheduler.onEvent(event as WatchEvent<HostOperation>);
-      } else {
-        this.deps.logger.warn({ namespace: event.object.metadata.namespace, operation: event.object.metadata.name }, 'ignoring a HostOperation without spec.host.name or spec.sequence');
-      }
-    });
-    this.watches = [...secrets, ...monitors, ...operations];
-    for (const group of [secrets, monitors, operations]) {
+    this.watches = [...secrets, ...monitors];
+    for (const group of [secrets, monitors]) {
       await Promise.all(group.map((watch) => watch.start()));
     }
+    await this.operations.start();
     this.synced = true;
     this.deps.logger.info({ namespaces: this.deps.settings.namespaces.length === 0 ? 'all' : this.deps.settings.namespaces }, 'driver pool started');
   }
@@ -145,7 +136,7 @@ export class DriverPool {
       watch.stop();
     }
     this.monitor.stop();
-    await this.scheduler.stop(this.deps.settings.shutdownTimeoutMs);
+    await this.operations.stop(this.deps.settings.shutdownTimeoutMs);
     this.deps.logger.info({}, 'driver pool stopped');
   }
 }

@@ -12,7 +12,7 @@ import type { EventRecorder } from './events.js';
 import { Execution } from './execution.js';
 import { EXECUTORS } from './executors/index.js';
 import type { Executor, HostServices } from './executors/index.js';
-import type { KubePort } from './kube/port.js';
+import type { KubePort } from '../kube/port.js';
 import type { Logger } from './logging.js';
 import { errorFields } from './logging.js';
 import type { PoolMetrics } from './metrics.js';

@@ -4,8 +4,9 @@
 import type { HostOperationStatus } from '../../domain/operations.js';
 import type { Clock } from './clock.js';
 import { CancelledError } from './errors.js';
-import { isNotFound } from './kube/port.js';
-import type { KubePort } from './kube/port.js';
+import { isNotFound } from '../kube/errors.js';
+import type { KubePort } from '../kube/port.js';
+import { writeFinalStatus } from '../runner/final-status.js';
 import type { Logger } from './logging.js';
 import { errorFields } from './logging.js';
 
@@ -52,18 +53,14 @@ export class OperationStatusWriter {
   /** The final status: retried with back-off; false when it could not be written. */
   async writeFinal(patch: StatusPatch): Promise<boolean> {
     this.apply(patch);
-    for (let attempt = 0; attempt < FINAL_ATTEMPTS; attempt += 1) {
-      try {
-        await this.kube.patchStatus('hostoperations', this.target.namespace, this.target.name, patch);
-        return true;
-      } catch (error) {
-        if (isNotFound(error)) {
-          return false;
-        }
+    const result = await writeFinalStatus(() => this.kube.patchStatus('hostoperations', this.target.namespace, this.target.name, patch), {
+      attempts: FINAL_ATTEMPTS,
+      clock: this.options.clock,
+      pauseMs: (attempt) => 500 * 2 ** attempt,
+      onFailure: (attempt, error) => {
         this.options.logger.warn({ namespace: this.target.namespace, operation: this.target.name, attempt, err: errorFields(error) }, 'could not write the final request status; retrying');
-        await this.options.clock.sleep(500 * 2 ** attempt);
-      }
-    }
-    return false;
+      },
+    });
+    return result === 'written';
   }
 }

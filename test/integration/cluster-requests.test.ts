@@ -16,12 +16,13 @@ import type { ConditionUpsert, JsonPatchOperation, NodeOperation, NodeOperationS
 import type { KObject } from '../../domain/k8s.js';
 import type { ClusterRequestSettings } from '../../drivers/cluster/config.js';
 import { createClusterRequestMetrics } from '../../drivers/cluster/metrics.js';
-import { ApiError, ClusterApi, isNotFound } from '../../drivers/cluster/api.js';
+import { KubeApi, verifiedTLS } from '../../drivers/kube/api.js';
+import { KubeStatusError, isNotFound } from '../../drivers/kube/errors.js';
 import { jsonPatchTarget, readTarget } from '../../drivers/cluster/objects.js';
-import { ClusterRequestRunner } from '../../drivers/cluster/runner.js';
+import { ClusterRequestRunner, managementCluster } from '../../drivers/cluster/runner.js';
 import type { TargetRef } from '../../drivers/cluster/targets.js';
 import { ManualClock, systemClock } from '../../drivers/pool/clock.js';
-import { loadKubeConfig } from '../../drivers/pool/kube/client.js';
+import { loadKubeConfig } from '../../drivers/kube/client.js';
 import { createLogger } from '../../drivers/pool/logging.js';
 import { clusterAPICRDFiles } from '../../devenv/capi.js';
 import { startControlPlane } from '../../devenv/controlplane.js';
@@ -46,8 +47,8 @@ const SETTINGS: ClusterRequestSettings = {
 let dir = '';
 let management: ControlPlane;
 let workload: ControlPlane;
-let api: ClusterApi;
-let nodes: ClusterApi;
+let api: KubeApi;
+let nodes: KubeApi;
 let objects: KubernetesObjectApi;
 let workloadObjects: KubernetesObjectApi;
 let clock: ManualClock;
@@ -62,11 +63,11 @@ async function kubectl(kubeconfig: string, ...args: string[]): Promise<string> {
 }
 
 function startRunner(capture: LogCapture): ClusterRequestRunner {
+  const logger = createLogger({ level: 'debug', destination: capture });
   return new ClusterRequestRunner({
-    kubeConfig: loadKubeConfig(management.kubeconfig),
+    ...managementCluster(loadKubeConfig(management.kubeconfig), SETTINGS, systemClock, logger),
     clock,
-    watchClock: systemClock,
-    logger: createLogger({ level: 'debug', destination: capture }),
+    logger,
     metrics: createClusterRequestMetrics(new Registry()),
     settings: SETTINGS,
   });
@@ -86,14 +87,14 @@ beforeAll(async () => {
     await kubectl(management.kubeconfig, 'apply', '--server-side', '-f', file);
   }
   await kubectl(management.kubeconfig, 'wait', '--for=condition=Established', '--timeout=60s', 'crd', 'objectpatches.ironhook.dev', 'nodeoperations.ironhook.dev', 'baremetalhosts.metal3.io', 'machines.cluster.x-k8s.io');
-  api = new ClusterApi(loadKubeConfig(management.kubeconfig), 10_000);
+  api = new KubeApi(verifiedTLS(loadKubeConfig(management.kubeconfig)), 10_000);
   objects = KubernetesObjectApi.makeApiClient(loadKubeConfig(management.kubeconfig));
   // A just-established CRD answers 429 "storage is (re)initializing" for a moment.
   const served: [string, string, string][] = [['metal3.io', 'v1alpha1', 'baremetalhosts'], ['cluster.x-k8s.io', 'v1beta2', 'machines'], ['ironhook.dev', 'v1alpha1', 'objectpatches'], ['ironhook.dev', 'v1alpha1', 'nodeoperations']];
   for (const [group, version, plural] of served) {
     await waitFor(`list ${plural}.${group}`, async () => api.custom.listClusterCustomObject({ group, version, plural }).then(() => true, () => false), 30_000, 100);
   }
-  nodes = new ClusterApi(loadKubeConfig(workload.kubeconfig), 10_000);
+  nodes = new KubeApi(verifiedTLS(loadKubeConfig(workload.kubeconfig)), 10_000);
   workloadObjects = KubernetesObjectApi.makeApiClient(loadKubeConfig(workload.kubeconfig));
   clock = new ManualClock();
   logs = new LogCapture();
@@ -213,8 +214,8 @@ describe('how kube-apiserver reports a failed test operation', () => {
       () => undefined,
       (error: unknown) => error,
     );
-    expect(failure).toBeInstanceOf(ApiError);
-    const { code, reason, message, causes } = failure as ApiError;
+    expect(failure).toBeInstanceOf(KubeStatusError);
+    const { code, reason, message, causes } = failure as KubeStatusError;
     expect({ code, reason, message, causes }).toEqual({ code: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request', causes: [] });
   });
 });

@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Phase } from '../../domain/operations.js';
 import type { BMCMonitor, HostOperation, HostOperationStatus } from '../../domain/operations.js';
 import { systemClock } from '../../drivers/pool/clock.js';
-import { KubeClient, loadKubeConfig } from '../../drivers/pool/kube/client.js';
-import type { KubePort } from '../../drivers/pool/kube/port.js';
+import { KubeClient, loadKubeConfig } from '../../drivers/kube/client.js';
+import type { KubePort } from '../../drivers/kube/port.js';
 import { createLogger } from '../../drivers/pool/logging.js';
 import { createPoolMetrics } from '../../drivers/pool/metrics.js';
 import { DriverPool } from '../../drivers/pool/pool.js';
@@ -113,6 +113,7 @@ function killable(inner: KubePort, deadly: (status: Record<string, unknown>) => 
     getLease: (ns, name) => inner.getLease(ns, name),
     createLease: (lease) => inner.createLease(lease),
     replaceLease: (lease) => inner.replaceLease(lease),
+    servedRequestResources: () => inner.servedRequestResources(),
   };
   return { kube, dead: () => dead };
 }

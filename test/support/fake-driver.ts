@@ -9,7 +9,7 @@ import { BMCError } from '../../drivers/bmc/types.js';
 import type { BMCCheck, BMCConnectionOptions, BMCDriver, BootOptions, PowerAction, PowerState, VirtualMediaState } from '../../drivers/bmc/types.js';
 import { ManualClock } from '../../drivers/pool/clock.js';
 import { MemoryKube } from './memory-kube.js';
-import type { Secret } from '../../drivers/pool/kube/port.js';
+import type { Secret } from '../../drivers/kube/port.js';
 import { createLogger } from '../../drivers/pool/logging.js';
 import { createPoolMetrics } from '../../drivers/pool/metrics.js';
 import type { PoolMetrics } from '../../drivers/pool/metrics.js';
@@ -362,7 +362,7 @@ export function createHarness(overrides: Partial<PoolSettings> = {}, deps: Parti
   const pool = new DriverPool({ kube, clock, logger, metrics, agent, factory: fleet.factory, settings, instance: 'pool-test', guard, random: () => 0.5, ...deps });
   const settle = async (): Promise<void> => {
     for (let round = 0; round < 5; round += 1) {
-      await pool.scheduler.settled();
+      await pool.operations.settled();
       await pool.monitor.settled();
       await new Promise((resolve) => setImmediate(resolve));
     }

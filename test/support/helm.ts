@@ -210,13 +210,13 @@ const CLIENT_VERBS: Record<string, string> = { read: 'get', list: 'list', create
 /**
  * Every `group resource verb` the driver pool's Kubernetes code calls: the @kubernetes/client-node
  * API methods (`this.core.…(`, `this.custom.…(`, `this.coordination.…(`, `this.api.…(`) in
- * drivers/pool/kube/client.ts and drivers/agent/secret-store.ts, and the watches of
- * drivers/pool/kube/port.ts's WatchedResource. Throws on a call it cannot map, so a new kind of
+ * drivers/kube/client.ts and drivers/agent/secret-store.ts, and the watches of
+ * drivers/kube/port.ts's WatchedResource. Throws on a call it cannot map, so a new kind of
  * call is noticed.
  */
 export function poolApiCalls(): string[] {
-  const watched = literalUnion('drivers/pool/kube/port.ts', 'WatchedResource');
-  const status = literalUnion('drivers/pool/kube/port.ts', 'StatusResource');
+  const watched = literalUnion('drivers/kube/port.ts', 'WatchedResource');
+  const status = literalUnion('drivers/kube/port.ts', 'StatusResource');
   const custom = (resources: string[], sub: string): string[] => resources.filter((r) => r !== 'secrets').map((r) => `ironhook.dev ${r}${sub}`);
   const kinds: Record<string, string[]> = {
     Secret: ['core secrets'],
@@ -226,7 +226,7 @@ export function poolApiCalls(): string[] {
     CustomObjectStatus: custom(status, '/status'),
   };
   const out = new Set(watched.map((r) => (r === 'secrets' ? 'core secrets watch' : `ironhook.dev ${r} watch`)));
-  for (const file of ['drivers/pool/kube/client.ts', 'drivers/agent/secret-store.ts']) {
+  for (const file of ['drivers/kube/client.ts', 'drivers/agent/secret-store.ts']) {
     const text = readFileSync(join(ROOT, file), 'utf8');
     for (const m of text.matchAll(/\.(?:core|custom|coordination|api)\.(read|list|create|replace|patch|delete)(?:Namespaced|Cluster)?([A-Z][A-Za-z]*?)(?:ForAllNamespaces)?\(/g)) {
       const types = kinds[m[2]!];

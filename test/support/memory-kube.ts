@@ -1,9 +1,11 @@
 // An in-memory KubePort: objects in maps, watches delivered synchronously, JSON merge patches,
-// resourceVersion preconditions. Backs the pool's unit tests (test/support/fake-driver.ts) and
-// lets a pool run without an apiserver. Not a general apiserver: only what the pool uses.
+// resourceVersion preconditions. Backs the pool's and the request runner's unit tests
+// (test/support/fake-driver.ts, test/unit/request-runner.test.ts) and lets a pool run without an
+// apiserver. Not a general apiserver: only what the pool uses.
 import type { KObject } from '../../domain/k8s.js';
-import { KubeStatusError, objectKey } from '../../drivers/pool/kube/port.js';
-import type { CoreEvent, KubePort, KubeWatch, Lease, Secret, SecretMetadataPatch, StatusResource, WatchEvent, WatchOptions, WatchedResource } from '../../drivers/pool/kube/port.js';
+import { KubeStatusError } from '../../drivers/kube/errors.js';
+import { objectKey } from '../../drivers/kube/port.js';
+import type { CoreEvent, KubePort, KubeWatch, Lease, Secret, SecretMetadataPatch, StatusResource, WatchEvent, WatchOptions, WatchedResource } from '../../drivers/kube/port.js';
 
 type Listener = { options: WatchOptions; onEvent: (event: WatchEvent) => void; active: boolean };
 
@@ -36,7 +38,7 @@ function matchesSelector(object: KObject, selector: string | undefined): boolean
 }
 
 function notFound(what: string): KubeStatusError {
-  return new KubeStatusError(404, `${what} not found`);
+  return new KubeStatusError(404, 'NotFound', `${what} not found`);
 }
 
 export class MemoryKube implements KubePort {
@@ -44,8 +46,12 @@ export class MemoryKube implements KubePort {
   private readonly objects = new Map<WatchedResource, Map<string, KObject>>([
     ['hostoperations', new Map()],
     ['bmcmonitors', new Map()],
+    ['objectpatches', new Map()],
+    ['nodeoperations', new Map()],
     ['secrets', new Map()],
   ]);
+  /** The request resources the apiserver serves (remove one to test a missing CRD). */
+  readonly served = new Set<string>(['hostoperations', 'bmcmonitors', 'objectpatches', 'nodeoperations']);
   private readonly listeners = new Map<WatchedResource, Listener[]>();
   readonly events: StoredEvent[] = [];
   readonly leases = new Map<string, Lease>();
@@ -156,7 +162,7 @@ export class MemoryKube implements KubePort {
       return Promise.reject(notFound(`Secret ${namespace}/${name}`));
     }
     if (existing.metadata.resourceVersion !== patch.resourceVersion) {
-      return Promise.reject(new KubeStatusError(409, `Secret ${namespace}/${name} changed`));
+      return Promise.reject(new KubeStatusError(409, 'Conflict', `Secret ${namespace}/${name} changed`));
     }
     const metadata: Partial<SecretMetadataPatch> = { ...patch };
     delete metadata.resourceVersion;
@@ -189,7 +195,7 @@ export class MemoryKube implements KubePort {
   createLease(lease: Lease): Promise<Lease> {
     const key = `${lease.metadata.namespace}/${lease.metadata.name}`;
     if (this.leases.has(key)) {
-      return Promise.reject(new KubeStatusError(409, `Lease ${key} already exists`));
+      return Promise.reject(new KubeStatusError(409, 'Conflict', `Lease ${key} already exists`));
     }
     const stored = { ...clone(lease), metadata: { ...lease.metadata, resourceVersion: this.nextVersion() } };
     this.leases.set(key, stored);
@@ -201,10 +207,14 @@ export class MemoryKube implements KubePort {
     const key = `${lease.metadata.namespace}/${lease.metadata.name}`;
     const existing = this.leases.get(key);
     if (existing?.metadata.resourceVersion !== lease.metadata.resourceVersion) {
-      return Promise.reject(new KubeStatusError(409, `Lease ${key} changed`));
+      return Promise.reject(new KubeStatusError(409, 'Conflict', `Lease ${key} changed`));
     }
     const stored = { ...clone(lease), metadata: { ...lease.metadata, resourceVersion: this.nextVersion() } };
     this.leases.set(key, stored);
     return Promise.resolve(clone(stored));
+  }
+
+  servedRequestResources(): Promise<string[]> {
+    return Promise.resolve([...this.served]);
   }
 }

@@ -629,7 +629,7 @@ describe('RBAC', () => {
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'metacontroller-metacontroller-helm', namespace: 'metacontroller' }]);
   });
 
-  it('gives the driver pool exactly the API calls its code makes (drivers/pool/kube/client.ts, drivers/agent/secret-store.ts)', () => {
+  it('gives the driver pool exactly the API calls its code makes (drivers/kube/client.ts, drivers/agent/secret-store.ts)', () => {
     const objects = rendered('default-values.yaml');
     const cluster = rulesOf(named(objects, 'ClusterRole', 'ironhook-drivers')!);
     const lease = named(objects, 'Role', 'ironhook-drivers-leader-election')!;

@@ -8,7 +8,8 @@ import type { Server, Socket } from 'node:net';
 import { ApiException, KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConditionUpsert, JsonPatchOperation, ObjectPatch, PatchTarget } from '../../domain/capi/requests.js';
-import { ApiError, ClusterApi, RequestTimeout, apiErrorFrom, verifiedTLS } from '../../drivers/cluster/api.js';
+import { KubeApi, verifiedTLS } from '../../drivers/kube/api.js';
+import { KubeStatusError, RequestTimeout, kubeStatusErrorFrom } from '../../drivers/kube/errors.js';
 import { upsertConditions } from '../../drivers/cluster/conditions.js';
 import { alreadyApplied, failingTest } from '../../drivers/cluster/json-pointer.js';
 import { transientError } from '../../drivers/cluster/outcome.js';
@@ -93,7 +94,7 @@ describe('judging a refused patch', () => {
   });
 });
 
-describe('apiErrorFrom: client-node ApiException → the Status fields, nothing else', () => {
+describe('kubeStatusErrorFrom: client-node ApiException → the Status fields, nothing else', () => {
   const status = { kind: 'Status', status: 'Failure', reason: 'Invalid', message: 'BareMetalHost "h" is invalid', code: 422, details: { causes: [{ field: 'spec.online', message: 'must be boolean' }, { message: 'no field' }] } };
   const headers = { 'audit-id': 'audit-canary', 'content-type': 'application/json' };
   const ROWS: { name: string; code: number; body: unknown; want: { code: number; reason: string; message: string; causes: string[] } }[] = [
@@ -105,8 +106,8 @@ describe('apiErrorFrom: client-node ApiException → the Status fields, nothing 
   ];
 
   it.each(ROWS)('$name', (row) => {
-    const error = apiErrorFrom(new ApiException<unknown>(row.code, 'Unknown API Status Code!', row.body, headers));
-    expect(error).toBeInstanceOf(ApiError);
+    const error = kubeStatusErrorFrom(new ApiException<unknown>(row.code, 'Unknown API Status Code!', row.body, headers));
+    expect(error).toBeInstanceOf(KubeStatusError);
     const { code, reason, message, causes } = error;
     expect({ code, reason, message, causes }).toEqual(row.want);
     expect(message).not.toContain('audit-canary');
@@ -129,7 +130,7 @@ describe('verifiedTLS', () => {
   });
 });
 
-describe('ClusterApi failures as transient outcomes', () => {
+describe('KubeApi failures as transient outcomes', () => {
   const TOKEN = 'canary-token-4b1d';
   const sockets: Socket[] = [];
   let server: Server | undefined;
@@ -167,7 +168,7 @@ describe('ClusterApi failures as transient outcomes', () => {
     return port;
   }
 
-  function clientFor(port: number, timeoutMs: number): ClusterApi {
+  function clientFor(port: number, timeoutMs: number): KubeApi {
     const config = new KubeConfig();
     config.loadFromOptions({
       clusters: [{ name: 'c', server: `https://127.0.0.1:${String(port)}`, skipTLSVerify: false }],
@@ -175,7 +176,7 @@ describe('ClusterApi failures as transient outcomes', () => {
       contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
       currentContext: 'x',
     });
-    return new ClusterApi(config, timeoutMs);
+    return new KubeApi(verifiedTLS(config), timeoutMs);
   }
 
   const ROWS: { name: string; port: () => Promise<number>; error: unknown; reason: string }[] = [

@@ -4,7 +4,7 @@ import { BMCError } from '../../drivers/bmc/types.js';
 import { loadConfig } from '../../drivers/pool/config.js';
 import { classify, OperationFailure, scrub, TimeoutFailure } from '../../drivers/pool/errors.js';
 import { createNetworkGuard, parseNetworkList } from '../../drivers/pool/network-guard.js';
-import { KubeStatusError } from '../../drivers/pool/kube/port.js';
+import { KubeStatusError } from '../../drivers/kube/errors.js';
 
 const LOOPBACK = ['127.0.0.0/8', '::1/128'];
 
@@ -117,7 +117,7 @@ describe('error classification', () => {
     { name: 'timeout', error: new TimeoutFailure('BMC call getPower', 30_000), kind: 'Transient', reason: 'Timeout' },
     { name: 'connection refused', error: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), kind: 'Transient', reason: 'BMCUnreachable' },
     { name: 'undici connect timeout in the cause', error: new Error('fetch failed', { cause: { code: 'UND_ERR_CONNECT_TIMEOUT' } }), kind: 'Transient', reason: 'BMCUnreachable' },
-    { name: 'apiserver error', error: new KubeStatusError(500, 'etcd down'), kind: 'Transient', reason: 'KubernetesAPIError' },
+    { name: 'apiserver error', error: new KubeStatusError(500, 'InternalError', 'etcd down'), kind: 'Transient', reason: 'KubernetesAPIError' },
     { name: 'classified error from elsewhere (agent side)', error: Object.assign(new Error('x'), { kind: 'Permanent', reason: 'ImageChecksumMismatch' }), kind: 'Permanent', reason: 'ImageChecksumMismatch' },
     { name: 'kind with a malformed reason is not trusted', error: Object.assign(new Error('x'), { kind: 'Permanent', reason: 'not camel' }), kind: 'Transient', reason: 'Unexpected' },
     { name: 'anything else', error: new TypeError('undefined is not a function'), kind: 'Transient', reason: 'Unexpected' },

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Phase } from '../../domain/operations.js';
 import type { HostOperation, HostOperationSpec } from '../../domain/operations.js';
 import { BMCError } from '../../drivers/bmc/types.js';
-import type { Secret } from '../../drivers/pool/kube/port.js';
+import type { Secret } from '../../drivers/kube/port.js';
 import { createHarness, credentialsSecret, dataSecret, operation, NAMESPACE } from '../support/fake-driver.js';
 import type { FakeBMC, Harness, OperationOptions } from '../support/fake-driver.js';
 
@@ -342,10 +342,10 @@ describe('Inspect', () => {
     for (let i = 0; i < 20; i += 1) {
       await new Promise((resolve) => setImmediate(resolve));
     }
-    expect(h.pool.scheduler.snapshot().running).toEqual(['server-01-inspect-1']);
+    expect(h.pool.operations.snapshot().running).toEqual(['server-01-inspect-1']);
     h.kube.remove('hostoperations', NAMESPACE, 'server-01-inspect-1');
     await h.settle();
-    expect(h.pool.scheduler.snapshot().running).toEqual([]);
+    expect(h.pool.operations.snapshot().running).toEqual([]);
     expect(bmc.power).toBe('on');
   });
 });

@@ -9,9 +9,9 @@ import { EventRecorder } from '../../drivers/pool/events.js';
 import { LeaderElector } from '../../drivers/pool/leader.js';
 import { silentLogger } from '../../drivers/pool/logging.js';
 import { MemoryKube, mergePatch } from '../support/memory-kube.js';
-import { Reflector } from '../../drivers/pool/kube/reflector.js';
-import type { ReflectorTransport, RestartReason } from '../../drivers/pool/kube/reflector.js';
-import type { WatchEvent } from '../../drivers/pool/kube/port.js';
+import { Reflector } from '../../drivers/kube/reflector.js';
+import type { ReflectorTransport, RestartReason } from '../../drivers/kube/reflector.js';
+import type { WatchEvent } from '../../drivers/kube/port.js';
 
 function obj(name: string, resourceVersion: string): KObject {
   return { apiVersion: 'v1', kind: 'X', metadata: { name, namespace: 'ns', resourceVersion } };

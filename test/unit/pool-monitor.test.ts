@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BMCMonitor, BMCMonitorStatus } from '../../domain/operations.js';
 import { nextStatus, observationChanged } from '../../drivers/pool/monitor.js';
-import type { Secret } from '../../drivers/pool/kube/port.js';
+import type { Secret } from '../../drivers/kube/port.js';
 import { createHarness, credentialsSecret, monitor, operation, NAMESPACE } from '../support/fake-driver.js';
 import type { FakeBMC, Harness } from '../support/fake-driver.js';
 

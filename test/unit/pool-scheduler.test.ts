@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Action, Phase } from '../../domain/operations.js';
 import type { HostOperation } from '../../domain/operations.js';
 import type { ExecutionContext, Executor } from '../../drivers/pool/executors/index.js';
-import { isCapacityGated } from '../../drivers/pool/scheduler.js';
+import { isCapacityGated } from '../../drivers/pool/host-operations.js';
 import { createHarness, operation, NAMESPACE } from '../support/fake-driver.js';
 import type { Harness } from '../support/fake-driver.js';
 
@@ -96,7 +96,7 @@ describe('deleted means cancelled', () => {
     await h.settle();
     expect(c.aborted).toEqual(['server-01-inspect-1']);
     expect(h.kube.statusPatches.length).toBe(patches);
-    expect(h.pool.scheduler.snapshot().running).toEqual([]);
+    expect(h.pool.operations.snapshot().running).toEqual([]);
   });
 
   it('treats a request with a deletionTimestamp as gone', async () => {
@@ -127,7 +127,7 @@ describe('run once', () => {
     c.gates.get('server-01-poweron-1')?.release();
     await h.settle();
     // The cache replays an older copy (status Running), as a lagging watch would.
-    h.pool.scheduler.onEvent({ type: 'modified', object: operation('PowerOn', 1, { status: { phase: Phase.Running } }) });
+    h.pool.operations.onEvent({ type: 'modified', object: operation('PowerOn', 1, { status: { phase: Phase.Running } }) });
     await flush();
     expect(c.started).toEqual(['server-01-poweron-1']);
   });
@@ -174,7 +174,7 @@ describe('notBefore', () => {
     await flush();
     expect(c.started).toEqual([]);
     expect(statusOf(h, 'server-01-register-2')?.phase).toBe(Phase.Pending);
-    expect(h.pool.scheduler.snapshot().waiting).toEqual(['server-01-register-2']);
+    expect(h.pool.operations.snapshot().waiting).toEqual(['server-01-register-2']);
     h.clock.advance(89_000);
     await flush();
     expect(c.started).toEqual([]);
@@ -229,7 +229,7 @@ describe('provisioning limit', () => {
     const delayed = statusOf(h, 'c-provision-1');
     expect(delayed?.phase).toBe(Phase.Delayed);
     expect(delayed?.delayReason).toContain('provisioning limit of 2');
-    expect(h.pool.scheduler.snapshot().delayed).toEqual(['c-provision-1']);
+    expect(h.pool.operations.snapshot().delayed).toEqual(['c-provision-1']);
     expect(await h.metrics.registry.getSingleMetricAsString('ironhook_pool_delayed')).toContain('ironhook_pool_delayed 1');
     c.gates.get('a-provision-1')?.release();
     await flush();
@@ -264,8 +264,8 @@ describe('provisioning limit', () => {
     await flush();
     h.kube.remove('hostoperations', NAMESPACE, 'b-provision-1');
     await flush();
-    expect(h.pool.scheduler.snapshot().delayed).toEqual([]);
-    expect(h.pool.scheduler.capacity.waiters()).toEqual([]);
+    expect(h.pool.operations.snapshot().delayed).toEqual([]);
+    expect(h.pool.operations.capacity.waiters()).toEqual([]);
     c.gates.get('a-provision-1')?.release();
     await h.settle();
     expect(c.started).toEqual(['a-provision-1']);
@@ -280,7 +280,7 @@ describe('global concurrency', () => {
     }
     await flush();
     expect(c.started).toHaveLength(2);
-    expect(h.pool.scheduler.snapshot().queued).toHaveLength(2);
+    expect(h.pool.operations.snapshot().queued).toHaveLength(2);
     expect(await h.metrics.registry.getSingleMetricAsString('ironhook_pool_in_flight')).toContain('ironhook_pool_in_flight 2');
     for (const name of [...c.started]) {
       c.gates.get(name)?.release();

@@ -6,7 +6,7 @@ import type { AgentService } from '../../agent/port.js';
 import type { Clock } from '../clock.js';
 import type { Connection } from '../connect.js';
 import type { HostIdentity, ReadCredentials } from '../credentials.js';
-import type { KubePort } from '../kube/port.js';
+import type { KubePort } from '../../kube/port.js';
 import type { NetworkGuard } from '../network-guard.js';
 
 export interface ExecutorSettings {

@@ -1,10 +1,16 @@
-// The Kubernetes surface the pool needs, as a port: the real adapter (client.ts) talks to the
-// apiserver through @kubernetes/client-node, the in-memory one (memory.ts) backs unit tests.
-// Objects are plain JSON in the shapes of domain/k8s.ts.
-import type { KObject, ObjectMeta, ObjectReference } from '../../../domain/k8s.js';
+// The Kubernetes surface the driver pool needs, as a port: the real adapter (client.ts) talks to
+// the apiserver through @kubernetes/client-node, the in-memory one (test/support/memory-kube.ts)
+// backs unit tests. Objects are plain JSON in the shapes of domain/k8s.ts; failures are
+// KubeStatusError (errors.ts) in both.
+import type { KObject, ObjectMeta, ObjectReference } from '../../domain/k8s.js';
 
-export type WatchedResource = 'hostoperations' | 'bmcmonitors' | 'secrets';
-export type StatusResource = 'hostoperations' | 'bmcmonitors';
+// Spelled out as literal unions: the chart test derives the pool's RBAC from them (test/support/helm.ts).
+export type WatchedResource = 'hostoperations' | 'bmcmonitors' | 'objectpatches' | 'nodeoperations' | 'secrets';
+export type StatusResource = 'hostoperations' | 'bmcmonitors' | 'objectpatches' | 'nodeoperations';
+/** The request kinds (ironhook.dev/v1alpha1) the pool executes and writes the status of. */
+export type RequestResource = StatusResource;
+export const REQUEST_GROUP = 'ironhook.dev';
+export const REQUEST_VERSION = 'v1alpha1';
 
 export interface WatchEvent<T extends KObject = KObject> {
   type: 'added' | 'modified' | 'deleted';
@@ -77,33 +83,8 @@ export interface KubePort {
   createLease(lease: Lease): Promise<Lease>;
   /** Replaces a Lease; conflict (409) when metadata.resourceVersion is stale. */
   replaceLease(lease: Lease): Promise<Lease>;
-}
-
-/** An apiserver answer other than success, with its HTTP status. */
-export class KubeStatusError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'KubeStatusError';
-  }
-}
-
-function statusOf(error: unknown): number | undefined {
-  if (error instanceof KubeStatusError) {
-    return error.status;
-  }
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'number' ? code : undefined;
-}
-
-export function isNotFound(error: unknown): boolean {
-  return statusOf(error) === 404;
-}
-
-export function isConflict(error: unknown): boolean {
-  return statusOf(error) === 409;
+  /** The request resources the apiserver serves (a CRD may not be installed). */
+  servedRequestResources(): Promise<string[]>;
 }
 
 export function objectKey(object: { metadata: { namespace?: string; name?: string } }): string {

@@ -1,22 +1,23 @@
-// The real KubePort: @kubernetes/client-node 1.4 for lists, writes and the watch stream, with
-// the pool's own reflector (reflector.ts) around the stream for relists and liveness.
-import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, V1LeaseSpec, V1ObjectMeta, Watch, setHeaderOptions } from '@kubernetes/client-node';
-import type { CoreV1Event, V1Lease, V1Secret } from '@kubernetes/client-node';
-import type { KObject } from '../../../domain/k8s.js';
-import type { Clock } from '../clock.js';
+// The real KubePort: @kubernetes/client-node 1.4 (through api.ts: deadlines, KubeStatusError) for
+// lists and writes, client-node's Watch for the stream, with the pool's own reflector
+// (reflector.ts) around the stream for relists and liveness.
+import { KubeConfig, V1LeaseSpec, V1ObjectMeta, Watch } from '@kubernetes/client-node';
+import type { ConfigurationOptions, CoreV1Event, V1Lease, V1Secret } from '@kubernetes/client-node';
+import type { KObject } from '../../domain/k8s.js';
+import type { Clock } from '../pool/clock.js';
+import { KubeApi, MERGE_PATCH } from './api.js';
+import { isNotFound } from './errors.js';
 import { Reflector } from './reflector.js';
 import type { ListResult, ReflectorTransport, RestartReason, WatchStream } from './reflector.js';
-import { isNotFound } from './port.js';
+import { REQUEST_GROUP, REQUEST_VERSION } from './port.js';
 import type { CoreEvent, KubePort, KubeWatch, Lease, Secret, SecretMetadataPatch, StatusResource, WatchEvent, WatchOptions, WatchedResource } from './port.js';
-
-const GROUP = 'ironhook.dev';
-const VERSION = 'v1alpha1';
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export interface KubeClientOptions {
   clock: Clock;
   livenessMs: number;
   watchTimeoutSeconds: number;
+  /** Deadline of one call (not of a watch stream); none when absent. */
+  callTimeoutMs?: number;
   onWatchRestart?: (resource: WatchedResource, reason: RestartReason, error?: unknown) => void;
 }
 
@@ -31,8 +32,8 @@ export function loadKubeConfig(path: string | undefined): KubeConfig {
 }
 
 function watchPath(resource: WatchedResource, namespace: string | undefined): string {
-  const scope = namespace === undefined ? '' : `/namespaces/${namespace}`;
-  return resource === 'secrets' ? `/api/v1${scope}/secrets` : `/apis/${GROUP}/${VERSION}${scope}/${resource}`;
+  const scope = namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`;
+  return resource === 'secrets' ? `/api/v1${scope}/secrets` : `/apis/${REQUEST_GROUP}/${REQUEST_VERSION}${scope}/${resource}`;
 }
 
 /** A client-node typed Secret as plain JSON (only the fields the pool reads). */
@@ -77,19 +78,19 @@ function leaseBody(lease: Lease): V1Lease {
 }
 
 export class KubeClient implements KubePort {
-  private readonly custom: CustomObjectsApi;
-  private readonly core: CoreV1Api;
-  private readonly coordination: CoordinationV1Api;
+  private readonly api: KubeApi;
   private readonly watcher: Watch;
 
   constructor(
     private readonly config: KubeConfig,
     private readonly options: KubeClientOptions,
   ) {
-    this.custom = config.makeApiClient(CustomObjectsApi);
-    this.core = config.makeApiClient(CoreV1Api);
-    this.coordination = config.makeApiClient(CoordinationV1Api);
+    this.api = new KubeApi(config, options.callTimeoutMs);
     this.watcher = new Watch(config);
+  }
+
+  private call<T>(what: string, send: (options: ConfigurationOptions) => Promise<T>, contentType?: string): Promise<T> {
+    return this.api.call(what, send, contentType);
   }
 
   watch(resource: WatchedResource, options: WatchOptions, onEvent: (event: WatchEvent) => void): KubeWatch {
@@ -127,12 +128,17 @@ export class KubeClient implements KubePort {
 
   private async list(resource: WatchedResource, options: WatchOptions): Promise<ListResult> {
     const { namespace, labelSelector } = options;
+    const what = `list ${watchPath(resource, namespace)}`;
     if (resource === 'secrets') {
-      const list = namespace === undefined ? await this.core.listSecretForAllNamespaces({ labelSelector }) : await this.core.listNamespacedSecret({ namespace, labelSelector });
+      const list = await this.call(what, (call) =>
+        namespace === undefined ? this.api.core.listSecretForAllNamespaces({ labelSelector }, call) : this.api.core.listNamespacedSecret({ namespace, labelSelector }, call),
+      );
       return { items: list.items.map(secretJSON), resourceVersion: list.metadata?.resourceVersion ?? '' };
     }
-    const request = { group: GROUP, version: VERSION, plural: resource, labelSelector };
-    const list = (namespace === undefined ? await this.custom.listClusterCustomObject(request) : await this.custom.listNamespacedCustomObject({ ...request, namespace })) as {
+    const request = { group: REQUEST_GROUP, version: REQUEST_VERSION, plural: resource, labelSelector };
+    const list = (await this.call(what, (call) =>
+      namespace === undefined ? this.api.custom.listClusterCustomObject(request, call) : this.api.custom.listNamespacedCustomObject({ ...request, namespace }, call),
+    )) as {
       items: KObject[];
       metadata?: { resourceVersion?: string };
     };
@@ -140,12 +146,25 @@ export class KubeClient implements KubePort {
   }
 
   async patchStatus(resource: StatusResource, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
-    await this.custom.patchNamespacedCustomObjectStatus({ group: GROUP, version: VERSION, namespace, plural: resource, name, body: { status } }, MERGE_PATCH);
+    const params = { group: REQUEST_GROUP, version: REQUEST_VERSION, namespace, plural: resource, name, body: { status } };
+    await this.call(`PATCH ${watchPath(resource, namespace)}/${name}/status`, (call) => this.api.custom.patchNamespacedCustomObjectStatus(params, call), MERGE_PATCH);
+  }
+
+  async servedRequestResources(): Promise<string[]> {
+    try {
+      const list = await this.call(`discovery of ${REQUEST_GROUP}/${REQUEST_VERSION}`, (call) => this.api.custom.getAPIResources({ group: REQUEST_GROUP, version: REQUEST_VERSION }, call));
+      return list.resources.map((resource) => resource.name);
+    } catch (error) {
+      if (isNotFound(error)) {
+        return [];
+      }
+      throw error;
+    }
   }
 
   async getSecret(namespace: string, name: string): Promise<Secret | undefined> {
     try {
-      return secretJSON(await this.core.readNamespacedSecret({ namespace, name }));
+      return secretJSON(await this.call(`GET Secret ${namespace}/${name}`, (call) => this.api.core.readNamespacedSecret({ namespace, name }, call)));
     } catch (error) {
       if (isNotFound(error)) {
         return undefined;
@@ -155,21 +174,22 @@ export class KubeClient implements KubePort {
   }
 
   async patchSecretMetadata(namespace: string, name: string, patch: SecretMetadataPatch): Promise<Secret> {
-    return secretJSON(await this.core.patchNamespacedSecret({ namespace, name, body: { metadata: patch } }, MERGE_PATCH));
+    return secretJSON(await this.call(`PATCH Secret ${namespace}/${name}`, (call) => this.api.core.patchNamespacedSecret({ namespace, name, body: { metadata: patch } }, call), MERGE_PATCH));
   }
 
   async createEvent(namespace: string, event: CoreEvent): Promise<string> {
-    const created = await this.core.createNamespacedEvent({ namespace, body: { apiVersion: 'v1', kind: 'Event', ...event } as unknown as CoreV1Event });
+    const body = { apiVersion: 'v1', kind: 'Event', ...event } as unknown as CoreV1Event;
+    const created = await this.call(`POST Event in ${namespace}`, (call) => this.api.core.createNamespacedEvent({ namespace, body }, call));
     return created.metadata.name ?? '';
   }
 
   async patchEvent(namespace: string, name: string, patch: { count: number; lastTimestamp: string; message: string }): Promise<void> {
-    await this.core.patchNamespacedEvent({ namespace, name, body: patch }, MERGE_PATCH);
+    await this.call(`PATCH Event ${namespace}/${name}`, (call) => this.api.core.patchNamespacedEvent({ namespace, name, body: patch }, call), MERGE_PATCH);
   }
 
   async getLease(namespace: string, name: string): Promise<Lease | undefined> {
     try {
-      return leaseJSON(await this.coordination.readNamespacedLease({ namespace, name }));
+      return leaseJSON(await this.call(`GET Lease ${namespace}/${name}`, (call) => this.api.coordination.readNamespacedLease({ namespace, name }, call)));
     } catch (error) {
       if (isNotFound(error)) {
         return undefined;
@@ -179,11 +199,13 @@ export class KubeClient implements KubePort {
   }
 
   async createLease(lease: Lease): Promise<Lease> {
-    return leaseJSON(await this.coordination.createNamespacedLease({ namespace: lease.metadata.namespace, body: leaseBody(lease) }));
+    const { namespace, name } = lease.metadata;
+    return leaseJSON(await this.call(`POST Lease ${namespace}/${name}`, (call) => this.api.coordination.createNamespacedLease({ namespace, body: leaseBody(lease) }, call)));
   }
 
   async replaceLease(lease: Lease): Promise<Lease> {
-    return leaseJSON(await this.coordination.replaceNamespacedLease({ namespace: lease.metadata.namespace, name: lease.metadata.name, body: leaseBody(lease) }));
+    const { namespace, name } = lease.metadata;
+    return leaseJSON(await this.call(`PUT Lease ${namespace}/${name}`, (call) => this.api.coordination.replaceNamespacedLease({ namespace, name, body: leaseBody(lease) }, call)));
   }
 
   /** The kubeconfig in use (for logs: server only). */

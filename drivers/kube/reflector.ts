@@ -2,8 +2,8 @@
 // (kubernetes-client/javascript#596, #958, #1933), so this reflector owns the loop: it lists,
 // watches from the list's resourceVersion with bookmarks, and relists when the watch errors,
 // expires (410), or has been silent (no event and no bookmark) for longer than `livenessMs`.
-import type { KObject } from '../../../domain/k8s.js';
-import type { Clock, Timer } from '../clock.js';
+import type { KObject } from '../../domain/k8s.js';
+import type { Clock, Timer } from '../pool/clock.js';
 import { objectKey } from './port.js';
 import type { WatchEvent } from './port.js';
 
