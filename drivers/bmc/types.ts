@@ -3,6 +3,7 @@
 import type { HardwareDetails } from '../../domain/baremetalhost.js';
 import type { ParsedBMCAddress } from '../../domain/bmc/index.js';
 import type { ErrorKind } from '../../domain/operations.js';
+import { DriverError } from '../errors.js';
 
 export interface BMCCredentials {
   username: string;
@@ -72,15 +73,9 @@ export interface BMCDriver {
 }
 
 /** Every driver failure is one of these: transient ones are retried, permanent ones are not. */
-export class BMCError extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    /** CamelCase and stable, e.g. BMCUnreachable, CredentialsInvalid, Timeout, Unsupported. */
-    readonly reason: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+export class BMCError extends DriverError {
+  constructor(kind: ErrorKind, reason: string, message: string, options?: { cause?: unknown }) {
+    super(kind, reason, message, options);
     this.name = 'BMCError';
   }
 }

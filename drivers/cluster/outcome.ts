@@ -3,8 +3,9 @@
 // thrown), the reason says where it failed, the message is scrubbed of the workload cluster's
 // credentials and capped.
 import type { OperationError } from '../../domain/operations.js';
-import { OperationFailure, scrub } from '../pool/errors.js';
-import { KubeStatusError, RequestTimeout } from '../kube/errors.js';
+import { DriverError } from '../errors.js';
+import { KubeStatusError } from '../kube/errors.js';
+import { scrub } from '../pool/errors.js';
 
 function networkCode(error: unknown): string | undefined {
   const { code, cause } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; cause?: unknown };
@@ -15,16 +16,19 @@ function networkCode(error: unknown): string | undefined {
 }
 
 function reasonOf(error: unknown): string {
-  if (error instanceof OperationFailure) {
+  // The pool's own failures (KubeconfigNotFound, …) and RequestTimeout (Timeout).
+  if (error instanceof DriverError) {
     return error.reason;
-  }
-  if (error instanceof RequestTimeout) {
-    return 'Timeout';
   }
   if (error instanceof KubeStatusError) {
     return error.code === 429 ? 'TooManyRequests' : 'APIServerError';
   }
   return networkCode(error) === undefined ? 'Unexpected' : 'APIServerUnreachable';
+}
+
+/** The delay a transient error asks for before the next attempt (else the runner's back-off). */
+export function retryAfterMs(error: unknown): number | undefined {
+  return error instanceof DriverError ? error.retryAfterMs : undefined;
 }
 
 export function transientError(error: unknown, secrets: readonly string[]): OperationError {

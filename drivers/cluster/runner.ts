@@ -26,7 +26,7 @@ import type { ClusterRequestSettings } from './config.js';
 import type { ClusterRequestMetrics } from './metrics.js';
 import { executeNodeOperation } from './node-operation.js';
 import { executeObjectPatch } from './object-patch.js';
-import { transientError } from './outcome.js';
+import { retryAfterMs, transientError } from './outcome.js';
 import { WorkloadClients } from './workload.js';
 
 export interface ClusterRequestRunnerDeps {
@@ -42,7 +42,7 @@ export interface ClusterRequestRunnerDeps {
 
 type Request = ObjectPatch | NodeOperation;
 type StatusPatch = Record<string, unknown>;
-type Outcome = { kind: 'finished'; status: StatusPatch } | { kind: 'waiting'; message: string } | { kind: 'transient'; error: OperationError };
+type Outcome = { kind: 'finished'; status: StatusPatch } | { kind: 'waiting'; message: string } | { kind: 'transient'; error: OperationError; retryAfterMs?: number };
 
 const FINAL_WRITE_ATTEMPTS = 3;
 
@@ -134,7 +134,7 @@ class ClusterKind<R extends Request> implements RequestKind<R> {
     try {
       outcome = await this.attempt(this, request);
     } catch (error) {
-      outcome = { kind: 'transient', error: transientError(error, this.context.workloads.secrets()) };
+      outcome = { kind: 'transient', error: transientError(error, this.context.workloads.secrets()), retryAfterMs: retryAfterMs(error) };
     }
     // Deleted meanwhile: nothing to record.
     return context.signal.aborted ? { kind: 'cancelled' } : this.record(request, outcome, context);
@@ -156,9 +156,10 @@ class ClusterKind<R extends Request> implements RequestKind<R> {
       return { kind: 'retry', afterMs: settings.nodeRecheckMs, failed: false };
     }
     metrics.retries.inc({ kind: this.kindName, why: 'transient' });
-    logger.warn({ ...this.fields(request), reason: outcome.error.reason, err: { message: outcome.error.message }, retryInMs: context.backoffMs }, 'transient failure; retrying');
+    const delayMs = outcome.retryAfterMs ?? context.backoffMs;
+    logger.warn({ ...this.fields(request), reason: outcome.error.reason, err: { message: outcome.error.message }, retryInMs: delayMs }, 'transient failure; retrying');
     await this.writeQuietly(request, { phase: Phase.Pending, message: outcome.error.message, ...observedTime, error: outcome.error });
-    return { kind: 'retry', afterMs: context.backoffMs, failed: true };
+    return { kind: 'retry', afterMs: delayMs, failed: true };
   }
 
   private async finish(request: R, status: StatusPatch, context: RunContext): Promise<RunOutcome> {

@@ -3,6 +3,7 @@
 // (api.ts) and the in-memory one (test/support/memory-kube.ts) both throw it; callers judge it
 // by code (isNotFound, isConflict), never by message.
 import type { ApiException } from '@kubernetes/client-node';
+import { TransientError } from '../errors.js';
 
 export class KubeStatusError extends Error {
   constructor(
@@ -17,11 +18,11 @@ export class KubeStatusError extends Error {
 }
 
 /** The call did not answer within the client's timeout. */
-export class RequestTimeout extends Error {
+export class RequestTimeout extends TransientError {
   readonly code = 'ETIMEDOUT';
 
   constructor(what: string, ms: number) {
-    super(`${what} did not answer within ${String(Math.round(ms / 1000))}s`);
+    super('Timeout', `${what} did not answer within ${String(Math.round(ms / 1000))}s`);
     this.name = 'RequestTimeout';
   }
 }

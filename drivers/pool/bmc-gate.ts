@@ -3,7 +3,8 @@
 // around every call, and the per-driver latency histogram.
 import type { BMCDriver } from '../bmc/types.js';
 import type { Clock } from './clock.js';
-import { CancelledError, TimeoutFailure } from './errors.js';
+import { CancelledError } from '../errors.js';
+import { TimeoutFailure } from './errors.js';
 import type { PoolMetrics } from './metrics.js';
 
 interface Line {

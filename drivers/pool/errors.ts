@@ -1,7 +1,8 @@
 // Error classification (docs/architecture.md rule 6, STYLE.md habit 5): every failure that ends
 // a request becomes {kind, reason, message}; messages are scrubbed of every secret the pool
 // handled for that request (rule 7) and capped in length.
-import { BMCError } from '../bmc/types.js';
+import { DriverError } from '../errors.js';
+import type { DriverErrorOptions } from '../errors.js';
 import { KubeStatusError } from '../kube/errors.js';
 import type { ErrorKind, OperationError } from '../../domain/operations.js';
 
@@ -9,14 +10,9 @@ const MAX_MESSAGE = 1024;
 const REDACTED = '[REDACTED]';
 
 /** A failure raised by the pool itself (credentials, network guard, configuration, agent). */
-export class OperationFailure extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    readonly reason: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+export class OperationFailure extends DriverError {
+  constructor(kind: ErrorKind, reason: string, message: string, options?: DriverErrorOptions) {
+    super(kind, reason, message, options);
     this.name = 'OperationFailure';
   }
 }
@@ -36,17 +32,6 @@ export class TimeoutFailure extends OperationFailure {
   }
 }
 
-export function isAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'AbortError' || error instanceof CancelledError);
-}
-
-/** The request was superseded, deleted, or the pool is shutting down. Never written to status. */
-export class CancelledError extends Error {
-  constructor(readonly why: string) {
-    super(`cancelled: ${why}`);
-    this.name = 'AbortError';
-  }
-}
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -95,9 +80,9 @@ export function classify(error: unknown, secrets: readonly string[] = []): Opera
   return { ...rawClassify(error), message: scrub(messageOf(error), secrets) };
 }
 
-/** BMCError, OperationFailure, or any error that carries its own kind and reason (agent side). */
+/** A DriverError, or any error that carries its own kind and reason (agent side). */
 function ownClassification(error: unknown): Omit<OperationError, 'message'> | undefined {
-  if (error instanceof OperationFailure || error instanceof BMCError) {
+  if (error instanceof DriverError) {
     return { kind: error.kind, reason: error.reason };
   }
   const { kind, reason } = (typeof error === 'object' && error !== null ? error : {}) as { kind?: unknown; reason?: unknown };

@@ -10,7 +10,8 @@ import { connect } from './connect.js';
 import type { ConnectDeps, Connection } from './connect.js';
 import { readCredentials } from './credentials.js';
 import type { HostIdentity, ReadCredentials } from './credentials.js';
-import { classify, isAbort } from './errors.js';
+import { isAbort } from '../errors.js';
+import { classify } from './errors.js';
 import type { ExecutionContext, HostServices, OperationResult } from './executors/context.js';
 import type { OperationStatusWriter } from './status-writer.js';
 

@@ -3,7 +3,7 @@
 // status is retried, because a lost final write would make the request look interrupted.
 import type { HostOperationStatus } from '../../domain/operations.js';
 import type { Clock } from './clock.js';
-import { CancelledError } from './errors.js';
+import { CancelledError } from '../errors.js';
 import { isNotFound } from '../kube/errors.js';
 import type { KubePort } from '../kube/port.js';
 import { writeFinalStatus } from '../runner/final-status.js';

@@ -16,7 +16,7 @@ import type { Phase } from '../../domain/operations.js';
 import { objectKey } from '../kube/port.js';
 import type { KubePort, KubeWatch, RequestResource, WatchEvent } from '../kube/port.js';
 import type { Clock, Timer } from '../pool/clock.js';
-import { CancelledError } from '../pool/errors.js';
+import { CancelledError } from '../errors.js';
 
 export type Request = KObject & { status?: { phase?: Phase } };
 

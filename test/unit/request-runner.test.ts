@@ -1,7 +1,8 @@
 // The generic request runner (drivers/runner) against the in-memory port: per-key serialisation,
 // the selection policy, back-off, run once, not-found handling and the final status write; then
 // each request kind the pool executes (HostOperation, ObjectPatch, NodeOperation) once through
-// it. Executions are controllable stand-ins; time is a manual clock, nothing sleeps.
+// it, and the one error base (drivers/errors.ts). Executions are controllable stand-ins; time is
+// a manual clock, nothing sleeps.
 import { KubeConfig } from '@kubernetes/client-node';
 import PQueue from 'p-queue';
 import { Registry } from 'prom-client';
@@ -11,14 +12,20 @@ import type { NodeOperation, ObjectPatch } from '../../domain/capi/requests.js';
 import type { KObject } from '../../domain/k8s.js';
 import { Action, Phase } from '../../domain/operations.js';
 import type { HostOperation } from '../../domain/operations.js';
+import { AgentError } from '../../drivers/agent/errors.js';
+import { BMCError } from '../../drivers/bmc/types.js';
 import { createClusterRequestMetrics } from '../../drivers/cluster/metrics.js';
+import { retryAfterMs } from '../../drivers/cluster/outcome.js';
+import { DriverError, TransientError } from '../../drivers/errors.js';
 import { ClusterRequestRunner, firstSeen } from '../../drivers/cluster/runner.js';
 import type { ClusterRequestSettings } from '../../drivers/cluster/config.js';
 import { KubeApi } from '../../drivers/kube/api.js';
-import { KubeStatusError } from '../../drivers/kube/errors.js';
+import { KubeStatusError, RequestTimeout } from '../../drivers/kube/errors.js';
 import { ManualClock } from '../../drivers/pool/clock.js';
 import type { Executor } from '../../drivers/pool/executors/index.js';
+import { classify, transient } from '../../drivers/pool/errors.js';
 import { createLogger } from '../../drivers/pool/logging.js';
+import { httpError } from '../../drivers/redfish/errors.js';
 import { highestSequence } from '../../drivers/pool/host-operations.js';
 import { writeFinalStatus } from '../../drivers/runner/final-status.js';
 import { RequestRunner } from '../../drivers/runner/runner.js';
@@ -345,5 +352,29 @@ describe('each request kind through the runner', () => {
     expect(runner.ready).toBe(true);
     expect(logs.text()).toContain('nodeoperations.ironhook.dev');
     await runner.stop();
+  });
+});
+
+// --- the error base ----------------------------------------------------------------------------------
+
+describe('one error base: every classified failure is a DriverError', () => {
+  const SECRET = 'hunter2-canary';
+  const ROWS: { name: string; error: DriverError; kind: string; reason: string; retryAfterMs?: number }[] = [
+    { name: 'BMCError', error: new BMCError('Permanent', 'CredentialsInvalid', `rejected ${SECRET}`), kind: 'Permanent', reason: 'CredentialsInvalid' },
+    { name: 'RedfishHttpError', error: httpError(503, {}, 'GET /redfish/v1'), kind: 'Transient', reason: 'BMCBusy' },
+    { name: 'AgentError', error: new AgentError('ImageChecksumMismatch', 'bad image'), kind: 'Permanent', reason: 'ImageChecksumMismatch' },
+    { name: 'OperationFailure', error: transient('KubeconfigNotFound', `no Secret ${SECRET}`), kind: 'Transient', reason: 'KubeconfigNotFound' },
+    { name: 'RequestTimeout', error: new RequestTimeout('GET Node n', 1_000), kind: 'Transient', reason: 'Timeout' },
+    { name: 'TransientError with a delay', error: new TransientError('Busy', 'later', { retryAfterMs: 7_000 }), kind: 'Transient', reason: 'Busy', retryAfterMs: 7_000 },
+    { name: 'a permanent error never has a delay', error: new DriverError('Permanent', 'Unsupported', 'no', { retryAfterMs: 7_000 }), kind: 'Permanent', reason: 'Unsupported' },
+  ];
+
+  it.each(ROWS)('$name → $kind $reason, credentials scrubbed', (row) => {
+    expect(row.error).toBeInstanceOf(DriverError);
+    const classified = classify(row.error, [SECRET]);
+    expect(classified).toMatchObject({ kind: row.kind, reason: row.reason });
+    expect(classified.message).not.toContain(SECRET);
+    expect(row.error.retryAfterMs).toBe(row.retryAfterMs);
+    expect(retryAfterMs(row.error)).toBe(row.retryAfterMs);
   });
 });
