@@ -11,7 +11,7 @@ import type { ObjectMeta } from '../../domain/k8s.js';
 import { Phase } from '../../domain/operations.js';
 import type { Clock } from '../pool/clock.js';
 import { MERGE_PATCH } from '../kube/api.js';
-import { KubeStatusError, isConflict, isNotFound } from '../kube/errors.js';
+import { KubeStatusError, isConflict, isNotFound, unlessNotFound } from '../kube/errors.js';
 import type { KubeApi } from '../kube/api.js';
 import type { WorkloadClients } from './workload.js';
 
@@ -72,14 +72,8 @@ function failed(call: Call, reason: string, message: string, node?: ObservedNode
 }
 
 async function getNode(client: KubeApi, name: string): Promise<NodeJSON | undefined> {
-  try {
-    return nodeJSON(await client.call(`GET Node ${name}`, (options) => client.core.readNode({ name }, options)));
-  } catch (error) {
-    if (isNotFound(error)) {
-      return undefined;
-    }
-    throw error;
-  }
+  const node = await unlessNotFound(client.call(`GET Node ${name}`, (options) => client.core.readNode({ name }, options)), undefined);
+  return node === undefined ? undefined : nodeJSON(node);
 }
 
 function selectorText(op: NodeOperation): string {

@@ -11,7 +11,7 @@ import { Phase } from '../../domain/operations.js';
 import type { Clock } from '../pool/clock.js';
 import { upsertConditions } from './conditions.js';
 import { alreadyApplied, failingTest } from './json-pointer.js';
-import { KubeStatusError, isConflict, isNotFound } from '../kube/errors.js';
+import { KubeStatusError, isConflict, isNotFound, unlessNotFound } from '../kube/errors.js';
 import type { KubeApi } from '../kube/api.js';
 import { jsonPatchTarget, readTarget, replaceTarget } from './objects.js';
 import { checkTarget } from './targets.js';
@@ -56,15 +56,8 @@ function finished(step: Step, now: string): ObjectPatchStatus {
   };
 }
 
-async function read(ctx: PatchContext, ref: TargetRef): Promise<KObject | undefined> {
-  try {
-    return await readTarget(ctx.management, ref);
-  } catch (error) {
-    if (isNotFound(error)) {
-      return undefined;
-    }
-    throw error;
-  }
+function read(ctx: PatchContext, ref: TargetRef): Promise<KObject | undefined> {
+  return unlessNotFound(readTarget(ctx.management, ref), undefined);
 }
 
 const notFound = (request: ObjectPatch): Step => ({ reason: PatchReason.NotFound, message: `${request.spec.target.kind} ${request.spec.target.name} does not exist` });

@@ -6,7 +6,7 @@ import type { ConfigurationOptions, CoreV1Event, V1Lease, V1Secret } from '@kube
 import type { KObject } from '../../domain/k8s.js';
 import type { Clock } from '../pool/clock.js';
 import { KubeApi, MERGE_PATCH } from './api.js';
-import { isNotFound } from './errors.js';
+import { unlessNotFound } from './errors.js';
 import { Reflector } from './reflector.js';
 import type { ListResult, ReflectorTransport, RestartReason, WatchStream } from './reflector.js';
 import { REQUEST_GROUP, REQUEST_VERSION } from './port.js';
@@ -151,26 +151,13 @@ export class KubeClient implements KubePort {
   }
 
   async servedRequestResources(): Promise<string[]> {
-    try {
-      const list = await this.call(`discovery of ${REQUEST_GROUP}/${REQUEST_VERSION}`, (call) => this.api.custom.getAPIResources({ group: REQUEST_GROUP, version: REQUEST_VERSION }, call));
-      return list.resources.map((resource) => resource.name);
-    } catch (error) {
-      if (isNotFound(error)) {
-        return [];
-      }
-      throw error;
-    }
+    const list = await unlessNotFound(this.call(`discovery of ${REQUEST_GROUP}/${REQUEST_VERSION}`, (call) => this.api.custom.getAPIResources({ group: REQUEST_GROUP, version: REQUEST_VERSION }, call)), undefined);
+    return list?.resources.map((resource) => resource.name) ?? [];
   }
 
   async getSecret(namespace: string, name: string): Promise<Secret | undefined> {
-    try {
-      return secretJSON(await this.call(`GET Secret ${namespace}/${name}`, (call) => this.api.core.readNamespacedSecret({ namespace, name }, call)));
-    } catch (error) {
-      if (isNotFound(error)) {
-        return undefined;
-      }
-      throw error;
-    }
+    const secret = await unlessNotFound(this.call(`GET Secret ${namespace}/${name}`, (call) => this.api.core.readNamespacedSecret({ namespace, name }, call)), undefined);
+    return secret === undefined ? undefined : secretJSON(secret);
   }
 
   async patchSecretMetadata(namespace: string, name: string, patch: SecretMetadataPatch): Promise<Secret> {
@@ -188,14 +175,8 @@ export class KubeClient implements KubePort {
   }
 
   async getLease(namespace: string, name: string): Promise<Lease | undefined> {
-    try {
-      return leaseJSON(await this.call(`GET Lease ${namespace}/${name}`, (call) => this.api.coordination.readNamespacedLease({ namespace, name }, call)));
-    } catch (error) {
-      if (isNotFound(error)) {
-        return undefined;
-      }
-      throw error;
-    }
+    const lease = await unlessNotFound(this.call(`GET Lease ${namespace}/${name}`, (call) => this.api.coordination.readNamespacedLease({ namespace, name }, call)), undefined);
+    return lease === undefined ? undefined : leaseJSON(lease);
   }
 
   async createLease(lease: Lease): Promise<Lease> {

@@ -39,6 +39,18 @@ export function statusCode(error: unknown): number | undefined {
 export const isNotFound = (error: unknown): boolean => statusCode(error) === 404;
 export const isConflict = (error: unknown): boolean => statusCode(error) === 409;
 
+/** What `call` resolves to, or `absent` when the apiserver answered 404; other failures pass. */
+export async function unlessNotFound<T, A>(call: Promise<T>, absent: A): Promise<T | A> {
+  try {
+    return await call;
+  } catch (error) {
+    if (isNotFound(error)) {
+      return absent;
+    }
+    throw error;
+  }
+}
+
 interface StatusBody {
   kind?: unknown;
   reason?: unknown;

@@ -189,28 +189,23 @@ describe('run once', () => {
     expect(t.started()).toEqual([]);
   });
 
-  it('never runs a request again that it finished, also when the watch replays it unfinished', async () => {
-    const t = setup();
-    await t.runner.start();
-    t.put('a', 'k');
-    await flush();
-    t.run('a').end(finished);
-    await flush();
-    t.put('a', 'k');
-    await flush();
-    expect(t.started()).toEqual(['a']);
-  });
+  type Setup = ReturnType<typeof setup>;
+  const AGAIN: { name: string; end: (t: Setup) => void; then: (t: Setup) => void; crashes: string[] }[] = [
+    { name: 'finished by its run, then replayed unfinished by the watch', end: (t) => { t.run('a').end(finished); }, then: (t) => { t.put('a', 'k'); }, crashes: [] },
+    { name: 'its run threw (a bug): counts as finished, never loops', end: (t) => { t.run('a').end(Promise.reject(new Error('bug')) as never); }, then: (t) => { t.put('a', 'k'); }, crashes: ['a'] },
+    { name: 'deleted while its retry timer runs', end: (t) => { t.run('a').end({ kind: 'retry', afterMs: 1_000, failed: true }); }, then: (t) => { t.kube.remove('objectpatches', 'ns', 'a'); t.clock.advance(60_000); }, crashes: [] },
+  ];
 
-  it('a run that throws counts as finished (never loops)', async () => {
+  it.each(AGAIN)('never runs a request again: $name', async (row) => {
     const t = setup();
     await t.runner.start();
     t.put('a', 'k');
     await flush();
-    t.runs[0]!.end(Promise.reject(new Error('bug')) as never);
+    row.end(t);
     await flush();
-    t.put('a', 'k');
+    row.then(t);
     await flush();
-    expect(t.crashes).toEqual(['a']);
+    expect(t.crashes).toEqual(row.crashes);
     expect(t.started()).toEqual(['a']);
   });
 });
@@ -229,19 +224,6 @@ describe('not found', () => {
     t.run('a').end({ kind: 'cancelled' });
     await flush();
     expect(t.started()).toEqual(['a', 'b']);
-  });
-
-  it('a retry timer of a deleted request never fires a run', async () => {
-    const t = setup();
-    await t.runner.start();
-    t.put('a', 'k');
-    await flush();
-    t.run('a').end({ kind: 'retry', afterMs: 1_000, failed: true });
-    await flush();
-    t.kube.remove('objectpatches', 'ns', 'a');
-    t.clock.advance(60_000);
-    await flush();
-    expect(t.started()).toEqual(['a']);
   });
 
   it('stop cancels what runs and takes no new work', async () => {
