@@ -1,5 +1,5 @@
 /**
- * Layering (DESIGN.md §2, STYLE.md habit 6): hooks are pure functions; they never reach
+ * Layering: hooks are pure functions; they never reach
  * drivers, the Kubernetes client, BMC transports, clocks or randomness. Product tree vs dev
  * tree: domain/, platform/, hooks/ and drivers/ are what the images run; devenv/, emulators/,
  * scripts/, bench/ and test/ are not, and only test/ imports test/.

@@ -1,4 +1,4 @@
-// Lint budgets (STYLE.md habit 7): small functions, shallow nesting, no floating promises.
+// Lint budgets: small functions, shallow nesting, no floating promises.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

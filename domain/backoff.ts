@@ -1,4 +1,4 @@
-// Upstream's error back-off (reference/baremetalhost.md §2.5), with jitter derived from the
+// Upstream's error back-off, with jitter derived from the
 // host's identity instead of a random number generator so hooks stay deterministic.
 import { unitInterval } from './naming.js';
 

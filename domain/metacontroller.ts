@@ -1,4 +1,4 @@
-// Metacontroller hook version v2 request and response bodies (reference/metacontroller.md §5).
+// Metacontroller hook version v2 request and response bodies.
 import type { KObject } from './k8s.js';
 import { isRecord } from './records.js';
 

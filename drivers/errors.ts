@@ -1,4 +1,4 @@
-// The one base of every classified failure in the driver pool (DESIGN.md §3, STYLE.md habit 5):
+// The one base of every classified failure in the driver pool:
 // a kind (Transient: try again, Permanent: retrying cannot help) and a stable CamelCase reason,
 // the way Kopf's TemporaryError(delay) and PermanentError work (kind Permanent here). A transient error may say how
 // long to wait before the next attempt (retryAfterMs); without it the runner's back-off decides.

@@ -1,5 +1,5 @@
-// Structured JSON logging shared by the hook server and the driver pool (ecosystem.md C3,
-// ADR 0002): pino, one line per event, fixed field names chosen by each process, and redaction
+// Structured JSON logging shared by the hook server and the driver pool (ADR
+// 0002): pino, one line per event, fixed field names chosen by each process, and redaction
 // of every secret-looking key at any depth pino can reach. Never log a request body.
 import { pino, type DestinationStream, type Level, type Logger } from 'pino';
 

@@ -1,4 +1,4 @@
-// Fluent fixture builders for BareMetalHost hook tests and the benchmarks (STYLE.md habit 9).
+// Fluent fixture builders for BareMetalHost hook tests and the benchmarks.
 // Here, not in test/, because bench/ uses them and nothing outside test/ imports test/.
 import type { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, ProvisioningState } from '../../domain/baremetalhost.js';
 import type { KObject } from '../../domain/k8s.js';

@@ -1,4 +1,4 @@
-// BMC address parsing (reference/baremetalhost.md §4.1): upstream's GetParsedURL fallbacks,
+// BMC address parsing: upstream's GetParsedURL fallbacks,
 // the host-name check and the scheme lookup, then the IPMI and Redfish specifics.
 // Pure: no I/O, never throws for user input.
 //

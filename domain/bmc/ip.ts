@@ -1,4 +1,4 @@
-// IP-literal and host-name checks for BMC addresses (reference/baremetalhost.md §4.1 rule 5).
+// IP-literal and host-name checks for BMC addresses.
 // Written without node:net so that pure hook code can use it; the accepted forms are those of
 // Go's net.ParseIP (dotted-quad IPv4 without leading zeros; IPv6 with at most one "::", optional
 // trailing dotted-quad; no zone).

@@ -1,4 +1,4 @@
-// MAC address parsing with the forms Go's net.ParseMAC accepts (reference §5.2 rule 10):
+// MAC address parsing with the forms Go's net.ParseMAC accepts:
 //   00:00:5e:00:53:01   00-00-5e-00-53-01   0000.5e00.5301
 // for 6-byte (EUI-48), 8-byte (EUI-64) and 20-byte (InfiniBand) addresses. The result is the
 // lower-case colon form, so "00-AA-bb-CC-dd-EE" and "00aa.bbcc.ddee" both become "00:aa:bb:cc:dd:ee".

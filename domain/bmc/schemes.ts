@@ -1,4 +1,4 @@
-// The BMC scheme registry (STYLE.md habit 10; reference/baremetalhost.md §4.2).
+// The BMC scheme registry.
 //
 // Each registered scheme says which driver family talks to the BMC and what that driver can do.
 // Hooks read only these capabilities; the driver pool picks its implementation by `driver`.

@@ -1,6 +1,6 @@
-// BMC-dependent host validation with upstream-like messages (reference/baremetalhost.md §5.2
-// rules 1, 8, 9, 10, 11 and the driver part of 17; §6 for the credentials/address messages;
-// §4.2 for PROVISIONING_NETWORK_DISABLED).
+// BMC-dependent host validation with upstream-like messages (upstream's
+// webhook rules on the BMC address and its driver, its credentials messages and
+// PROVISIONING_NETWORK_DISABLED).
 
 import { parseBMCAddress } from './address.js';
 import type { ParsedBMCAddress } from './address.js';

@@ -1,4 +1,4 @@
-// Cluster API names shared by the CAPM3-compatible kinds (reference/capm3-ipam.md §1, §2, §10):
+// Cluster API names shared by the CAPM3-compatible kinds:
 // groups and versions, contract labels, the well-known labels and annotations, and the small
 // reference types that differ between v1beta1 and v1beta2.
 import type { ObjectReference } from '../k8s.js';
@@ -16,7 +16,7 @@ export type InfraVersion = 'v1beta1' | 'v1beta2';
 export const HUB_VERSION: InfraVersion = 'v1beta2';
 export const SPOKE_VERSION: InfraVersion = 'v1beta1';
 
-/** CRD labels Cluster API reads to learn which contract a provider's versions speak (§1, §10). */
+/** CRD labels Cluster API reads to learn which contract a provider's versions speak. */
 export const CONTRACT_LABELS: Readonly<Record<string, string>> = {
   'cluster.x-k8s.io/v1beta1': 'v1beta1',
   'cluster.x-k8s.io/v1beta2': 'v1beta2',

@@ -1,6 +1,6 @@
-// v1beta1 ↔ v1beta2 for Metal3Cluster and Metal3ClusterTemplate (reference §3.1): failureDomains
+// v1beta1 ↔ v1beta2 for Metal3Cluster and Metal3ClusterTemplate: failureDomains
 // map ↔ list sorted by name (controlPlane only when true; another list order is kept), noCloudProvider (v1beta1 only) as the
-// inverse of cloudProviderEnabled, the contract status moves (§10.3). Whatever one version cannot
+// inverse of cloudProviderEnabled, the contract status moves. Whatever one version cannot
 // say (an explicit controlPlane: false, which of the two cloud-provider fields was written) is
 // kept in the conversion annotation.
 import { isRecord, type Kept, type KindConverter } from '../capi/conversion.js';

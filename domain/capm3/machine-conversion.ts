@@ -1,4 +1,4 @@
-// v1beta1 ↔ v1beta2 for Metal3Machine and Metal3MachineTemplate (reference §4.1, §5):
+// v1beta1 ↔ v1beta2 for Metal3Machine and Metal3MachineTemplate:
 // image.format ↔ image.diskFormat, the contract status moves (ready ↔ initialization.provisioned,
 // failureReason/failureMessage/conditions ↔ deprecated.v1beta1, v1beta2.conditions ↔ conditions),
 // dataTemplate and renderedData ObjectReference ↔ Metal3ObjectRef, and status.phase (v1beta1

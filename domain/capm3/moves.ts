@@ -95,7 +95,7 @@ export function moveStep(plan: MovePlan): ConversionStep {
   };
 }
 
-/** The status moves every Cluster API v1beta2 contract kind shares (§4.1, §10.3). */
+/** The status moves every Cluster API v1beta2 contract kind shares. */
 export function contractStatusMoves(): FieldMove[] {
   return [
     { v1beta1: 'status.ready', v1beta2: 'status.initialization.provisioned' },

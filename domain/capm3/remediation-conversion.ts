@@ -1,4 +1,4 @@
-// v1beta1 ↔ v1beta2 for Metal3Remediation and Metal3RemediationTemplate (reference §8.1): the
+// v1beta1 ↔ v1beta2 for Metal3Remediation and Metal3RemediationTemplate: the
 // strategy's Go duration `timeout` ("600s", "10m", "1h30m") ↔ whole `timeoutSeconds`. A duration
 // that is not exactly "<seconds>s" (another spelling, a fraction, garbage) is kept verbatim in the
 // conversion annotation and comes back as written while the seconds still match.

@@ -1,4 +1,4 @@
-// The Cluster API provider kinds (reference/capm3-ipam.md §1, §3–5, §8): names, finalizers, the
+// The Cluster API provider kinds: names, finalizers, the
 // remediation enums and the building blocks their v1beta1 ↔ v1beta2 converters share.
 import { type Body, type Converted, type Kept, type KindConverter } from '../capi/conversion.js';
 import { INFRA_GROUP } from '../capi/types.js';
@@ -35,7 +35,7 @@ export const RemediationPhase = {
   Failed: 'Failed',
 } as const;
 
-/** Template defaults (§8.1): what Cluster API's MachineHealthCheck copies into a Metal3Remediation. */
+/** Template defaults: what Cluster API's MachineHealthCheck copies into a Metal3Remediation. */
 export const REMEDIATION_DEFAULTS = { type: REBOOT_STRATEGY, retryLimit: 1, timeoutSeconds: 600 } as const;
 
 // --- v1beta2 (stored) shapes: generated from manifests/crds (scripts/api-types.ts) ------------

@@ -1,4 +1,4 @@
-// IP address arithmetic for IPAM (reference/capm3-ipam.md §9.2): strict parsing, Go-compatible
+// IP address arithmetic for IPAM: strict parsing, Go-compatible
 // canonical text (net.IP.String(), i.e. RFC 5952 for IPv6), BigInt values so IPv4 and IPv6
 // offsets use the same code, and the IPAddress object names upstream derives from addresses.
 

@@ -1,4 +1,4 @@
-// `spec.pools` as ordered address ranges (reference/capm3-ipam.md §9.2). Upstream walks index
+// `spec.pools` as ordered address ranges. Upstream walks index
 // 0, 1, 2, … from the first candidate until a candidate falls out of bounds; that walk visits
 // exactly the closed interval [first, last] computed here, so no caller ever needs to walk it.
 import {

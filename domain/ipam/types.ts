@@ -1,5 +1,5 @@
 // ipam.metal3.io/v1alpha1 IPPool, IPClaim and IPAddress, and the Cluster API IPAM kinds the
-// pools also serve (reference/capm3-ipam.md §9, §10; ecosystem.md C5). Field names are upstream's.
+// pools also serve. Field names are upstream's.
 import type { IPAddressSpec } from '../api/ipam.metal3.io/v1alpha1/ipaddress.js';
 import type { IPClaimSpec, IPClaimStatus } from '../api/ipam.metal3.io/v1alpha1/ipclaim.js';
 import type { IPPoolSpec, IPPoolStatus } from '../api/ipam.metal3.io/v1alpha1/ippool.js';
@@ -18,7 +18,7 @@ export const Kind = {
   Cluster: 'Cluster',
 } as const;
 
-/** Upstream's finalizer names (reference §1); Ironhook's equivalents are Metacontroller's, below. */
+/** Upstream's finalizer names; Ironhook's equivalents are Metacontroller's, below. */
 export const UpstreamFinalizer = {
   IPPool: 'ippool.ipam.metal3.io',
   IPClaim: 'ipclaim.ipam.metal3.io',

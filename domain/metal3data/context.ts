@@ -4,7 +4,7 @@ import type { KObject } from '../k8s.js';
 import { formatAddress } from '../ipam/address.js';
 import type { SourceObject } from './types.js';
 
-/** What an IPAddress of one pool says (reference §7.7: address, prefix, gateway, DNS servers). */
+/** What an IPAddress of one pool says (address, prefix, gateway, DNS servers). */
 export interface PoolAddress {
   address: string;
   prefix: number;

@@ -1,5 +1,5 @@
-// v1beta1 ↔ v1beta2 for Metal3DataTemplate, Metal3Data and Metal3DataClaim (reference §2, §7.1,
-// §7.2, §10.3): metaData `*FromIPPool` ↔ `*FromPool`, bond parameters map ↔ list, status.indexes
+// v1beta1 ↔ v1beta2 for Metal3DataTemplate, Metal3Data and Metal3DataClaim:
+// metaData `*FromIPPool` ↔ `*FromPool`, bond parameters map ↔ list, status.indexes
 // map ↔ list, ObjectReference ↔ Metal3ObjectRef, templateReference (v1beta1 only) and
 // fromHostInterfaces[].fromBootMAC (v1beta2 only) kept in the conversion annotation.
 import { isRecord, joinReference, referenceKept, splitReference, type Body, type Converted, type Kept, type KindConverter } from '../capi/conversion.js';

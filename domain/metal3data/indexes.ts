@@ -1,4 +1,4 @@
-// Index allocation of a Metal3DataTemplate (reference §7.4): every claim gets the lowest
+// Index allocation of a Metal3DataTemplate: every claim gets the lowest
 // non-negative index no Metal3Data uses, and keeps it for as long as the claim lives. The
 // template's observed Metal3Data children are the memory; the committed status.indexes covers
 // children Metacontroller's cache does not show yet.

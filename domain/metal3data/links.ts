@@ -1,4 +1,4 @@
-// networkData links (reference §7.9): bonds, then ethernets, then VLANs, each with the MAC its
+// networkData links: bonds, then ethernets, then VLANs, each with the MAC its
 // macAddress source gives (a literal, a host NIC by name, or an annotation).
 import type { YamlValue } from './goyaml/emit.js';
 import { annotationOf, hostInterfaceMac, RenderError, sourceObject, type RenderContext } from './context.js';

@@ -1,4 +1,4 @@
-// The metaData Secret (reference §7.8): a flat map of strings, written source by source in
+// The metaData Secret: a flat map of strings, written source by source in
 // upstream's order (a later source wins on a duplicate key), then the forced `providerid`.
 import { goYaml } from './goyaml/emit.js';
 import { annotationOf, bootMac, hostInterfaceMac, labelOf, poolAddress, sourceObject, type RenderContext } from './context.js';
@@ -50,7 +50,7 @@ const WRITERS: readonly Writer[] = [
   },
 ];
 
-/** `<metal3machine namespace>/<host name>/<metal3machine name>`, always present (§7.8, §4.8). */
+/** `<metal3machine namespace>/<host name>/<metal3machine name>`, always present. */
 export function providerId(ctx: Pick<RenderContext, 'metal3Machine' | 'host'>): string {
   const m3m = ctx.metal3Machine.metadata;
   return `${m3m.namespace ?? ''}/${ctx.host.metadata.name ?? ''}/${m3m.name ?? ''}`;

@@ -1,4 +1,4 @@
-// The networkData Secret (reference §7.9): OpenStack network_data.json's shape written as YAML,
+// The networkData Secret: OpenStack network_data.json's shape written as YAML,
 // `links`, `networks` (static from pools, DHCP, SLAAC, with routes) and `services` (DNS).
 import { goYaml, type YamlValue } from './goyaml/emit.js';
 import { annotationOf, netmask, poolAddress, RenderError, sourceObject, type RenderContext } from './context.js';

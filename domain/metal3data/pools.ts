@@ -1,4 +1,4 @@
-// The IP pools a template needs (reference §7.7): every pool any metaData list, static network,
+// The IP pools a template needs: every pool any metaData list, static network,
 // route gateway or DNS source names, one entry per pool name. A name used with two different
 // kinds is an error. Pools named by an annotation are resolved from the rendering's objects.
 import { IPAM_GROUP, Kind as IpamKind } from '../ipam/types.js';

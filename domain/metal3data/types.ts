@@ -1,4 +1,4 @@
-// Metal3DataTemplate, Metal3Data and Metal3DataClaim (reference/capm3-ipam.md §7) in their
+// Metal3DataTemplate, Metal3Data and Metal3DataClaim in their
 // v1beta2 (hub) wire form, and the names Ironhook adds around them. The API server enforces the
 // schema, so a field the CRD requires is present; the renderers decide what a missing optional
 // field means.
@@ -18,7 +18,7 @@ export const Resource = {
   Metal3DataClaim: 'metal3dataclaims',
 } as const;
 
-/** Upstream's finalizers (§1); in Ironhook Metacontroller's finalizers play their part. */
+/** Upstream's finalizers; in Ironhook Metacontroller's finalizers play their part. */
 export const UpstreamFinalizer = {
   Metal3DataTemplate: 'metal3datatemplate.infrastructure.cluster.x-k8s.io',
   Metal3Data: 'metal3data.infrastructure.cluster.x-k8s.io',

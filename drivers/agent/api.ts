@@ -1,4 +1,4 @@
-// The "Ironic" API an IPA-compatible agent calls (reference/bmc-drivers.md §7.2): version
+// The "Ironic" API an IPA-compatible agent calls: version
 // documents, lookup, heartbeat and the in-band inspection callback. Pure wiring over
 // AgentState; no listening here (server.ts), testable with supertest.
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';

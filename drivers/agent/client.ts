@@ -1,4 +1,4 @@
-// Commands to an IPA-compatible agent (reference/bmc-drivers.md §7.1–7.2): POST
+// Commands to an IPA-compatible agent: POST
 // /v1/commands/?wait=false, then poll GET /v1/commands/ until the command is no longer RUNNING,
 // with Ironic's timeouts. After a connection error on a POST, the last command is checked
 // before anything is sent again, so a command that did start is never started twice.

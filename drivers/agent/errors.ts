@@ -1,4 +1,4 @@
-// Classified agent failures (DESIGN.md §3): the pool turns kind/reason into a request's
+// Classified agent failures: the pool turns kind/reason into a request's
 // status.error. Messages never carry tokens, URLs with queries or user data.
 // AgentError is a BMCError, so the pool classifies agent failures like every driver failure.
 import { BMCError } from '../bmc/types.js';

@@ -1,4 +1,4 @@
-// standby.prepare_image parameters (reference/bmc-drivers.md §7.1) from a host's spec.image
+// standby.prepare_image parameters from a host's spec.image
 // and its config drive, the way Ironic builds image_info for an http(s) image.
 import { parse as parseYAML } from 'yaml';
 import { AgentError } from './errors.js';

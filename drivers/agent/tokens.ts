@@ -1,4 +1,4 @@
-// Per-host agent tokens (reference/bmc-drivers.md §7.2): 32 random bytes, base64url (43
+// Per-host agent tokens: 32 random bytes, base64url (43
 // characters, above IPA's 32-character minimum). Compared in constant time, never logged.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 

@@ -1,4 +1,4 @@
-// The driver registry (STYLE.md habit 10): one factory per driver family. The scheme registry in
+// The driver registry: one factory per driver family. The scheme registry in
 // domain/bmc says which family an address belongs to; this table says which code talks to it.
 // Each driver adds one registration line below; nothing else branches on the family.
 import type { BMCDriverFamily } from '../../domain/bmc/index.js';

@@ -1,4 +1,4 @@
-// The one interface every BMC driver implements (DESIGN.md §4). The pool picks an
+// The one interface every BMC driver implements. The pool picks an
 // implementation by the address's driver family (domain/bmc scheme registry).
 import type { HardwareDetails } from '../../domain/baremetalhost.js';
 import type { ParsedBMCAddress } from '../../domain/bmc/index.js';

@@ -1,4 +1,4 @@
-// ipmitool's command line (reference/bmc-drivers.md §2.4, §6). Pure. The password is never an
+// ipmitool's command line. Pure. The password is never an
 // argument: "-E" makes ipmitool read IPMI_PASSWORD from the environment, "-f <file>" reads a
 // 0600 file. The cipher suite, privilege level, port and ipmitool's own retry knobs are always
 // explicit (without -C, ipmitool probes suites first: 10 s against ipmi_sim).

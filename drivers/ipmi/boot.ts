@@ -1,4 +1,4 @@
-// Boot device commands (reference/bmc-drivers.md §6), pure. What is sent, in order:
+// Boot device commands, pure. What is sent, in order:
 //   1. `raw 0x00 0x08 0x03 0x08` (Set System Boot Options, parameter 3 "BMC boot flag valid
 //      bit clearing", bit 3: do not clear the valid bit when the spec's 60 s timer expires),
 //      as Ironic sends it, unless disableBootTimeout is off (OpenBMC rejects it);

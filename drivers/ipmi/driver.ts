@@ -1,4 +1,4 @@
-// The IPMI BMCDriver over Debian's ipmitool (DESIGN.md §4, docs/ipmi.md). Every BMC call is one
+// The IPMI BMCDriver over Debian's ipmitool (docs/ipmi.md). Every BMC call is one
 // or more ipmitool runs through IpmitoolTransport; this file maps the driver interface onto
 // them and parses what comes back.
 import { IPMI_PRIVILEGE_LEVELS } from '../../domain/bmc/index.js';

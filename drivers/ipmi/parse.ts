@@ -1,4 +1,4 @@
-// Strict parsers for ipmitool's stdout (reference/bmc-drivers.md §6). Each accepts exactly
+// Strict parsers for ipmitool's stdout. Each accepts exactly
 // the documented forms and throws IPMIParseError for anything else, as Ironic treats any other
 // power status text as an error.
 import type { PowerState } from '../bmc/types.js';

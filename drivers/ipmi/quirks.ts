@@ -1,4 +1,4 @@
-// Vendor quirks as data (STYLE.md habit 10), keyed by the IANA manufacturer ID `mc info`
+// Vendor quirks as data, keyed by the IANA manufacturer ID `mc info`
 // reports. Add a row, not a branch.
 
 export interface IPMIQuirks {

@@ -1,4 +1,4 @@
-// The provisioning limit (reference/baremetalhost.md §2.7, upstream PROVISIONING_LIMIT, default
+// The provisioning limit (upstream's PROVISIONING_LIMIT, default
 // 20): Inspect, Provision and Deprovision on schemes that do not boot ISOs hold a slot while they
 // run. A request found Running after a restart always gets its slot (a host already counted as
 // busy always passes), so the count may briefly exceed the limit. Waiters are woken in order.

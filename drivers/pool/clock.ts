@@ -1,4 +1,4 @@
-// Time as a port (STYLE.md habit 8): the pool never calls Date.now() or setTimeout directly, so
+// Time as a port: the pool never calls Date.now() or setTimeout directly, so
 // notBefore, settle polling, lease renewal and monitor intervals run on virtual time in tests.
 
 export interface Timer {

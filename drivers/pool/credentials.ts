@@ -1,4 +1,4 @@
-// BMC credentials (reference/baremetalhost.md §6): the Secret named by spec.bmc.credentialsName in
+// BMC credentials: the Secret named by spec.bmc.credentialsName in
 // the host's namespace, keys username/password, values trimmed. Register claims it like BMO: the
 // label environment.metal3.io=baremetal, a non-controller ownerReference to the host, and the
 // finalizer baremetalhost.metal3.io/secret (not on a Secret that is being deleted); Delete

@@ -1,4 +1,4 @@
-// Error classification (docs/architecture.md rule 6, STYLE.md habit 5): every failure that ends
+// Error classification (docs/architecture.md rule 6): every failure that ends
 // a request becomes {kind, reason, message}; messages are scrubbed of every secret the pool
 // handled for that request (rule 7) and capped in length.
 import { DriverError } from '../errors.js';

@@ -1,5 +1,4 @@
-// Kubernetes Events on the BareMetalHost with upstream's reasons (reference/baremetalhost.md
-// §2.14): core/v1 Events, type Normal like BMO, generateName "<Reason>-", reportingComponent
+// Kubernetes Events on the BareMetalHost with upstream's reasons: core/v1 Events, type Normal like BMO, generateName "<Reason>-", reportingComponent
 // ironhook.dev/driver-pool. The same (host, reason, message) within the de-duplication window
 // bumps the existing Event's count instead of creating another one, so a flapping host does
 // not spam "PowerOn" every few seconds. Recording never throws: an Event is not worth failing

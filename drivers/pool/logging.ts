@@ -1,4 +1,4 @@
-// Structured JSON logs for the driver pool (ecosystem.md C3; the hook server's ADR 0002 rules):
+// Structured JSON logs for the driver pool (the hook server's ADR 0002 rules):
 // fixed field names, pino redaction of every secret-looking key, never a Secret's data, never a
 // password, agent token or user data, at any level. Error messages from drivers are scrubbed of
 // the request's secrets before they get here (errors.ts), redaction is the second line.

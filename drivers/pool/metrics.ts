@@ -1,4 +1,4 @@
-// Prometheus metrics of the driver pool (ecosystem.md C2): upstream's metal3_* names and labels
+// Prometheus metrics of the driver pool: upstream's metal3_* names and labels
 // where the pool does what BMO did, plus the pool's own ironhook_* gauges and BMC call latency.
 // One Registry per pool, never prom-client's global one.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';

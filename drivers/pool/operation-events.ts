@@ -1,5 +1,5 @@
-// Which Event a request emits when it starts, succeeds or fails: upstream's reasons
-// (reference/baremetalhost.md §2.5, §2.14). Data, one row per action.
+// Which Event a request emits when it starts, succeeds or fails: upstream's reasons.
+// Data, one row per action.
 import { Action } from '../../domain/operations.js';
 import type { HostOperation, OperationError } from '../../domain/operations.js';
 import { displayURL } from './executors/context.js';

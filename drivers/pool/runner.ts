@@ -1,7 +1,7 @@
 // Runs one request once: Running (keeping startTime when resumed), the action's executor,
 // then Succeeded or Failed with a classified error. A cancelled run (superseded, deleted, shut
 // down) writes nothing more: its status stays resumable. Events and metrics follow the status
-// write they describe (STYLE.md habit 4).
+// write they describe.
 import { formatTime } from '../../domain/backoff.js';
 import { Action, Phase } from '../../domain/operations.js';
 import type { HostOperation, HostOperationStatus, OperationError } from '../../domain/operations.js';

@@ -1,4 +1,4 @@
-// Redfish authentication (reference/bmc-drivers.md §5.2): basic, session, or auto (a session
+// Redfish authentication: basic, session, or auto (a session
 // when the BMC offers a session service, basic otherwise or when the session service fails for a
 // reason other than the credentials). A failed POST to Sessions is never retried. Sessions are
 // deleted on logout, because BMCs allow only a handful at a time.

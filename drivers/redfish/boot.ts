@@ -1,4 +1,4 @@
-// Boot override (reference/bmc-drivers.md §5.4): PATCH Boot with only the fields that change
+// Boot override: PATCH Boot with only the fields that change
 // and If-Match from the latest GET; a target and mode the BMC allows; Continuous falling back to
 // Once (remembered and re-applied before every power on); the mode as its own PATCH, re-sent
 // after every device change where the vendor resets it. A System with @Redfish.Settings whose

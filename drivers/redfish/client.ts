@@ -1,7 +1,7 @@
 // The Redfish client: one per BMC. Authentication (basic/session/auto) with one re-login and
 // replay on a 401 during a session, GET-only retries on transient failures, PATCH with If-Match
-// and sushy's weak → strong → none downgrade on 412 (reference/bmc-drivers.md §5.7), and task
-// monitors for 202 (§5.8). No caching of mutable state: callers GET before they decide, and take
+// and sushy's weak → strong → none downgrade on 412, and task
+// monitors for 202. No caching of mutable state: callers GET before they decide, and take
 // the ETag from that same GET. Every error leaving this class is a scrubbed BMCError.
 import { BMCError } from '../bmc/types.js';
 import type { BMCCredentials } from '../bmc/types.js';

@@ -1,4 +1,4 @@
-// Time as a port (STYLE.md habit 8): the driver never reads Date.now() or calls setTimeout
+// Time as a port: the driver never reads Date.now() or calls setTimeout
 // directly, so unit tests drive waiting with a virtual clock and never sleep.
 
 export interface Clock {

@@ -1,4 +1,4 @@
-// Out-of-band inventory (reference/bmc-drivers.md §5.6) in the shape of status.hardware:
+// Out-of-band inventory in the shape of status.hardware:
 // CPU from Processors (threads summed, architecture from the first that reports it), RAM from
 // MemorySummary (or the Memory modules), NICs with MACs and addresses from EthernetInterfaces,
 // disks from Storage/Drives (SimpleStorage devices when Storage lists none), the system vendor

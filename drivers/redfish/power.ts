@@ -1,4 +1,4 @@
-// Power over Redfish as Ironic does it (reference/bmc-drivers.md §5.3): read PowerState
+// Power over Redfish as Ironic does it: read PowerState
 // (PoweringOn counts as on, PoweringOff as off), POST ComputerSystem.Reset with a ResetType the
 // BMC allows (AllowableValues or ActionInfo), and a hard reboot as ForceOff → wait → On. A 2xx
 // never means the state already changed, so callers wait with waitForPower (back-off polling).

@@ -1,4 +1,4 @@
-// Task monitors (reference/bmc-drivers.md §5.8): a 202 answer names a monitor in Location; poll
+// Task monitors: a 202 answer names a monitor in Location; poll
 // it while it answers 202 (or a Task that is still running), sleeping Retry-After or 1 s, until
 // the final answer or a deadline. A finished Task in Exception/Killed/Cancelled is a failure.
 import type { Clock } from './clock.js';

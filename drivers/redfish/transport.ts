@@ -1,4 +1,4 @@
-// HTTP to one BMC on undici 7 (reference/bmc-drivers.md §1.4): one Pool per BMC origin with a
+// HTTP to one BMC on undici 7: one Pool per BMC origin with a
 // small connection limit, connect/headers/body timeouts plus an overall deadline, TLS
 // verification on unless disableCertificateVerification, and an optional per-BMC CA bundle.
 // Bodies are sent as strings (Content-Length, never chunked). Nothing here knows about auth.

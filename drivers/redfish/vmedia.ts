@@ -1,4 +1,4 @@
-// Virtual media (reference/bmc-drivers.md §5.5): devices found under the System or its Managers
+// Virtual media: devices found under the System or its Managers
 // (order from the vendor row), the first whose MediaTypes has CD or DVD. Insert with
 // InsertMedia {Image} (adding TransferProtocolType when the BMC asks for it), or by PATCH where
 // the BMC has no actions (Lenovo XCC). Eject with an empty POST, retried with `{}` on 400/415

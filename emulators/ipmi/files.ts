@@ -1,4 +1,4 @@
-// The files ipmi_sim runs from (reference/bmc-drivers.md §3.2), rendered as text, pure:
+// The files ipmi_sim runs from, rendered as text, pure:
 // lan.conf (one LAN channel on 127.0.0.1, users, the chassis-control program), the .emu
 // command file (one BMC, optionally with FRU 0 data) and the chassis-control shell script.
 

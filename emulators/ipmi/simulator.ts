@@ -1,4 +1,4 @@
-// A reusable OpenIPMI ipmi_sim launcher (reference/bmc-drivers.md §3): writes lan.conf, the
+// A reusable OpenIPMI ipmi_sim launcher: writes lan.conf, the
 // .emu file and the chassis-control script into a 0700 directory, picks a free UDP port on
 // 127.0.0.1, starts `ipmi_sim -c … -f … -s … -n`, waits until `ipmitool mc info` answers, and
 // stops it by PID. The simulated host's power and boot device are what the chassis script

@@ -1,4 +1,4 @@
-// Upstream's request annotations (reference/baremetalhost.md §3), parsed leniently the way
+// Upstream's request annotations, parsed leniently the way
 // BMO does: an unparsable value falls back to the documented default.
 import { Annotation } from '../../domain/baremetalhost.js';
 import type { HardwareDetails } from '../../domain/baremetalhost.js';
@@ -68,7 +68,7 @@ export function hardwareDetails(annotations: Readonly<Record<string, string>>): 
   return details;
 }
 
-/** The status-restore annotation's content (restore-on-empty, reference §3), if usable. */
+/** The status-restore annotation's content (restore-on-empty), if usable. */
 export function statusAnnotation(annotations: Readonly<Record<string, string>>): Record<string, unknown> | undefined {
   const value = annotations[Annotation.Status];
   if (value === undefined) {

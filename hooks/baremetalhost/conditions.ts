@@ -1,4 +1,4 @@
-// Conditions per reference/baremetalhost.md §1.8, with messages that say why (upstream leaves
+// Upstream's conditions, with messages that say why (upstream leaves
 // them empty). lastTransitionTime only moves when a condition's status changes.
 import { OperationalStatus, ProvisioningState } from '../../domain/baremetalhost.js';
 import type { Condition } from '../../domain/k8s.js';

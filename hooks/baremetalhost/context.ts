@@ -72,7 +72,7 @@ export function readContext(request: CompositeRequest, config: HookConfig): Host
 /**
  * The status to start from. An empty status (no lastUpdated) is restored from the status
  * annotation (hosts moved between clusters); hardware details from the annotation fill an
- * empty `status.hardware`, or replace it while inspection is disabled (reference §3).
+ * empty `status.hardware`, or replace it while inspection is disabled.
  */
 function observedStatus(host: BareMetalHost): Partial<BareMetalHostStatus> {
   const annotations = host.metadata.annotations ?? {};

@@ -1,4 +1,4 @@
-// Typed outcomes of one state handler (STYLE.md habit 3), the kit's Outcome with what a
+// Typed outcomes of one state handler, the kit's Outcome with what a
 // BareMetalHost adds. Handlers only propose; commit.ts turns an outcome into the hook response.
 import type { BareMetalHostStatus, ErrorType, ProvisioningState, ProvisionStatus } from '../../domain/baremetalhost.js';
 import type { Action, RequestParametersOf } from '../../domain/operations.js';

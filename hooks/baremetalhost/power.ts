@@ -1,4 +1,4 @@
-// Power management in the stable states (reference/baremetalhost.md §2.8): `online`, reboot
+// Power management in the stable states: `online`, reboot
 // annotations and disablePowerOff, against the newest observation of the host's power.
 import { Annotation, ErrorType } from '../../domain/baremetalhost.js';
 import { Action, Phase, isFinished } from '../../domain/operations.js';

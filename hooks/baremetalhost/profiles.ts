@@ -1,4 +1,4 @@
-// Deprecated hardware profiles (reference/baremetalhost.md §2.13): still the source of the
+// Deprecated hardware profiles: still the source of the
 // default root device hint that upstream records at registration.
 import type { RootDeviceHints } from '../../domain/baremetalhost.js';
 

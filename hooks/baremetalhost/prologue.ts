@@ -1,4 +1,4 @@
-// What upstream checks before the state handler runs (reference/baremetalhost.md §2.2):
+// What upstream checks before the state handler runs:
 // deletion, detachment, registration, and capacity-gated entries that the pool admitted.
 import { ErrorType, OperationalStatus, ProvisioningState } from '../../domain/baremetalhost.js';
 import { Action, GATED_ENTRY_STATE, Phase } from '../../domain/operations.js';
@@ -41,7 +41,7 @@ export function everRequested(ctx: HostContext): boolean {
   return ctx.current !== undefined || ironhook?.request !== undefined || goodCredentials !== undefined || triedCredentials !== undefined;
 }
 
-/** Where a host being deleted goes first (reference §2.9), or undefined when it is already on its way. */
+/** Where a host being deleted goes first, or undefined when it is already on its way. */
 export function deletionEntry(ctx: HostContext): Outcome | undefined {
   if (!everRequested(ctx)) {
     return finalized('nothing was registered for this host');
@@ -67,7 +67,7 @@ export function deletionEntry(ctx: HostContext): Outcome | undefined {
   return cont(ProvisioningState.PoweringOffBeforeDelete, 'deleting: powering off first');
 }
 
-/** Detach and re-attach (reference §2.10); undefined when detachment does not apply now. */
+/** Detach and re-attach; undefined when detachment does not apply now. */
 export function detachment(ctx: HostContext): Outcome | undefined {
   const detach = detachRequest(ctx.annotations);
   const isDetached = ctx.status.operationalStatus === OperationalStatus.Detached;

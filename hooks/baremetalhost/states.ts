@@ -1,5 +1,5 @@
-// The host lifecycle as an explicit table: one handler per provisioning state
-// (reference/baremetalhost.md §2.3). Handlers only propose; commit.ts commits.
+// The host lifecycle as an explicit table: one handler per provisioning state.
+// Handlers only propose; commit.ts commits.
 import { ProvisioningState } from '../../domain/baremetalhost.js';
 import type { HostContext } from './context.js';
 import { handleAvailable } from './handlers/available.js';

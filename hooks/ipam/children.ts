@@ -1,6 +1,6 @@
 // The IPAddress children of a pool: one per held address. A kept allocation returns the observed
 // spec unchanged (IPAddresses are immutable upstream; the child rule is OnDelete), a new one is
-// built from the range it came from (reference/capm3-ipam.md §9.3 step 3 and step 5).
+// built from the range it came from, as upstream does.
 import { formatAddress, ipAddressName } from '../../domain/ipam/address.js';
 import {
   CLAIM_LABEL,

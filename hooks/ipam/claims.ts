@@ -1,7 +1,7 @@
 // The claims a pool serves, metal3 IPClaims and Cluster API IPAddressClaims alike, reduced to
-// what allocation needs. Matching follows reference/capm3-ipam.md §9.3 (same namespace, pool by
+// what allocation needs. Matching follows upstream (same namespace, pool by
 // name) except that a Cluster API claim must also name our group and kind, as the CAPI IPAM
-// contract requires (upstream ignores them, §14).
+// contract requires (upstream ignores them).
 import type { KObject } from '../../domain/k8s.js';
 import {
   CLUSTER_NAME_LABEL,

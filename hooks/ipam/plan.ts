@@ -1,5 +1,5 @@
 // One pool sync as a pure computation: rebuild which claim holds which address from what was
-// observed, then give addresses to the claims still waiting (reference/capm3-ipam.md §9.3).
+// observed, then give addresses to the claims still waiting.
 //
 // Memory, strongest first: the IPAddress children Metacontroller reports (objects that exist),
 // then the pool's own `status.indexes` (what the last sync committed), then the address a claim

@@ -84,7 +84,7 @@ export function neighbours(pool: IPPool, ranges: readonly AddressRange[], pools:
 
 export type ClusterGate = { frozen: false } | { frozen: true; reason: 'Paused' | 'WaitingForCluster'; message: string };
 
-/** With Cluster API served, a pool naming a Cluster waits for it and honours its pause (§9.1). */
+/** With Cluster API served, a pool naming a Cluster waits for it and honours its pause. */
 export function clusterGate(pool: IPPool, clusters: readonly KObject[] | undefined): ClusterGate {
   const clusterName = pool.spec.clusterName;
   if (clusters === undefined || clusterName === undefined || clusterName === '') return { frozen: false };

@@ -1,4 +1,4 @@
-// The one outcome vocabulary of every state handler (STYLE.md habit 3). A handler only proposes
+// The one outcome vocabulary of every state handler. A handler only proposes
 // an Outcome; its controller's commit.ts turns it into the hook response in one place.
 //
 //   continue   this state is satisfied: go on to `to` in the same sync (a controller that takes

@@ -1,4 +1,4 @@
-// CompositeController `ironhook-metal3cluster` (reference/capm3-ipam.md §3): parent Metal3Cluster,
+// CompositeController `ironhook-metal3cluster`: parent Metal3Cluster,
 // no children, related the namespace's Clusters and Cluster API Machines. Routes
 // /hooks/metal3cluster/{sync,finalize,customize}.
 //

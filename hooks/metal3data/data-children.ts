@@ -1,5 +1,5 @@
-// The children of a Metal3Data: one IPClaim per IP pool (`<data>-<pool>`, reference §7.7) and the
-// rendered Secrets (`<m3m>-metadata`, `<m3m>-networkdata`, §7.5). Both are updated OnDelete and an
+// The children of a Metal3Data: one IPClaim per IP pool (`<data>-<pool>`) and the
+// rendered Secrets (`<m3m>-metadata`, `<m3m>-networkdata`). Both are updated OnDelete and an
 // existing one is returned as observed: an allocation is never moved, a Secret never rewritten.
 import { CLUSTER_NAME_LABEL, copiedLabels, INFRA_GROUP } from '../../domain/capi/types.js';
 import { IPAM_API_VERSION, Kind as IpamKind } from '../../domain/ipam/types.js';
@@ -91,7 +91,7 @@ export function secretState(v: DataView, secret: NeededSecret): SecretState {
   return { kind: 'foreign' };
 }
 
-/** A rendered Secret; the cluster-name label comes from the template's label (§7.5, §14). */
+/** A rendered Secret; the cluster-name label comes from the template's label. */
 export function newSecret(v: DataView, secret: NeededSecret, text: string): KObject {
   return {
     apiVersion: 'v1',

@@ -103,7 +103,7 @@ export function ipClaimName(v: DataView, pool: string): string {
 
 export type AddressLookup = { address: PoolAddress } | { error: string } | { waitingFor: string };
 
-/** What the IPClaim for `pool` has got: its address, the pool's error, or nothing yet (§7.7). */
+/** What the IPClaim for `pool` has got: its address, the pool's error, or nothing yet. */
 export function addressFor(v: DataView, pool: string): AddressLookup {
   const claim = named(v.ipClaims, ipClaimName(v, pool));
   const waiting = { waitingFor: `an IP address from IPPool ${pool}` };

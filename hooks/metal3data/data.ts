@@ -3,7 +3,7 @@
 // Machine, the IPAddresses of its claims and same-named Secrets. Routes:
 // /hooks/metal3data/{sync,finalize,customize}.
 //
-// Sync (reference §7.5): Secrets that exist are kept and never rendered again; otherwise one
+// Sync: Secrets that exist are kept and never rendered again; otherwise one
 // IPClaim per pool, then, once every pool has answered and the objects are known, metaData and
 // networkData are rendered into the missing Secrets. `ready` is true once every Secret the
 // template asks for exists. Finalize holds the data while its claim lives, then releases the

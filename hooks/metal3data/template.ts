@@ -200,7 +200,7 @@ export function metal3datatemplateSync(request: unknown): CompositeSyncResponse 
   return { children: planned.children, status: status(c, planned.indexes) };
 }
 
-/** Deletion waits while claims use the template and until every Metal3Data is gone (§7.4 step 5). */
+/** Deletion waits while claims use the template and until every Metal3Data is gone. */
 export function metal3datatemplateFinalize(request: unknown): CompositeSyncResponse {
   const c = parseComposite(request, Kind.Metal3DataTemplate);
   if (isPaused(c.parent)) return { ...paused(c), finalized: false };

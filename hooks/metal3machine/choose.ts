@@ -1,4 +1,4 @@
-// Choosing a BareMetalHost for a Metal3Machine (§4.5). Upstream picks at random among the
+// Choosing a BareMetalHost for a Metal3Machine. Upstream picks at random among the
 // eligible hosts; Ironhook ranks them by a hash of (machine UID, host name) and takes the lowest.
 // The choice is then deterministic (a hook must be), yet machines created together rank the hosts
 // differently and so mostly ask for different hosts; when two still ask for the same host, the
@@ -19,7 +19,7 @@ export type Choice =
 
 const AVAILABLE_STATES: readonly string[] = ['ready', 'available'];
 
-/** `cp-<control plane>` or `md-<MachineDeployment>` of the owner Machine (§6); undefined for neither. */
+/** `cp-<control plane>` or `md-<MachineDeployment>` of the owner Machine; undefined for neither. */
 export function reuseLabelValue(ctx: MachineContext): string | undefined {
   const machine = ctx.machine;
   if (machine === undefined) return undefined;
@@ -85,7 +85,7 @@ function pick(ctx: MachineContext, hosts: readonly KObject[]): KObject | undefin
   return rankHosts(ctx.uid, inDomain.length > 0 ? inDomain : hosts)[0];
 }
 
-/** Chooses a host among `ctx.hosts` (§4.5), skipping the names in `skip` (hosts just lost). */
+/** Chooses a host among `ctx.hosts`, skipping the names in `skip` (hosts just lost). */
 export function chooseHost(ctx: MachineContext, skip: readonly string[] = []): Choice {
   const selector = compileSelector(ctx.spec.hostSelector);
   if (!selector.ok) return { kind: 'invalid', error: selector.error };

@@ -14,7 +14,7 @@ import { MachineState, Purpose } from './names.js';
 import type { Decision } from './outcome.js';
 import { requestChild } from './requests.js';
 
-/** The Metal3DataClaim `<machine>` (§7.3), once the machine is associated and names a dataTemplate. */
+/** The Metal3DataClaim `<machine>`, once the machine is associated and names a dataTemplate. */
 function claimChild(ctx: MachineContext): KObject | undefined {
   const template = rec(ctx.spec.dataTemplate);
   if (ctx.deleting || str(template.name) === '' || annotatedHostName(ctx) === '') return undefined;

@@ -1,4 +1,4 @@
-// Conditions as `clusterctl describe` reads them (§4.1): v1beta2 metav1 conditions in
+// Conditions as `clusterctl describe` reads them: v1beta2 metav1 conditions in
 // status.conditions, the v1beta1 Cluster API ones in status.deprecated.v1beta1.conditions. A
 // condition appears once its step has been reached; every False one says what it waits for.
 // lastTransitionTime moves only when a condition's status changes, to the newest observed time.

@@ -1,5 +1,5 @@
 // Names the Metal3Machine hooks use: the states of the machine lifecycle, the request purposes,
-// and upstream's labels, annotations and condition reasons (reference/capm3-ipam.md §1, §4.1).
+// and upstream's labels, annotations and condition reasons.
 
 /** The Metal3Machine lifecycle (docs/capm3.md, "States"). Normal path first, then deletion. */
 export const MachineState = {
@@ -59,12 +59,12 @@ export const BASE_VERSION_ANNOTATION = 'ironhook.dev/base-resource-version';
 
 export const ProviderIDPrefix = 'metal3://';
 
-/** `metal3://<namespace>/<host>/<machine>` (§4.8). */
+/** `metal3://<namespace>/<host>/<machine>`. */
 export function providerID(namespace: string, host: string, machine: string): string {
   return `${ProviderIDPrefix}${namespace}/${host}/${machine}`;
 }
 
-/** v1beta2 condition types and reasons (§4.1), and their v1beta1 counterparts. */
+/** v1beta2 condition types and reasons, and their v1beta1 counterparts. */
 export const Condition = {
   AssociateBareMetalHost: 'AssociateBareMetalHost',
   AssociateMetaData: 'AssociateMetal3MachineMetaData',
@@ -111,7 +111,7 @@ export const V1Beta1Reason: Readonly<Record<string, string>> = {
   [Reason.MetaDataFailed]: 'AssociateM3MetaDataFailed',
 };
 
-/** failureReason values under status.deprecated.v1beta1 (§4.1 error model). */
+/** failureReason values under status.deprecated.v1beta1. */
 export const FailureReason = {
   Create: 'CreateError',
   Update: 'UpdateError',

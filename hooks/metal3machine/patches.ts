@@ -55,7 +55,7 @@ export function consumerRef(ctx: MachineContext): Record<string, string> {
   return { apiVersion: INFRA_V1BETA2, kind: 'Metal3Machine', name: ctx.name, namespace: ctx.namespace };
 }
 
-/** §4.4: consumerRef, cluster-name label, node-reuse label removed; guarded by resourceVersion. */
+/** Claim: consumerRef, cluster-name label, node-reuse label removed; guarded by resourceVersion. */
 export function claimOps(ctx: MachineContext, host: KObject): Ops {
   const labels: Record<string, string> = ctx.clusterName === '' ? {} : { [CLUSTER_NAME_LABEL]: ctx.clusterName };
   return [
@@ -78,7 +78,7 @@ export function providerIDOps(ctx: MachineContext, id: string): Ops {
   ];
 }
 
-/** §4.9: paused by the provider, with the host status (less hardware) kept for clusterctl move. */
+/** Pause: paused by the provider, with the host status (less hardware) kept for clusterctl move. */
 export function pauseOps(ctx: MachineContext, host: KObject): Ops {
   const status = Object.fromEntries(Object.entries(rec(host.status)).filter(([key]) => key !== 'hardware'));
   return [...stillMine(ctx), ...setEntries(host, 'annotations', { [HOST_PAUSED_ANNOTATION]: PAUSED_BY_CAPM3, [HOST_STATUS_ANNOTATION]: canonicalJSON(status) })];
@@ -88,7 +88,7 @@ export function unpauseOps(host: KObject): Ops {
   return [{ op: 'test', path: `/metadata/annotations/${pointerSegment(HOST_PAUSED_ANNOTATION)}`, value: PAUSED_BY_CAPM3 }, ...removeEntry(host, 'annotations', HOST_PAUSED_ANNOTATION)];
 }
 
-/** §4.10: what deprovisioning clears, and the power the host should stay in. */
+/** Deprovision: what deprovisioning clears, and the power the host should stay in. */
 export function deprovisionOps(ctx: MachineContext, host: KObject): Ops {
   const spec = hostSpec(host);
   const removals: Ops = ['image', 'customDeploy', 'userData', 'metaData', 'networkData']
@@ -106,8 +106,8 @@ export function deprovisionedOnline(host: KObject): boolean {
 }
 
 /**
- * §4.10 release: consumerRef and cluster-name label gone, reuse label set. The provider's pause
- * annotation is not touched here: the unpause request (run first on every sync, §4.9) lifts it,
+ * Release: consumerRef and cluster-name label gone, reuse label set. The provider's pause
+ * annotation is not touched here: the unpause request (run first on every sync) lifts it,
  * and a second removal of the same key would make this patch fail.
  */
 export function releaseOps(ctx: MachineContext, host: KObject, reuse: string | undefined): Ops {

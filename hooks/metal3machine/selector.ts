@@ -1,4 +1,4 @@
-// spec.hostSelector as upstream evaluates it (§2, §4.5): matchLabels are equality requirements;
+// spec.hostSelector as upstream evaluates it: matchLabels are equality requirements;
 // matchExpressions operators are lower-cased before Kubernetes' label parser sees them, so `In`
 // and `in` both work and `DoesNotExist` (which would need `!`) cannot be expressed at all.
 import { isRecord, rec, str } from '../kit/index.js';

@@ -1,4 +1,4 @@
-// CompositeController `ironhook-metal3machinetemplate` (reference/capm3-ipam.md §5): parent
+// CompositeController `ironhook-metal3machinetemplate`: parent
 // Metal3MachineTemplate, children ObjectPatches (OnDelete), related the namespace's
 // Metal3Machines. Routes /hooks/metal3machinetemplate/{sync,customize}.
 //

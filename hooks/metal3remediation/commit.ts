@@ -1,4 +1,4 @@
-// The one commit point (STYLE.md habit 2): an Outcome becomes the remediation's status, its
+// The one commit point: an Outcome becomes the remediation's status, its
 // children and the resync. Status is upstream's: phase, retryCount, lastRemediated.
 import { RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';

@@ -1,4 +1,4 @@
-// Which Machine, Metal3Machine and BareMetalHost a Metal3Remediation is about (§8.2 "Resolve"):
+// Which Machine, Metal3Machine and BareMetalHost a Metal3Remediation is about:
 // the owner Machine (ownerReference, else the Machine of the same name, as MachineHealthCheck
 // names it), the Metal3Machine in machine.spec.infrastructureRef.name, and the host named in the
 // Metal3Machine's metal3.io/BareMetalHost annotation (namespace part ignored, as upstream) or

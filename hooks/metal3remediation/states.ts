@@ -1,4 +1,4 @@
-// The reboot remediation as a state table (reference/capm3-ipam.md §8.2; STYLE.md habit 2):
+// The reboot remediation as a state table:
 // one handler per phase, each proposing an Outcome; commit.ts is the only place that turns it
 // into status and children.
 //

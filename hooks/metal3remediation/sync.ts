@@ -1,4 +1,4 @@
-// CompositeController `ironhook-metal3remediation` (reference/capm3-ipam.md §8.2): parent
+// CompositeController `ironhook-metal3remediation`: parent
 // Metal3Remediation, children NodeOperations and ObjectPatches (OnDelete), related the owner
 // Machine, the namespace's Metal3Machines, BareMetalHosts and BMCMonitors (the monitors' poll
 // times are the clock the timeout is measured with). Routes

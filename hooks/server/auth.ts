@@ -1,4 +1,4 @@
-// Webhook authentication as Metacontroller 4.16+ sends it (metacontroller.md §3):
+// Webhook authentication as Metacontroller 4.16+ sends it:
 // `authorization` → `Authorization: Bearer <token>`, `basicAuth` → `Authorization: Basic …`.
 // Secrets are compared in constant time and never logged.
 import { createHash, timingSafeEqual } from 'node:crypto';

@@ -1,7 +1,6 @@
 // `POST /hooks/:controller/:hook`: authenticate, find the hook, accept JSON only, parse within
 // the body limit, check the request shape, run the pure function, check the response shape,
-// answer in canonical JSON. Each step that fails answers a non-200 JSON error and stops
-// (metacontroller.md F1).
+// answer in canonical JSON. Each step that fails answers a non-200 JSON error and stops.
 import express, { type RequestHandler, type Response, type Router } from 'express';
 import { HookInputError, type HookConfig, type HookContext, type HookFunction, type HookKind, type HookRegistry } from '../types.js';
 import { challengeFor, checkAuthorization, type HookAuth } from './auth.js';
@@ -131,7 +130,7 @@ export function invokeHook(fn: HookFunction, request: unknown, context: HookCont
   }
   try {
     // Keys sorted at every level, here and only here: equal answers are equal text, so
-    // Metacontroller sees no change where there is none (metacontroller.md F3).
+    // Metacontroller sees no change where there is none.
     return { status: 200, text: canonicalJSON(result) };
   } catch (err) {
     return { status: 500, body: INTERNAL, failure: { error: 'hook response is not serialisable', err: errorFields(err) } };

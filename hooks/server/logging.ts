@@ -1,4 +1,4 @@
-// Structured JSON logging for the hook server (ecosystem.md C3, ADR 0002).
+// Structured JSON logging for the hook server (ADR 0002).
 // Fixed field names, redaction of anything that could carry a secret, never a request body.
 import { createLogger as createSharedLogger, type Logger, type LoggerOptions } from '../../platform/logging.js';
 

@@ -1,4 +1,4 @@
-// Prometheus metrics of the hook server (ecosystem.md C2, ADR 0003). One Registry per server,
+// Prometheus metrics of the hook server (ADR 0003). One Registry per server,
 // never prom-client's global one, so several servers (tests, fixtures) can live in one process.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 

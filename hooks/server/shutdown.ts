@@ -1,4 +1,4 @@
-// Graceful shutdown on SIGTERM/SIGINT (metacontroller.md F8, §12.17): /readyz turns 503 at
+// Graceful shutdown on SIGTERM/SIGINT: /readyz turns 503 at
 // once, the listener keeps serving for a short delay while Kubernetes removes the endpoint,
 // then stops accepting, lets in-flight hook calls finish (bounded), and exits. Signals, timers
 // and exit are injected so tests drive it with fake timers and never sleep.

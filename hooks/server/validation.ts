@@ -1,6 +1,6 @@
 // Shape checks on Metacontroller v2 hook requests (before a hook runs) and on hook responses
 // (before anything is sent): a malformed request is a 400, a malformed response is a 500,
-// never a 200 that Metacontroller would read as "delete every child" (metacontroller.md F1, §4).
+// never a 200 that Metacontroller would read as "delete every child".
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { HookKind } from '../types.js';
 import { isRecord } from '../../domain/records.js';
@@ -63,7 +63,7 @@ const childList = {
 } as const;
 const stringOrNullMap = { type: 'object', additionalProperties: { type: ['string', 'null'] } } as const;
 
-// Exactly the documented response keys: v2 hooks are decoded strictly (metacontroller.md §4, §12.4).
+// Exactly the documented response keys: v2 hooks are decoded strictly.
 const responseSchemas: Record<RequestFlavour, object> = {
   composite: {
     type: 'object',

@@ -1,4 +1,4 @@
-// Fluent fixture builder for Metal3Machine hook tests (STYLE.md habit 9): a machine with its
+// Fluent fixture builder for Metal3Machine hook tests: a machine with its
 // owner Machine, a Cluster with provisioned infrastructure, a Metal3Cluster and a template, to
 // which rows add hosts, request children (with the pool's outcome) and Metal3Data.
 import type { KObject } from '../../domain/k8s.js';

@@ -1,4 +1,4 @@
-// BMC address parsing (reference/baremetalhost.md §4.1), rendering and MAC parsing.
+// BMC address parsing, rendering and MAC parsing.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -37,7 +37,7 @@ function meaning(bmc: ParsedBMCAddress): Omit<ParsedBMCAddress, 'address'> {
   return Object.fromEntries(Object.entries(bmc).filter(([key]) => key !== 'address')) as Omit<ParsedBMCAddress, 'address'>;
 }
 
-describe('parseBMCAddress: §4.1 fallbacks', () => {
+describe('parseBMCAddress: the upstream fallbacks', () => {
   const rows: { name: string; address: string; expect: Partial<ParsedBMCAddress> }[] = [
     { name: 'full ipmi URL', address: 'ipmi://192.168.122.1:6233', expect: { scheme: 'ipmi', host: '192.168.122.1', port: 6233, driver: 'ipmi' } },
     { name: 'opaque ipmi:<ip> becomes ipmi://', address: 'ipmi:10.0.0.5', expect: { scheme: 'ipmi', host: '10.0.0.5', port: 623 } },

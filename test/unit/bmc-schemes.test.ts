@@ -1,5 +1,5 @@
-// The BMC scheme registry and capabilities (reference/baremetalhost.md §4.2) and the
-// BMC-dependent host validation (§5.2 rules 8, 9, 10, 11, 17; §6).
+// The BMC scheme registry and capabilities and the
+// BMC-dependent host validation.
 import { describe, expect, it } from 'vitest';
 import {
   BMCSchemeRegistry,
@@ -15,7 +15,7 @@ import {
 
 type Row = { scheme: string } & BMCSchemeCapabilities;
 
-// One row per base scheme, one column per capability: the §4.2 table.
+// One row per base scheme, one column per capability: upstream's table.
 const TABLE: Row[] = [
   { scheme: 'ipmi', driver: 'ipmi', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: false, bootsISO: false, supportsRAID: false, supportsFastInspection: false, supportsFirmware: false, needsProvisioningNetwork: true },
   { scheme: 'libvirt', driver: 'ipmi', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: false, bootsISO: false, supportsRAID: false, supportsFastInspection: false, supportsFirmware: false, needsProvisioningNetwork: true },
@@ -37,7 +37,7 @@ const SPELLINGS = TABLE.flatMap((row) => {
   return suffixes.map((suffix) => ({ spelling: `${row.scheme}${suffix}`, suffix, row }));
 });
 
-describe('scheme registry: §4.2 capability table', () => {
+describe('scheme registry: the upstream capability table', () => {
   const cells = SPELLINGS.flatMap(({ spelling, row }) => CAPABILITIES.map((capability) => ({ spelling, capability, value: row[capability] })));
 
   it.each(cells)('$spelling: $capability = $value', ({ spelling, capability, value }) => {
@@ -60,7 +60,7 @@ describe('scheme registry: §4.2 capability table', () => {
     }
   });
 
-  it('the built-in table is exactly the §4.2 schemes', () => {
+  it('the built-in table is exactly the upstream schemes', () => {
     expect(BUILTIN_SCHEMES.map((definition) => definition.name).sort()).toEqual(TABLE.map((row) => row.scheme).sort());
   });
 

@@ -1,5 +1,5 @@
 // v1beta1 ↔ v1beta2 of the Cluster API provider kinds (domain/capm3): named scenarios for every
-// field mapping of reference §3.1, §4.1, §5 and §8.1, Go duration parsing, registration in the
+// field mapping upstream's two versions differ in, Go duration parsing, registration in the
 // conversion webhook, and round trips in both directions (fast-check) that lose nothing.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -160,7 +160,7 @@ const V2_CONTRACT_STATUS = [
 ];
 const uniqueSorted = (list: string[]): string[] => [...new Set(list)].sort();
 
-describe('v1beta1 and v1beta2 differ exactly where upstream versions differ (reference §3.1, §4.1, §5, §8.1)', () => {
+describe('v1beta1 and v1beta2 differ exactly where upstream versions differ', () => {
   it('Metal3Cluster: noCloudProvider, failureDomains map ↔ list, contract status', () => {
     const fdMap = (at: string): string[] => [at, `${at}{}`, `${at}{}.attributes`, `${at}{}.attributes{}`, `${at}{}.controlPlane`];
     const fdList = (at: string): string[] => [at, `${at}[]`, `${at}[].attributes`, `${at}[].attributes{}`, `${at}[].controlPlane`, `${at}[].name`];

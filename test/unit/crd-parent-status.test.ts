@@ -1,5 +1,5 @@
 // Metacontroller sets status.observedGeneration on every CompositeController parent it syncs
-// (reference/metacontroller.md §5.3: the hook's status plus observedGeneration, compared with the
+// (Metacontroller's status write: the hook's status plus observedGeneration, compared with the
 // live status and PUT when different). A parent CRD whose status schema lacks it prunes the field
 // with an "unknown field" warning, so every sync does a status GET and a PUT that changes nothing.
 // Each parent CRD this repository ships declares it in every served version (integer, int64).

@@ -1,4 +1,4 @@
-// The IPPool hooks, row by row: allocation semantics (reference/capm3-ipam.md §9.3), memory,
+// The IPPool hooks, row by row: allocation semantics, memory,
 // release, conflicts, deletion and the Cluster API claims.
 import { describe, expect, it } from 'vitest';
 import { ippoolCustomize, ippoolFinalize, ippoolSync } from '../../hooks/ipam/ippool.js';

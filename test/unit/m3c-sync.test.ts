@@ -1,4 +1,4 @@
-// Metal3Cluster hooks (reference/capm3-ipam.md §3): one named row per case of sync and finalize.
+// Metal3Cluster hooks: one named row per case of sync and finalize.
 import { describe, expect, it } from 'vitest';
 import { metal3clusterCustomize, metal3clusterFinalize, metal3clusterSync } from '../../hooks/metal3cluster/index.js';
 import { at, T0 } from './m3r/builders.js';

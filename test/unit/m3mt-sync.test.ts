@@ -1,4 +1,4 @@
-// Metal3MachineTemplate hook (reference/capm3-ipam.md §5): automatedCleaningMode propagation rows.
+// Metal3MachineTemplate hook: automatedCleaningMode propagation rows.
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../domain/k8s.js';
 import { metal3machinetemplateCustomize, metal3machinetemplateSync } from '../../hooks/metal3machinetemplate/index.js';

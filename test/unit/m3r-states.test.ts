@@ -1,4 +1,4 @@
-// Metal3Remediation state table (reference/capm3-ipam.md §8.2): one named row per phase × input,
+// Metal3Remediation state table: one named row per phase × input,
 // through the real sync / finalize hooks. Timeout 300 s, retryLimit 1 unless a row says otherwise.
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../domain/k8s.js';

@@ -81,7 +81,7 @@ describe('CRD identity', () => {
   });
 });
 
-describe('v1beta1 and v1beta2 differ exactly where upstream versions differ (reference §2, §7.1, §7.2)', () => {
+describe('v1beta1 and v1beta2 differ exactly where upstream versions differ', () => {
   it('Metal3DataTemplate', () => {
     const pools = (suffix: string): string[] => ['ipAddresses', 'prefixes', 'gateways', 'dnsServers'].flatMap((p) => ['', '[]', '[].apiGroup', '[].key', '[].kind', '[].name'].map((tail) => `.spec.metaData.${p}${suffix}${tail}`));
     const { onlyV1beta1, onlyV1beta2 } = differences('Metal3DataTemplate');

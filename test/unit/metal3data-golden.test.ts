@@ -1,5 +1,5 @@
 // The Secrets in the metal3data golden fixtures, decoded and compared with text written by hand
-// from the reference (capm3-ipam.md §7.8–§7.10), so a fixture regenerated from wrong output
+// from upstream's documented output, so a fixture regenerated from wrong output
 // cannot pass unnoticed. Also upstream's two one-line examples, rendered directly.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ function secretsOf(scenario: string): Map<string, { labels: Record<string, strin
   return out;
 }
 
-// reference §7.10, verbatim
+// upstream's worked example, verbatim
 const WORKED_META = `idx: node-0
 name: w-abc-m
 provIP: 192.168.0.10
@@ -90,7 +90,7 @@ services:
 }
 
 describe('golden Secrets (fixtures decoded)', () => {
-  it('upstream worked example: w-abc-metadata and w-abc-networkdata exactly as §7.10 shows', () => {
+  it('upstream worked example: w-abc-metadata and w-abc-networkdata exactly as the upstream example shows', () => {
     const secrets = secretsOf('upstream-worked-example');
     expect([...secrets.keys()]).toEqual(['w-abc-metadata', 'w-abc-networkdata']);
     expect(secrets.get('w-abc-metadata')).toEqual({ labels: { 'cluster.x-k8s.io/cluster-name': 'test1' }, type: 'infrastructure.cluster.x-k8s.io/secret', text: { metaData: WORKED_META } });
@@ -116,7 +116,7 @@ describe('golden Secrets (fixtures decoded)', () => {
 
 const obj = (name: string, namespace = 'ns1', extra: Partial<KObject> = {}): KObject => ({ apiVersion: 'v1', kind: 'X', metadata: { name, namespace }, ...extra });
 
-describe("upstream's one-line examples (§7.8, §7.9)", () => {
+describe("upstream's one-line examples", () => {
   const ctx: RenderContext = {
     namespace: 'ns1',
     index: 0,

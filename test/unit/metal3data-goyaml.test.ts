@@ -1,4 +1,4 @@
-// The go-yaml v2 emulation behind the rendered Secrets (reference §7.8): which strings get quoted
+// The go-yaml v2 emulation behind the rendered Secrets: which strings get quoted
 // and how, go-yaml's key order, block layout, folding at 80 columns, literal blocks and numbers.
 // Expectations are worked out from go-yaml v2's resolve table and libyaml's scalar analysis.
 import { describe, expect, it } from 'vitest';

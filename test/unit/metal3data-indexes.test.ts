@@ -1,4 +1,4 @@
-// Index allocation of a Metal3DataTemplate (reference §7.4): lowest free index, stable forever.
+// Index allocation of a Metal3DataTemplate: lowest free index, stable forever.
 // Table rows for planIndexes, and property tests (fast-check) that drive the real template hook
 // through a small model of Metacontroller under random claim churn and cache lag.
 import fc from 'fast-check';

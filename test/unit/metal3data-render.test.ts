@@ -1,4 +1,4 @@
-// Every Metal3DataTemplate field, one named row each (reference §7.1, §7.8, §7.9): what it renders
+// Every Metal3DataTemplate field, one named row each: what it renders
 // into metaData or networkData for a fixed host, and the errors a template can hit for a host.
 import { describe, expect, it } from 'vitest';
 import { RenderError, netmask, type PoolAddress, type RenderContext } from '../../domain/metal3data/context.js';
@@ -234,7 +234,7 @@ describe('netmask (Go net.CIDRMask → net.IP.String)', () => {
   });
 });
 
-describe('the pools a template needs (§7.7)', () => {
+describe('the pools a template needs', () => {
   const annotations: Record<string, Record<string, string>> = { machine: { pool: 'from-machine', empty: '' } };
   const lookup = (object: SourceObject, annotation: string): string | undefined => annotations[object]?.[annotation];
   const names = (result: PoolsResult): unknown => ('pools' in result ? result.pools.map((p) => `${p.name}:${p.kind}.${p.apiGroup}`) : result);

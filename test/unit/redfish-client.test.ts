@@ -168,7 +168,7 @@ describe('sessions', () => {
   });
 });
 
-describe('PATCH with If-Match: weak → strong → none (sushy §5.7)', () => {
+describe('PATCH with If-Match: weak → strong → none (as sushy does)', () => {
   const rows = [
     { name: 'strong ETag, If-Match required', id: 'etag-strong', sent: ['strong'], status: 'ok' },
     { name: 'weak ETag that only matches in strong form', id: 'etag-weak', sent: ['weak', 'strong'], status: 'ok' },

@@ -1,4 +1,4 @@
-// YAML text exactly as go-yaml v2's Marshal writes it for JSON-like values (reference §7.8): keys
+// YAML text exactly as go-yaml v2's Marshal writes it for JSON-like values: keys
 // in go-yaml's "natural" order, block style, sequences inside mappings not indented, empty
 // collections as [] and {}, strings quoted only when plain text would read back differently.
 import { codePoints, stringStyle } from './resolve.js';

@@ -1,4 +1,4 @@
-// Which style go-yaml v2 (the emitter behind upstream's rendered Secrets, reference §7.8) picks
+// Which style go-yaml v2 (the emitter behind upstream's rendered Secrets) picks
 // for a string: plain unless the plain text would read back as something else (a number, bool,
 // null, timestamp or sexagesimal float), then the libyaml-port scalar analysis that can still
 // force single or double quotes. Only strings are analysed here; numbers and bools are plain.

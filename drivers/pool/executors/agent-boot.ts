@@ -1,4 +1,4 @@
-// Booting the IPA-compatible agent (reference/bmc-drivers.md §5.5, §7): arm the host with the
+// Booting the IPA-compatible agent: arm the host with the
 // agent service, then either PXE once (schemes that boot over the network; the agent side serves
 // the kernel/ramdisk boot configuration) or the agent ISO as virtual CD once (ISO-booting
 // schemes, Ironic's vmedia sequence: power off, eject, insert, boot Cd once), power on, and wait

@@ -1,4 +1,4 @@
-// The executor table: one function per action (STYLE.md habit 2's shape: data, not branches).
+// The executor table: one function per action (data, not branches).
 import { Action } from '../../../domain/operations.js';
 import type { Executor } from './context.js';
 import { deleteExecutor } from './delete.js';

@@ -1,4 +1,4 @@
-// Power with settle polling (reference/bmc-drivers.md §5.3): send the command, then poll with
+// Power with settle polling: send the command, then poll with
 // back-off (first check after 1 s, each gap 1.5x the previous, capped) until the wanted state or
 // the deadline: a 2xx from a BMC never means the state has changed. Every helper reads the
 // current state first, so a resumed request never repeats a power command that already took.

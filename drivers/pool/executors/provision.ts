@@ -1,5 +1,5 @@
 // Provision: live-iso through virtual media (insert the ISO as virtual CD, boot Cd persistently,
-// power on; no agent, reference/bmc-drivers.md §7.3) or UEFI HTTP boot of the ISO; disk images
+// power on; no agent) or UEFI HTTP boot of the ISO; disk images
 // through the agent (boot it, standby.prepare_image with the config drive, power off via the
 // agent, boot disk persistent, power on). Custom deploy methods are not implemented and fail as
 // Unsupported. A resumed request whose image was already written skips straight to booting it.

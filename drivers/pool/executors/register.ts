@@ -1,4 +1,4 @@
-// Register (reference/baremetalhost.md §2.13, §6): read and claim the credentials Secret, connect
+// Register: read and claim the credentials Secret, connect
 // through the network guard, check the BMC (reachable, credentials accepted, the capabilities the
 // scheme needs), read power. The credentials version is reported even when registration fails
 // afterwards, so the hook can record triedCredentials.

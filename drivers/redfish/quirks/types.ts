@@ -1,4 +1,4 @@
-// A vendor's Redfish quirks as data (reference/bmc-drivers.md §5.10). The driver reads these
+// A vendor's Redfish quirks as data. The driver reads these
 // fields; it never branches on a vendor name. One file per vendor fills them in.
 
 export type VendorName = 'generic' | 'supermicro' | 'hpe' | 'dell' | 'lenovo';

@@ -1,5 +1,5 @@
 // A vendor personality: what the emulated BMC says it is and which of that vendor's quirks it
-// has (reference/bmc-drivers.md §5.10). Rows are data; the request handlers read the fields.
+// has. Rows are data; the request handlers read the fields.
 import type { ETagMode, PersonalityName } from '../types.js';
 
 export interface MediaDeviceTemplate {

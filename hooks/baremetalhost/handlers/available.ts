@@ -1,4 +1,4 @@
-// available (and legacy ready): the decisions upstream takes in order (reference §2.3).
+// available (and legacy ready): the decisions upstream takes in order.
 import { Annotation, ErrorType, ProvisioningState } from '../../../domain/baremetalhost.js';
 import type { Image } from '../../../domain/baremetalhost.js';
 import { canonicalJSON } from '../../../domain/canonical.js';

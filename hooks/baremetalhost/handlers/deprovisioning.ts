@@ -1,4 +1,4 @@
-// deprovisioning, powering off before delete and deleting (reference/baremetalhost.md §2.3, §2.9).
+// deprovisioning, powering off before delete and deleting.
 import { Annotation, ErrorType, ProvisioningState } from '../../../domain/baremetalhost.js';
 import type { ProvisionStatus } from '../../../domain/baremetalhost.js';
 import { Action, Phase } from '../../../domain/operations.js';

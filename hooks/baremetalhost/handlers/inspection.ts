@@ -1,4 +1,4 @@
-// inspecting, match profile and preparing (reference/baremetalhost.md §2.3, §2.12).
+// inspecting, match profile and preparing.
 import { ErrorType, ProvisioningState } from '../../../domain/baremetalhost.js';
 import type { RAIDConfig, RootDeviceHints } from '../../../domain/baremetalhost.js';
 import { Action, Phase } from '../../../domain/operations.js';

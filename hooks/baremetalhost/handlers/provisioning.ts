@@ -1,4 +1,4 @@
-// provisioning, provisioned and externally provisioned (reference/baremetalhost.md §2.3, §2.11).
+// provisioning, provisioned and externally provisioned.
 import { ErrorType, ProvisioningState } from '../../../domain/baremetalhost.js';
 import type { ProvisionStatus } from '../../../domain/baremetalhost.js';
 import { Action, Phase } from '../../../domain/operations.js';

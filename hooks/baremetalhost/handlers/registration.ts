@@ -1,5 +1,5 @@
 // Registration: "", unmanaged, registering, and the "is the BMC registered" prologue that
-// upstream runs in every managed state (reference/baremetalhost.md §2.2, §2.3, §6).
+// upstream runs in every managed state.
 import { ErrorType, OperationalStatus, ProvisioningState } from '../../../domain/baremetalhost.js';
 import type { CredentialsStatus } from '../../../domain/baremetalhost.js';
 import { validateHostBMC } from '../../../domain/bmc/index.js';

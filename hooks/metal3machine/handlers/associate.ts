@@ -1,4 +1,4 @@
-// Associating (§4.4, §4.5): choose a host, claim it with a resourceVersion-guarded patch, then
+// Associating: choose a host, claim it with a resourceVersion-guarded patch, then
 // write the machine's own `metal3.io/BareMetalHost` annotation and label the BMC Secret.
 import { PatchReason } from '../../../domain/capi/requests.js';
 import type { KObject } from '../../../domain/k8s.js';

@@ -1,4 +1,4 @@
-// Deletion (§4.10): deprovision the host, wait until it is no longer provisioned, release it
+// Deletion: deprovision the host, wait until it is no longer provisioned, release it
 // (with the node-reuse label when the template asks for it), then let the finalizer go.
 import { PatchReason } from '../../../domain/capi/requests.js';
 import type { KObject } from '../../../domain/k8s.js';
@@ -12,7 +12,7 @@ import { credentialsName, credentialsReleaseOps, deprovisionOps, hostTarget, rel
 import { isTestFailed, patchIntent, progressOf, unchangedSince } from '../requests.js';
 import { claimedHost, claimedHostName } from './host.js';
 
-/** Host states in which deprovisioning is still under way (§4.10). */
+/** Host states in which deprovisioning is still under way. */
 const STILL_PROVISIONED: readonly string[] = ['preparing', 'provisioning', 'provisioned', 'deprovisioning', 'powering off before delete', 'deleting', 'unknown'];
 
 function inFlightHostWrite(ctx: MachineContext): KObject | undefined {
@@ -54,7 +54,7 @@ export function handleWaitingForDeprovision(ctx: MachineContext): Outcome {
   return cont(S.Releasing, `BareMetalHost ${name} is deprovisioned`);
 }
 
-/** §4.10 node reuse: only with the template's nodeReuse and a Cluster that is not being deleted. */
+/** Node reuse: only with the template's nodeReuse and a Cluster that is not being deleted. */
 export function releaseReuse(ctx: MachineContext): string | undefined {
   const reuse = rec(rec(ctx.template?.spec)).nodeReuse === true;
   const clusterLives = ctx.cluster !== undefined && ctx.cluster.metadata.deletionTimestamp === undefined;

@@ -32,7 +32,7 @@ export interface MachineAddress {
   address: string;
 }
 
-/** §4.7: one InternalIP per NIC with an address, then Hostname and InternalDNS from the hostname. */
+/** Addresses: one InternalIP per NIC with an address, then Hostname and InternalDNS from the hostname. */
 export function hostAddresses(host: KObject | undefined): MachineAddress[] {
   const hardware = rec(rec(host?.status).hardware);
   const nics = Array.isArray(hardware.nics) ? hardware.nics.map(rec) : [];

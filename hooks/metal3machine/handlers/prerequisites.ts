@@ -1,5 +1,5 @@
 // The states before a host is chosen: owner Machine, cluster infrastructure, Metal3Cluster,
-// pause propagation and bootstrap data (§4.2, §4.3, §4.9).
+// pause propagation and bootstrap data.
 import { CLUSTER_NAME_LABEL } from '../../../domain/capi/types.js';
 import type { KObject } from '../../../domain/k8s.js';
 import { rec, str } from '../../kit/index.js';
@@ -49,7 +49,7 @@ function pauseRequest(ctx: MachineContext, host: KObject): RequestIntent[] {
   return progress.kind === 'issue' ? [patchIntent(Purpose.Pause, hostTarget(host), pauseOps(ctx, host), host)] : [];
 }
 
-/** §4.9: lift the provider's pause when the host carries this cluster's label. */
+/** Unpause: lift the provider's pause when the host carries this cluster's label. */
 function unpauseRequest(ctx: MachineContext, host: KObject): RequestIntent[] {
   const ours = host.metadata.annotations?.[HOST_PAUSED_ANNOTATION] === PAUSED_BY_CAPM3 && host.metadata.labels?.[CLUSTER_NAME_LABEL] === ctx.clusterName;
   const progress = progressOf(ctx, Purpose.Unpause, ours, host);

@@ -1,5 +1,5 @@
-// After association: per-node data (§7.6), the host spec (§4.6), provisioning, the provider ID
-// (§4.8) and ready.
+// After association: per-node data, the host spec, provisioning, the provider ID
+// and ready.
 import type { KObject } from '../../../domain/k8s.js';
 import { NodeAction } from '../../../domain/capi/requests.js';
 import { canonicalJSON } from '../../../domain/canonical.js';
@@ -48,7 +48,7 @@ export function handleWaitingForData(ctx: MachineContext): Outcome {
   return cont(S.SettingHostSpec, `Metal3Data ${data.metadata.name ?? ''} is ready`, { status: renderedStatus(ctx, data, fromSpec) });
 }
 
-/** §7.6: renderedData, and the data's Secrets where the spec names none. */
+/** Per-node data: renderedData, and the data's Secrets where the spec names none. */
 function renderedStatus(ctx: MachineContext, data: KObject, fromSpec: Record<string, unknown>): Record<string, unknown> {
   const spec = rec(data.spec);
   const status: Record<string, unknown> = { renderedData: { name: data.metadata.name ?? '', namespace: ctx.namespace } };
@@ -67,7 +67,7 @@ function imageFor(ctx: MachineContext): Record<string, unknown> | undefined {
   return out;
 }
 
-/** §4.6: provisioning fields only on a host without image or custom deploy; online and cleaning mode always. */
+/** The host spec: provisioning fields only on a host without image or custom deploy; online and cleaning mode always. */
 export function desiredHostSpec(ctx: MachineContext, host: KObject): Record<string, unknown> {
   const spec = hostSpec(host);
   const fresh = str(rec(spec.image).url) === '' && str(rec(spec.customDeploy).method) === '';
@@ -132,7 +132,7 @@ function selfProviderID(ctx: MachineContext, id: string, requests: RequestIntent
   return wait(`spec.providerID ${id} on this Metal3Machine`, { requests, conditionReason: Reason.NotReady });
 }
 
-/** §4.8: providerID on the machine and on the workload Node; with a cloud provider, the Node's first. */
+/** The provider ID: providerID on the machine and on the workload Node; with a cloud provider, the Node's first. */
 export function handleSettingProviderID(ctx: MachineContext): Outcome {
   const host = claimedHost(ctx);
   if (host === undefined) return wait('the associated BareMetalHost', { conditionReason: Reason.NotReady });

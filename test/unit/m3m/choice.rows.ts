@@ -1,4 +1,4 @@
-// The host choice table (§4.5): selector, each filter, node-reuse preference and wait, failure
+// The host choice table: selector, each filter, node-reuse preference and wait, failure
 // domains with fallback.
 import { machine, type MachineBuilder } from '../../support/machine-builder.js';
 
