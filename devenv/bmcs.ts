@@ -15,7 +15,7 @@ import { startRedfishEmulator } from '../emulators/redfish/index.js';
 import type { RedfishEmulator, SystemConfig } from '../emulators/redfish/index.js';
 
 export const BMC_USERNAME = 'admin';
-export const REDFISH_SYSTEMS = ['rf-0', 'rf-1', 'rf-2'];
+const REDFISH_SYSTEMS = ['rf-0', 'rf-1', 'rf-2'];
 export const IPMI_HOST = 'ipmi-0';
 export const IPMI_MAC = '52:54:00:1b:00:01';
 
@@ -24,7 +24,7 @@ export function redfishMAC(id: string): string {
   return `52:54:00:1a:00:0${String(REDFISH_SYSTEMS.indexOf(id) + 1)}`;
 }
 
-export interface ImageFiles {
+interface ImageFiles {
   /** http://127.0.0.1:<port> */
   url: string;
   diskURL: string;
@@ -58,7 +58,7 @@ export function imageFiles(dir: string): Map<string, Buffer> {
   return files;
 }
 
-export async function startFileServer(dir: string, port = 0): Promise<ImageFiles> {
+async function startFileServer(dir: string, port = 0): Promise<ImageFiles> {
   const files = imageFiles(dir);
   const served: string[] = [];
   const server = await serveOnLoopback((request, response) => {
@@ -88,7 +88,7 @@ export async function startFileServer(dir: string, port = 0): Promise<ImageFiles
   };
 }
 
-export function redfishSystemConfigs(password: string): SystemConfig[] {
+function redfishSystemConfigs(password: string): SystemConfig[] {
   return REDFISH_SYSTEMS.map((id) => ({ id, username: BMC_USERNAME, password, powerState: 'Off' as const, macs: [redfishMAC(id)] }));
 }
 

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** The Cluster API release whose CRDs the tests install (contract v1beta2). */
-export const CLUSTER_API_VERSION = 'v1.14.2';
+const CLUSTER_API_VERSION = 'v1.14.2';
 
 const CRD_FILES = [
   'cluster.x-k8s.io_clusters.yaml',

@@ -41,7 +41,7 @@ interface CRDLike {
 }
 
 /** The CRD with a Webhook conversion pointed at `url` (a copy); any other object unchanged. */
-export function withLocalConversion<T extends CRDLike>(crd: T, url: string, caBundle: string): T {
+function withLocalConversion<T extends CRDLike>(crd: T, url: string, caBundle: string): T {
   const conversion = crd.spec?.conversion;
   if (crd.kind !== 'CustomResourceDefinition' || conversion?.strategy !== 'Webhook') return crd;
   const copy = structuredClone(crd);

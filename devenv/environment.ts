@@ -40,7 +40,7 @@ export interface Environment {
   stop(): Promise<void>;
 }
 
-export interface PoolHandle {
+interface PoolHandle {
   readonly process: StartedProcess;
   readonly metricsPort: number;
   readonly agentPort: number;
@@ -49,7 +49,7 @@ export interface PoolHandle {
   stop(): Promise<void>;
 }
 
-export interface BMCEnvironmentOptions {
+interface BMCEnvironmentOptions {
   /** The BMC password of every emulated BMC (default a generated one). */
   password?: string;
   /** Extra environment for the pool process. */
@@ -85,7 +85,7 @@ async function kubectlIn(kubeconfig: string, args: string[], input?: string): Pr
 }
 
 /** Ironhook's controller objects with the hook URLs pointed at this environment's hook server. */
-export function controllerManifests(hookPort: number): string {
+function controllerManifests(hookPort: number): string {
   const dir = join(REPO_ROOT, 'manifests', 'controllers');
   return readdirSync(dir)
     .filter((name) => name.endsWith('.yaml'))

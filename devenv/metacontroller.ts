@@ -7,16 +7,16 @@ import { parse } from 'yaml';
 import { binary, CACHE_DIR, freePort, startProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
 
-export const METACONTROLLER_VERSION = 'v4.17.2';
+const METACONTROLLER_VERSION = 'v4.17.2';
 /** The source tree setup-test-binaries.sh unpacked (shared vendor tarball or release tag). */
-export const METACONTROLLER_SOURCE = join(CACHE_DIR, 'src', `metacontroller-${METACONTROLLER_VERSION.slice(1)}`);
+const METACONTROLLER_SOURCE = join(CACHE_DIR, 'src', `metacontroller-${METACONTROLLER_VERSION.slice(1)}`);
 /** Metacontroller's own CRDs (CompositeController, DecoratorController, ControllerRevision). */
 export const METACONTROLLER_CRDS = join(METACONTROLLER_SOURCE, 'manifests', 'production', 'metacontroller-crds-v1.yaml');
 
 const CHART_VALUES = new URL('../charts/ironhook/values.yaml', import.meta.url);
 
 /** The flags the chart gives Metacontroller (values.yaml `metacontroller.commandArgs`). */
-export function chartCommandArgs(valuesText = readFileSync(CHART_VALUES, 'utf8')): string[] {
+function chartCommandArgs(valuesText = readFileSync(CHART_VALUES, 'utf8')): string[] {
   const values = parse(valuesText) as { metacontroller?: { commandArgs?: unknown } };
   const args = values.metacontroller?.commandArgs;
   if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) {
@@ -30,7 +30,7 @@ export function chartCommandArgs(valuesText = readFileSync(CHART_VALUES, 'utf8')
  * process differs from the chart only in where it listens, how it finds the API server and how
  * often it rediscovers CRDs.
  */
-export function withFlags(chartArgs: readonly string[], overrides: readonly string[]): string[] {
+function withFlags(chartArgs: readonly string[], overrides: readonly string[]): string[] {
   const name = (arg: string): string => arg.split('=', 1)[0] ?? arg;
   const replaced = new Set(overrides.map(name));
   return [...chartArgs.filter((arg) => !replaced.has(name(arg))), ...overrides];

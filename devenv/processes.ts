@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 export const CACHE_DIR = process.env.IRONHOOK_CACHE ?? join(homedir(), '.cache', 'ironhook');
-export const BIN_DIR = join(CACHE_DIR, 'bin');
+const BIN_DIR = join(CACHE_DIR, 'bin');
 
 export function binary(name: string): string {
   return join(BIN_DIR, name);

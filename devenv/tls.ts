@@ -25,7 +25,7 @@ export function makeCa(dir: string, name: string, days = 1): void {
 }
 
 /** `<name>.crt` and `<name>.key` signed by the CA `<ca>.crt`/`<ca>.key`, with the extensions in `ext` (openssl x509 -extfile syntax). */
-export function makeLeaf(dir: string, name: string, { ca, ext, days = 1 }: { ca: string; ext: string; days?: number }): void {
+function makeLeaf(dir: string, name: string, { ca, ext, days = 1 }: { ca: string; ext: string; days?: number }): void {
   writeFileSync(join(dir, `${name}.ext`), ext);
   openssl(dir, ['req', ...P256, '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
   openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', String(days), '-extfile', `${name}.ext`, '-out', `${name}.crt`]);

@@ -17,17 +17,17 @@ import { binary } from './processes.js';
 const run = promisify(execFile);
 
 /** The label a kubelet started with `node-labels: metal3.io/uuid={{ ds.meta_data.uuid }}` sets. */
-export const NODE_UUID_LABEL = 'metal3.io/uuid';
-export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+const NODE_UUID_LABEL = 'metal3.io/uuid';
+const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 /** The Secret type Cluster API gives the kubeconfig Secret. */
-export const CLUSTER_SECRET_TYPE = 'cluster.x-k8s.io/secret';
+const CLUSTER_SECRET_TYPE = 'cluster.x-k8s.io/secret';
 
-export interface NodeView {
+interface NodeView {
   metadata: { name: string; uid: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec?: { providerID?: string; taints?: { key: string; effect: string }[] };
 }
 
-export interface KubeletNode {
+interface KubeletNode {
   name: string;
   /** The BareMetalHost's metadata.uid (label metal3.io/uuid). */
   uuid?: string;

@@ -1,6 +1,6 @@
 // Canonical JSON: object keys sorted at every level, so equal values give equal text.
 
-export function canonicalize(value: unknown): unknown {
+function canonicalize(value: unknown): unknown {
   if (Array.isArray(value)) {
     return value.map(canonicalize);
   }

@@ -1,8 +1,5 @@
 // Minimal Kubernetes object shapes shared by hooks and drivers (no client code here).
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-export type JsonObject = { [key: string]: Json };
-
 export interface OwnerReference {
   apiVersion: string;
   kind: string;

@@ -20,14 +20,6 @@ export interface CompositeSyncResponse {
   finalized?: boolean;
 }
 
-export interface DecoratorSyncRequest {
-  controller: KObject;
-  object: KObject;
-  attachments: ObjectMap;
-  related: ObjectMap;
-  finalizing: boolean;
-}
-
 export interface DecoratorSyncResponse {
   labels?: Record<string, string | null>;
   annotations?: Record<string, string | null>;
@@ -35,11 +27,6 @@ export interface DecoratorSyncResponse {
   attachments: KObject[];
   resyncAfterSeconds?: number;
   finalized?: boolean;
-}
-
-export interface CustomizeRequest {
-  controller: KObject;
-  parent: KObject;
 }
 
 export interface RelatedResourceRule {
@@ -56,7 +43,7 @@ export interface CustomizeResponse {
 }
 
 /** The outer key of an object map: `Kind.version` for the core group, `Kind.group/version` otherwise. */
-export function objectMapKey(kind: string, apiVersion: string): string {
+function objectMapKey(kind: string, apiVersion: string): string {
   return `${kind}.${apiVersion}`;
 }
 

@@ -8,7 +8,10 @@
 // - anyOf / oneOf / allOf / not only validate in a structural schema (the type is in the node
 //   itself), so they go, as do CEL rules, formats, patterns and bounds;
 // - `title` would name a type, so only the kind's own object, spec and status get one.
-import type { JSONSchema4 } from 'json-schema';
+import type { compile } from 'json-schema-to-typescript';
+
+/** The schema json-schema-to-typescript compiles (its JSON Schema draft 4 type). */
+type JSONSchema4 = Parameters<typeof compile>[0];
 
 /** A node of a CRD schema, as YAML parses it. */
 export interface CrdSchema {

@@ -7,7 +7,7 @@ import { operationName } from '../../domain/naming.js';
 import type { Action, BMCMonitor, HostOperation, HostOperationSpec, HostOperationStatus } from '../../domain/operations.js';
 
 export const T0 = '2026-11-29T10:00:00Z';
-export const HOST_UID = '6f3c2a1e-0000-4000-8000-000000000001';
+const HOST_UID = '6f3c2a1e-0000-4000-8000-000000000001';
 
 export class HostBuilder {
   private readonly host: BareMetalHost;
@@ -149,7 +149,7 @@ export interface OperationOptions {
   status?: HostOperationStatus;
 }
 
-export const CONTROLLER: KObject = {
+const CONTROLLER: KObject = {
   apiVersion: 'metacontroller.k8s.io/v1alpha1',
   kind: 'CompositeController',
   metadata: { name: 'ironhook-baremetalhost' },

@@ -14,13 +14,13 @@ import { isDNSName, isIPLiteral, isIPv4Literal, isIPv6Literal } from './ip.js';
 import { defaultSchemeRegistry } from './schemes.js';
 import type { BMCAddressKind, BMCDriverFamily, BMCSchemeCapabilities, BMCSchemeMatch, BMCSchemeRegistry, RedfishProtocol } from './schemes.js';
 
-export const IPMI_DEFAULT_PORT = 623;
+const IPMI_DEFAULT_PORT = 623;
 export const IPMI_DEFAULT_PRIVILEGE_LEVEL = 'ADMINISTRATOR';
 const MAX_PORT = 65535;
 const PARSE_PREFIX = 'failed to parse BMC address information: ';
 
 /** The transport used to reach the BMC. */
-export type BMCTransport = 'ipmi' | RedfishProtocol;
+type BMCTransport = 'ipmi' | RedfishProtocol;
 
 export interface ParsedBMCAddress {
   /** The address as written in spec.bmc.address. */
@@ -131,7 +131,7 @@ export function privilegeLevelFromQuery(rawQuery: string): string {
 }
 
 /** The Redfish System ID rule: an empty path or just "redfish/v1" means "no system id". */
-export function systemIdFromPath(path: string, alwaysPassPath: boolean): string | undefined {
+function systemIdFromPath(path: string, alwaysPassPath: boolean): string | undefined {
   if (path === '') {
     return undefined;
   }

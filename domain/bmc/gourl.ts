@@ -125,7 +125,7 @@ function splitScheme(raw: string): { scheme: string; rest: string } | { error: s
 }
 
 /** ":" followed by digits only, or nothing. */
-export function isValidOptionalPort(port: string): boolean {
+function isValidOptionalPort(port: string): boolean {
   return port === '' || /^:[0-9]*$/.test(port);
 }
 

@@ -23,7 +23,7 @@ function percentEncode(text: string, safe: RegExp): string {
 }
 
 /** A host as it appears in a URL authority: IPv6 literals in brackets. */
-export function formatHost(host: string): string {
+function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 

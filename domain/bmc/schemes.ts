@@ -8,7 +8,7 @@
 export type BMCDriverFamily = 'ipmi' | 'redfish' | 'idrac';
 
 /** How the host boots the deploy ramdisk or live ISO. */
-export type BMCBootMethod = 'ipxe' | 'virtual-media' | 'uefi-http';
+type BMCBootMethod = 'ipxe' | 'virtual-media' | 'uefi-http';
 
 /** The transport of a Redfish-family scheme, chosen by a "+http"/"+https" suffix. */
 export type RedfishProtocol = 'http' | 'https';
@@ -138,10 +138,6 @@ export class BMCSchemeRegistry {
 
 /** The process-wide registry, pre-filled with BUILTIN_SCHEMES. Register only at module load. */
 export const defaultSchemeRegistry = new BMCSchemeRegistry(BUILTIN_SCHEMES);
-
-export function registerScheme(definition: BMCSchemeDefinition): void {
-  defaultSchemeRegistry.register(definition);
-}
 
 export function lookupScheme(scheme: string): BMCSchemeMatch | undefined {
   return defaultSchemeRegistry.lookup(scheme);

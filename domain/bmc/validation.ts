@@ -28,7 +28,7 @@ export interface HostBMCInput {
   readonly provisioningNetworkDisabled?: boolean | undefined;
 }
 
-export type BMCIssueCode =
+type BMCIssueCode =
   | 'credentials-name-empty'
   | 'address-empty'
   | 'address-invalid'
@@ -51,7 +51,7 @@ function issue(code: BMCIssueCode, message: string): BMCIssue {
   return { code, message };
 }
 
-export function inspectionDisabled(input: Pick<HostBMCInput, 'inspectionMode' | 'inspectDisabledByAnnotation'>): boolean {
+function inspectionDisabled(input: Pick<HostBMCInput, 'inspectionMode' | 'inspectDisabledByAnnotation'>): boolean {
   return input.inspectDisabledByAnnotation === true || input.inspectionMode === 'disabled';
 }
 
@@ -108,7 +108,7 @@ const CAPABILITY_CHECKS: readonly Check[] = [
 ];
 
 /** The checks that depend on what the BMC driver can do (the webhook's part, given a parsed address). */
-export function validateBMCCapabilities(bmc: ParsedBMCAddress, input: HostBMCInput): BMCIssue[] {
+function validateBMCCapabilities(bmc: ParsedBMCAddress, input: HostBMCInput): BMCIssue[] {
   return CAPABILITY_CHECKS.map((check) => check(bmc, input)).filter((found) => found !== undefined);
 }
 

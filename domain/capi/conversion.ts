@@ -14,7 +14,7 @@ import { canonicalJSON } from '../canonical.js';
 import { groupOf, versionOf, type InfraVersion, type Metal3ObjectRef, type ReferenceExtras } from './types.js';
 import { isRecord } from '../records.js';
 
-export const CONVERSION_ANNOTATION_PREFIX = 'conversion.ironhook.dev/';
+const CONVERSION_ANNOTATION_PREFIX = 'conversion.ironhook.dev/';
 
 export function conversionAnnotation(version: InfraVersion): string {
   return `${CONVERSION_ANNOTATION_PREFIX}${version}`;

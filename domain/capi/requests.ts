@@ -68,7 +68,6 @@ export const NodeAction = {
 } as const;
 export type NodeAction = (typeof NodeAction)[keyof typeof NodeAction];
 
-export type NodeSelector = NodeOperationSpec['node'];
 /** SetProviderID: the Node found; Fence: the Node deleted, with what was saved. */
 export type ObservedNode = NonNullable<NodeOperationStatus['node']>;
 

@@ -5,7 +5,6 @@ import type { ObjectReference } from '../k8s.js';
 
 /** The infrastructure provider group Metal3Cluster, Metal3Machine, Metal3Data… live in. */
 export const INFRA_GROUP = 'infrastructure.cluster.x-k8s.io';
-export const INFRA_V1BETA1 = `${INFRA_GROUP}/v1beta1`;
 export const INFRA_V1BETA2 = `${INFRA_GROUP}/v1beta2`;
 
 /** Cluster API core (Machine, Cluster); v1beta2 is what Cluster API ≥ 1.11 serves. */
@@ -13,14 +12,6 @@ export const CAPI_GROUP = 'cluster.x-k8s.io';
 export const CAPI_V1BETA2 = `${CAPI_GROUP}/v1beta2`;
 
 export type InfraVersion = 'v1beta1' | 'v1beta2';
-export const HUB_VERSION: InfraVersion = 'v1beta2';
-export const SPOKE_VERSION: InfraVersion = 'v1beta1';
-
-/** CRD labels Cluster API reads to learn which contract a provider's versions speak. */
-export const CONTRACT_LABELS: Readonly<Record<string, string>> = {
-  'cluster.x-k8s.io/v1beta1': 'v1beta1',
-  'cluster.x-k8s.io/v1beta2': 'v1beta2',
-};
 
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';

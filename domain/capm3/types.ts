@@ -3,15 +3,7 @@
 import { type Body, type Converted, type Kept, type KindConverter } from '../capi/conversion.js';
 import { INFRA_GROUP } from '../capi/types.js';
 import { asRecord as rec } from '../records.js';
-import type { Metal3ClusterSpec, Metal3ClusterStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3cluster.js';
-import type { Metal3MachineSpec, Metal3MachineStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3machine.js';
-import type { Metal3MachineTemplateSpec } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3machinetemplate.js';
-import type { Metal3RemediationSpec, Metal3RemediationStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3remediation.js';
-import type {
-  Metal3RemediationTemplateSpec,
-  Metal3RemediationTemplateStatus,
-} from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3remediationtemplate.js';
-import type { TypedObject } from '../k8s.js';
+import type { Metal3ClusterStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3cluster.js';
 
 export const Capm3Kind = {
   Metal3Cluster: 'Metal3Cluster',
@@ -22,10 +14,6 @@ export const Capm3Kind = {
   Metal3RemediationTemplate: 'Metal3RemediationTemplate',
 } as const;
 export type Capm3Kind = (typeof Capm3Kind)[keyof typeof Capm3Kind];
-
-export const CLUSTER_FINALIZER = 'metal3cluster.infrastructure.cluster.x-k8s.io';
-export const MACHINE_FINALIZER = 'metal3machine.infrastructure.cluster.x-k8s.io';
-export const REMEDIATION_FINALIZER = 'metal3remediation.infrastructure.cluster.x-k8s.io';
 
 export const REBOOT_STRATEGY = 'Reboot';
 export const RemediationPhase = {
@@ -40,29 +28,12 @@ export const REMEDIATION_DEFAULTS = { type: REBOOT_STRATEGY, retryLimit: 1, time
 
 // --- v1beta2 (stored) shapes: generated from manifests/crds (scripts/api-types.ts) ------------
 
-export type { Metal3ClusterSpec, Metal3ClusterStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3cluster.js';
-export type { Metal3MachineSpec, Metal3MachineStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3machine.js';
-export type { Metal3MachineTemplateSpec } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3machinetemplate.js';
-export type { Metal3RemediationSpec, Metal3RemediationStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3remediation.js';
-export type { Metal3RemediationTemplateSpec } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3remediationtemplate.js';
+export type { Metal3ClusterStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3cluster.js';
 
-export type APIEndpoint = NonNullable<Metal3ClusterSpec['controlPlaneEndpoint']>;
-export type FailureDomain = NonNullable<Metal3ClusterSpec['failureDomains']>[number];
 /** Cluster API v1beta1 conditions and failure fields, kept under status.deprecated. */
-export type DeprecatedStatus = NonNullable<Metal3ClusterStatus['deprecated']>;
+type DeprecatedStatus = NonNullable<Metal3ClusterStatus['deprecated']>;
 /** A Cluster API v1beta1 condition (kept under status.deprecated.v1beta1). */
 export type V1Beta1Condition = NonNullable<NonNullable<DeprecatedStatus['v1beta1']>['conditions']>[number];
-/** Ironhook's additions to a status (ignored by upstream clients); the same block on every kind. */
-export type IronhookStatus = NonNullable<Metal3MachineStatus['ironhook']>;
-export type HostSelector = NonNullable<Metal3MachineSpec['hostSelector']>;
-export type Metal3Image = NonNullable<Metal3MachineSpec['image']>;
-export type RemediationStrategy = NonNullable<Metal3RemediationSpec['strategy']>;
-
-export type Metal3Cluster = TypedObject<Metal3ClusterSpec, Metal3ClusterStatus>;
-export type Metal3Machine = TypedObject<Metal3MachineSpec, Metal3MachineStatus>;
-export type Metal3MachineTemplate = TypedObject<Metal3MachineTemplateSpec, never>;
-export type Metal3Remediation = TypedObject<Metal3RemediationSpec, Metal3RemediationStatus>;
-export type Metal3RemediationTemplate = TypedObject<Metal3RemediationTemplateSpec, Metal3RemediationTemplateStatus>;
 
 export type Rec = Record<string, unknown>;
 

@@ -33,7 +33,7 @@ export function familyMax(family: Family): bigint {
   return family === 4 ? V4_MAX : V6_MAX;
 }
 
-export function familyBits(family: Family): number {
+function familyBits(family: Family): number {
   return family === 4 ? 32 : 128;
 }
 
@@ -87,10 +87,6 @@ export function parseAddress(text: string): Address | undefined {
   return text.includes(':') ? parseV6(text) : parseV4(text);
 }
 
-export function isAddress(text: string): boolean {
-  return parseAddress(text) !== undefined;
-}
-
 function formatV4(value: bigint): string {
   const n = Number(value);
   return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
@@ -132,10 +128,6 @@ export function formatAddress(address: Address): string {
 export function canonicalAddress(text: string): string | undefined {
   const address = parseAddress(text);
   return address === undefined ? undefined : formatAddress(address);
-}
-
-export function sameAddress(a: Address, b: Address): boolean {
-  return a.family === b.family && a.value === b.value;
 }
 
 export function compareAddresses(a: Address, b: Address): number {

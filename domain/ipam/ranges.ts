@@ -148,7 +148,7 @@ export function buildRanges(spec: IPPoolSpec): PoolRanges {
   return { ranges, problems };
 }
 
-export function rangeContains(range: AddressRange, address: Address): boolean {
+function rangeContains(range: AddressRange, address: Address): boolean {
   return range.family === address.family && range.first <= address.value && address.value <= range.last;
 }
 
@@ -162,7 +162,7 @@ export function rangeSize(range: AddressRange): bigint {
 }
 
 /** Disjoint, sorted [first, last] intervals covering the ranges of one family. */
-export function mergedIntervals(ranges: readonly AddressRange[], family: Family): Array<[bigint, bigint]> {
+function mergedIntervals(ranges: readonly AddressRange[], family: Family): Array<[bigint, bigint]> {
   const sorted = ranges
     .filter((range) => range.family === family)
     .map((range): [bigint, bigint] => [range.first, range.last])

@@ -1,7 +1,5 @@
 // ipam.metal3.io/v1alpha1 IPPool, IPClaim and IPAddress, and the Cluster API IPAM kinds the
 // pools also serve. Field names are upstream's.
-import type { IPAddressSpec } from '../api/ipam.metal3.io/v1alpha1/ipaddress.js';
-import type { IPClaimSpec, IPClaimStatus } from '../api/ipam.metal3.io/v1alpha1/ipclaim.js';
 import type { IPPoolSpec, IPPoolStatus } from '../api/ipam.metal3.io/v1alpha1/ippool.js';
 import type { TypedObject } from '../k8s.js';
 
@@ -28,13 +26,12 @@ export const UpstreamFinalizer = {
 } as const;
 
 /** Metacontroller object names; they also name the finalizers Metacontroller adds. */
-export const ControllerName = {
+const ControllerName = {
   IPPool: 'ironhook-ippool',
   IPClaim: 'ironhook-ipclaim',
   CapiClaim: 'ipaddressclaim-ipam',
 } as const;
 
-export const IPPOOL_FINALIZER = `metacontroller.io/compositecontroller-${ControllerName.IPPool}`;
 export const IPCLAIM_FINALIZER = `metacontroller.io/compositecontroller-${ControllerName.IPClaim}`;
 
 /** Annotation on an IPClaim / IPAddressClaim asking for one exact address. */
@@ -48,8 +45,7 @@ export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 
 // The metal3 IPAM kinds' shapes are generated from manifests/crds (scripts/api-types.ts).
 export type { IPPoolSpec, IPPoolStatus } from '../api/ipam.metal3.io/v1alpha1/ippool.js';
-export type { IPClaimSpec, IPClaimStatus } from '../api/ipam.metal3.io/v1alpha1/ipclaim.js';
-export type { IPAddressSpec } from '../api/ipam.metal3.io/v1alpha1/ipaddress.js';
+export type { IPClaimStatus } from '../api/ipam.metal3.io/v1alpha1/ipclaim.js';
 
 export type AllocationStrategy = NonNullable<IPPoolSpec['allocationStrategy']>;
 /** One entry of `spec.pools`: a range, consumed in order. */
@@ -58,32 +54,6 @@ export type IPPoolRange = NonNullable<IPPoolSpec['pools']>[number];
 export type IPPoolIronhookStatus = NonNullable<IPPoolStatus['ironhook']>;
 
 export type IPPool = TypedObject<IPPoolSpec, IPPoolStatus>;
-export type IPClaim = TypedObject<IPClaimSpec, IPClaimStatus>;
-export type IPAddress = TypedObject<IPAddressSpec, never>;
-
-/** Cluster API `ipam.cluster.x-k8s.io` pool reference (v1beta1 TypedLocalObjectReference, v1beta2 IPPoolReference). */
-export interface CapiPoolReference {
-  apiGroup?: string;
-  kind?: string;
-  name?: string;
-}
-
-export interface CapiIPAddressClaimSpec {
-  clusterName?: string;
-  poolRef: CapiPoolReference;
-}
-
-export type CapiIPAddressClaim = TypedObject<CapiIPAddressClaimSpec, Record<string, unknown>>;
-
-export interface CapiIPAddressSpec {
-  claimRef: { name: string };
-  poolRef: CapiPoolReference;
-  address: string;
-  prefix: number;
-  gateway?: string;
-}
-
-export type CapiIPAddress = TypedObject<CapiIPAddressSpec, never>;
 
 /** How many claim errors the pool status lists by name (etcd objects are limited to ~1.5 MiB). */
 export const CLAIM_ERROR_LIMIT = 1000;

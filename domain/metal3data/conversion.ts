@@ -103,7 +103,7 @@ function putTemplateReference(spec: Rec | undefined, restore: Kept): void {
   if (spec !== undefined && restore.templateReference !== undefined) spec.templateReference = restore.templateReference;
 }
 
-export const metal3DataTemplateConverter: KindConverter = {
+const metal3DataTemplateConverter: KindConverter = {
   group: INFRA_GROUP,
   kind: Kind.Metal3DataTemplate,
   up(body: Body, restore: Kept): Converted {
@@ -164,7 +164,7 @@ function referenceConverter(kind: string, refs: readonly [string, string][], tem
   };
 }
 
-export const metal3DataConverter = referenceConverter(
+const metal3DataConverter = referenceConverter(
   Kind.Metal3Data,
   [
     ['spec', 'template'],
@@ -173,7 +173,7 @@ export const metal3DataConverter = referenceConverter(
   true,
 );
 
-export const metal3DataClaimConverter = referenceConverter(
+const metal3DataClaimConverter = referenceConverter(
   Kind.Metal3DataClaim,
   [
     ['spec', 'template'],

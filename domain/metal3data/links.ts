@@ -17,7 +17,7 @@ function macFrom(source: MacAddressSource, ctx: RenderContext): string {
 }
 
 /** The MAC of a link, or undefined when the link has no macAddress (the key is then omitted). */
-export function linkMac(id: string, source: MacAddressSource | undefined, ctx: RenderContext): string | undefined {
+function linkMac(id: string, source: MacAddressSource | undefined, ctx: RenderContext): string | undefined {
   if (source === undefined) return undefined;
   const mac = macFrom(source, ctx);
   if (!MAC.test(mac)) throw new RenderError(`link ${id}: "${mac}" is not a MAC address`);
@@ -33,7 +33,7 @@ function withMac(map: YamlMap, key: string, mac: string | undefined): YamlMap {
 }
 
 /** Bond parameter values are free JSON; they are written as go-yaml writes JSON values. */
-export function jsonToYaml(value: unknown): YamlValue {
+function jsonToYaml(value: unknown): YamlValue {
   if (value === null || value === undefined) return null;
   if (Array.isArray(value)) return value.map(jsonToYaml);
   if (typeof value === 'object') {

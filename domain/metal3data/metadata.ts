@@ -51,7 +51,7 @@ const WRITERS: readonly Writer[] = [
 ];
 
 /** `<metal3machine namespace>/<host name>/<metal3machine name>`, always present. */
-export function providerId(ctx: Pick<RenderContext, 'metal3Machine' | 'host'>): string {
+function providerId(ctx: Pick<RenderContext, 'metal3Machine' | 'host'>): string {
   const m3m = ctx.metal3Machine.metadata;
   return `${m3m.namespace ?? ''}/${ctx.host.metadata.name ?? ''}/${m3m.name ?? ''}`;
 }

@@ -81,11 +81,11 @@ function collectRoutes(c: Collector, routes: Route[] | undefined): void {
 
 type Networks = NonNullable<NonNullable<Metal3DataTemplateSpec['networkData']>['networks']>;
 
-export function staticNetworks(networks: Networks | undefined): StaticNetwork[] {
+function staticNetworks(networks: Networks | undefined): StaticNetwork[] {
   return [...(networks?.ipv4 ?? []), ...(networks?.ipv6 ?? [])];
 }
 
-export function dynamicNetworks(networks: Networks | undefined): DynamicNetwork[] {
+function dynamicNetworks(networks: Networks | undefined): DynamicNetwork[] {
   return [...(networks?.ipv4DHCP ?? []), ...(networks?.ipv6DHCP ?? []), ...(networks?.ipv6SLAAC ?? [])];
 }
 

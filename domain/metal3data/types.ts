@@ -3,7 +3,6 @@
 // schema, so a field the CRD requires is present; the renderers decide what a missing optional
 // field means.
 import type { Metal3DataTemplateSpec, Metal3DataTemplateStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3datatemplate.js';
-import type { Metal3DataStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3data.js';
 import type { Metal3DataClaimStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3dataclaim.js';
 
 export const Kind = {
@@ -16,20 +15,6 @@ export const Resource = {
   Metal3DataTemplate: 'metal3datatemplates',
   Metal3Data: 'metal3datas',
   Metal3DataClaim: 'metal3dataclaims',
-} as const;
-
-/** Upstream's finalizers; in Ironhook Metacontroller's finalizers play their part. */
-export const UpstreamFinalizer = {
-  Metal3DataTemplate: 'metal3datatemplate.infrastructure.cluster.x-k8s.io',
-  Metal3Data: 'metal3data.infrastructure.cluster.x-k8s.io',
-  Metal3DataClaim: 'metal3dataclaim.infrastructure.cluster.x-k8s.io',
-} as const;
-
-/** Metacontroller object names (manifests/controllers/metal3data.yaml). */
-export const ControllerName = {
-  Metal3DataTemplate: 'ironhook-metal3datatemplate',
-  Metal3Data: 'ironhook-metal3data',
-  Metal3DataClaim: 'ironhook-metal3dataclaim',
 } as const;
 
 /** On each Metal3Data: the claim it serves (hashed when long), so the claim can find it. */
@@ -50,9 +35,9 @@ export const NETWORK_DATA_KEY = 'networkData';
 
 // The shapes are generated from manifests/crds (scripts/api-types.ts); the names below are the
 // parts the renderers take apart.
-export type { Metal3DataTemplateSpec, Metal3DataTemplateStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3datatemplate.js';
-export type { Metal3DataSpec, Metal3DataStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3data.js';
-export type { Metal3DataClaimSpec, Metal3DataClaimStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3dataclaim.js';
+export type { Metal3DataTemplateSpec, } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3datatemplate.js';
+export type { Metal3DataStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3data.js';
+export type { Metal3DataClaimStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3dataclaim.js';
 
 export type MetaData = NonNullable<Metal3DataTemplateSpec['metaData']>;
 export type NetworkData = NonNullable<Metal3DataTemplateSpec['networkData']>;
@@ -60,7 +45,6 @@ type Links = NonNullable<NetworkData['links']>;
 type Networks = NonNullable<NetworkData['networks']>;
 
 export type SourceObject = NonNullable<MetaData['objectNames']>[number]['object'];
-export type FromPool = NonNullable<MetaData['ipAddressesFromPool']>[number];
 export type EthernetLink = NonNullable<Links['ethernets']>[number];
 export type BondLink = NonNullable<Links['bonds']>[number];
 export type VlanLink = NonNullable<Links['vlans']>[number];
@@ -74,7 +58,5 @@ export type FromPoolAnnotation = NonNullable<StaticNetwork['fromPoolAnnotation']
 export type PoolReference = NonNullable<StaticNetwork['fromPoolRef']>;
 
 export type IndexEntry = NonNullable<Metal3DataTemplateStatus['indexes']>[number];
-/** Ironhook's additions to the Metal3Data status (status.ironhook); upstream clients ignore the block. */
-export type Metal3DataIronhookStatus = NonNullable<Metal3DataStatus['ironhook']>;
 /** The objects a claim's data is rendered from, found by the claim's own hook (status.ironhook). */
 export type ClaimSources = NonNullable<Metal3DataClaimStatus['ironhook']>;

@@ -9,7 +9,7 @@ import { ipxeRouter, type PXEBootConfig } from './ipxe.js';
 
 /** The API version Ironhook reports; IPA needs ≥ 1.62 for tokens and ≥ 1.68 for agent_verify_ca. */
 export const API_VERSION = '1.68';
-export const MIN_API_VERSION = '1.1';
+const MIN_API_VERSION = '1.1';
 /** Ironic's default: IPA heartbeats every 0.3–0.6 of this. */
 export const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 300;
 const BODY_LIMIT = '8mb';

@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { AgentError, abortError } from './errors.js';
 import { TransportError, redactedURL, undiciTransport, type JSONResponse, type JSONTransport } from './http.js';
 
-export type CommandStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CLEAN_VERSION_MISMATCH';
+type CommandStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CLEAN_VERSION_MISMATCH';
 
 export interface CommandResult {
   id: string;

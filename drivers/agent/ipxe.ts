@@ -15,17 +15,17 @@ export interface PXEBootConfig {
 }
 
 /** Chains to the per-MAC script of the interface iPXE booted from (Ironic's boot.ipxe does the same). */
-export const BOOT_SCRIPT = '#!ipxe\nchain --autofree ipxe/${mac:hexhyp} || exit\n';
+const BOOT_SCRIPT = '#!ipxe\nchain --autofree ipxe/${mac:hexhyp} || exit\n';
 const EXIT_SCRIPT = '#!ipxe\n# not armed for an agent boot: boot from the next device\nexit\n';
 
 /** The kernel command line of an agent boot (no token: it is handed out at lookup). */
-export function agentKernelParams(apiURL: string, mac: string, extra?: string): string {
+function agentKernelParams(apiURL: string, mac: string, extra?: string): string {
   const api = apiURL.replace(/\/+$/, '');
   const params = [`ipa-api-url=${api}`, `ipa-inspection-callback-url=${api}/v1/continue_inspection`, `BOOTIF=${mac}`, 'ipa-ironic-api-version=1.68', 'initrd=ramdisk'];
   return extra === undefined || extra.trim() === '' ? params.join(' ') : `${params.join(' ')} ${extra.trim()}`;
 }
 
-export function agentScript(config: PXEBootConfig, apiURL: string, mac: string): string {
+function agentScript(config: PXEBootConfig, apiURL: string, mac: string): string {
   return ['#!ipxe', `kernel --name kernel ${config.kernelURL} ${agentKernelParams(apiURL, mac, config.extraKernelParams)}`, `initrd --name ramdisk ${config.ramdiskURL}`, 'boot', ''].join('\n');
 }
 

@@ -29,7 +29,7 @@ export interface AgentServiceTimeouts {
   powerOffMs: number;
 }
 
-export const DEFAULT_SERVICE_TIMEOUTS: AgentServiceTimeouts = {
+const DEFAULT_SERVICE_TIMEOUTS: AgentServiceTimeouts = {
   inventoryMs: 1_800_000,
   writeImageMs: AGENT_TIMEOUTS.deployCallbackMs,
   commandWaitMs: AGENT_TIMEOUTS.commandWaitMs,

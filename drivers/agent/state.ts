@@ -48,14 +48,11 @@ export interface HeartbeatInput {
   agentVersion?: unknown;
 }
 
-/** Events: 'heartbeat' (entry), 'inventory' (entry), 'changed' (record: persist it), 'forgotten' (key). */
-export type AgentStateEvent = 'heartbeat' | 'inventory' | 'changed' | 'forgotten';
-
 export function hostKey(host: AgentHostRef): string {
   return `${host.namespace}/${host.name}`;
 }
 
-export function recordOf(entry: AgentEntry): AgentRecord {
+function recordOf(entry: AgentEntry): AgentRecord {
   const { namespace, name, uid, macs, token, tokenIssued, callbackURL } = entry;
   return callbackURL === undefined
     ? { namespace, name, uid, macs, token, tokenIssued }

@@ -10,12 +10,8 @@ import type { BMCConnectionOptions, BMCDriver, BMCDriverFactory } from './types.
 const factories = new Map<BMCDriverFamily, BMCDriverFactory>();
 
 /** Registers (or replaces) the factory for a driver family. Call at module load only. */
-export function registerDriverFactory(family: BMCDriverFamily, factory: BMCDriverFactory): void {
+function registerDriverFactory(family: BMCDriverFamily, factory: BMCDriverFactory): void {
   factories.set(family, factory);
-}
-
-export function driverFactoryFor(family: BMCDriverFamily): BMCDriverFactory | undefined {
-  return factories.get(family);
 }
 
 /** A driver for the address's family; a permanent `UnknownDriver` error when none is registered. */

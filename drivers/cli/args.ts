@@ -2,7 +2,7 @@
 // Credentials never come from flags: a flag that looks like one is refused with the reason.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
-export type PowerVerb = 'status' | 'on' | 'off' | 'reboot';
+type PowerVerb = 'status' | 'on' | 'off' | 'reboot';
 
 export interface CommonOptions {
   address: string;

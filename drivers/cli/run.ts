@@ -167,7 +167,7 @@ async function execute(driver: BMCDriver, command: BMCCommand, context: { printe
   }
 }
 
-export async function runBMCCommand(command: BMCCommand, deps: CLIDeps): Promise<number> {
+async function runBMCCommand(command: BMCCommand, deps: CLIDeps): Promise<number> {
   const printer = new Printer(deps, command.json);
   const prepared = await prepare(command, deps);
   if ('exitCode' in prepared) return printer.verdict(prepared);

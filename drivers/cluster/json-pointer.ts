@@ -35,7 +35,7 @@ function child(container: unknown, segment: string): { found: boolean; value: un
 }
 
 /** The value at `segments`, and whether it exists. */
-export function lookup(document: unknown, segments: readonly string[]): { found: boolean; value: unknown } {
+function lookup(document: unknown, segments: readonly string[]): { found: boolean; value: unknown } {
   let current: { found: boolean; value: unknown } = { found: true, value: document };
   for (const segment of segments) {
     current = child(current.value, segment);

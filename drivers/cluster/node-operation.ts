@@ -15,8 +15,8 @@ import { KubeStatusError, isConflict, isNotFound, unlessNotFound } from '../kube
 import type { KubeApi } from '../kube/api.js';
 import type { WorkloadClients } from './workload.js';
 
-export const UUID_LABEL = 'metal3.io/uuid';
-export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+const UUID_LABEL = 'metal3.io/uuid';
+const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
 interface NodeJSON {
   metadata: ObjectMeta & { name: string };

@@ -47,7 +47,7 @@ export function bootdev(device: string, options: readonly string[]): IPMICommand
   return options.length === 0 ? command('chassis', 'bootdev', device) : command('chassis', 'bootdev', device, `options=${options.join(',')}`);
 }
 
-export function hexByte(value: number): string {
+function hexByte(value: number): string {
   return `0x${value.toString(16).padStart(2, '0')}`;
 }
 

@@ -11,17 +11,17 @@ import type { BootDevice, BootOptions } from '../bmc/types.js';
 import { bootdev, raw } from './argv.js';
 import type { IPMICommand } from './argv.js';
 
-export type IPMIBootDevice = Exclude<BootDevice, 'uefi-http'>;
+type IPMIBootDevice = Exclude<BootDevice, 'uefi-http'>;
 
 /** Set System Boot Options: netfn chassis (0x00), command 0x08. */
 const SET_BOOT_OPTIONS = [0x00, 0x08] as const;
-export const DISABLE_BOOT_TIMEOUT = raw([...SET_BOOT_OPTIONS, 0x03, 0x08]);
+const DISABLE_BOOT_TIMEOUT = raw([...SET_BOOT_OPTIONS, 0x03, 0x08]);
 
 /** Boot flags byte 1: 0x80 valid, 0x40 persistent, 0x20 EFI. */
 const UEFI_ONCE = 0xa0;
 const UEFI_PERSISTENT = 0xe0;
 
-export const UEFI_DEVICE_CODES: Readonly<Record<IPMIBootDevice, number>> = {
+const UEFI_DEVICE_CODES: Readonly<Record<IPMIBootDevice, number>> = {
   pxe: 0x04,
   disk: 0x08,
   cdrom: 0x14,
@@ -41,7 +41,7 @@ export interface BootStep {
   expect: { kind: 'raw' } | { kind: 'bootdev'; device: string };
 }
 
-export function bootDeviceOf(options: BootOptions): IPMIBootDevice {
+function bootDeviceOf(options: BootOptions): IPMIBootDevice {
   if (options.device === 'uefi-http') {
     throw new BMCError('Permanent', 'Unsupported', 'IPMI cannot boot from a UEFI HTTP URI; use a Redfish scheme (redfish-uefihttp)');
   }

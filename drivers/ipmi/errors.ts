@@ -25,7 +25,7 @@ interface Rule {
 /** Lines "-v" adds on every run (probes for VSO/HPM.x, the PEN registry): never the failure itself. */
 const VERBOSE_NOISE = /^(Loading IANA PEN Registry|Running Get VSO Capabilities|Invalid completion code received:|Discovered IPMB address|Get HPM\.x Capabilities request failed|Close Session command failed)/;
 
-export const FAILURE_RULES: readonly Rule[] = [
+const FAILURE_RULES: readonly Rule[] = [
   {
     name: 'cipher suite not offered by the BMC or not known to ipmitool',
     pattern:

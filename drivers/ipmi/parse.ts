@@ -12,7 +12,7 @@ export class IPMIParseError extends Error {
 }
 
 /** At most 80 characters of unexpected output, with control characters made visible. */
-export function excerpt(text: string): string {
+function excerpt(text: string): string {
   const shown = JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
   return shown;
 }

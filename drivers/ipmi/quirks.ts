@@ -6,7 +6,7 @@ export interface IPMIQuirks {
   uefiDiskCode?: number;
 }
 
-export const IPMI_QUIRKS: Readonly<Record<number, IPMIQuirks & { vendor: string }>> = {
+const IPMI_QUIRKS: Readonly<Record<number, IPMIQuirks & { vendor: string }>> = {
   // Supermicro: UEFI hard disk is 0x24 (Ironic's ipmitool driver does the same).
   10876: { vendor: 'Supermicro', uefiDiskCode: 0x24 },
 };

@@ -8,14 +8,14 @@ import { processGates } from './gate.js';
 import type { GateRegistry } from './gate.js';
 
 /** Time as a port: the driver never reads Date.now() or calls setTimeout itself. */
-export interface IPMIClock {
+interface IPMIClock {
   /** Milliseconds since the epoch. */
   now(): number;
   /** Resolves after `ms` milliseconds of this clock's time. */
   sleep(ms: number): Promise<void>;
 }
 
-export const systemClock: IPMIClock = {
+const systemClock: IPMIClock = {
   now: () => Date.now(),
   sleep: async (ms) =>
     new Promise((resolve) => {

@@ -28,7 +28,7 @@ export class RequestTimeout extends TransientError {
 }
 
 /** The HTTP code of a KubeStatusError (or of anything else that carries a numeric code). */
-export function statusCode(error: unknown): number | undefined {
+function statusCode(error: unknown): number | undefined {
   if (error instanceof KubeStatusError) {
     return error.code;
   }

@@ -57,7 +57,7 @@ export interface CoreEvent {
   action?: string;
 }
 
-export interface LeaseSpec {
+interface LeaseSpec {
   holderIdentity?: string;
   leaseDurationSeconds?: number;
   acquireTime?: string;

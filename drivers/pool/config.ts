@@ -15,7 +15,7 @@ export interface LeaderElectionConfig {
   retryPeriodMs: number;
 }
 
-export interface AgentAPIConfig {
+interface AgentAPIConfig {
   /** Listen address of the agent API (IPA lookup/heartbeat). */
   host: string;
   port: number;

@@ -29,7 +29,7 @@ export interface ConnectDeps {
 }
 
 /** Parses spec.bmc.address; permanent UnknownBMCScheme / InvalidBMCAddress on failure. */
-export function parseAddress(bmc: Pick<BMCDetails, 'address'>): ParsedBMCAddress {
+function parseAddress(bmc: Pick<BMCDetails, 'address'>): ParsedBMCAddress {
   const parsed = parseBMCAddress(bmc.address);
   if (parsed.kind === 'parsed') {
     return parsed.bmc;
@@ -55,7 +55,7 @@ function pinned(address: ParsedBMCAddress, resolved: string[]): ParsedBMCAddress
   return { ...address, host: first };
 }
 
-export async function guardAddress(guard: NetworkGuard, address: ParsedBMCAddress): Promise<ParsedBMCAddress> {
+async function guardAddress(guard: NetworkGuard, address: ParsedBMCAddress): Promise<ParsedBMCAddress> {
   return pinned(address, await guard.checkHost(address.host, 'BMC address'));
 }
 

@@ -12,7 +12,7 @@ import type { KubePort, Secret, SecretMetadataPatch } from '../kube/port.js';
 
 export const SECRET_LABEL = 'environment.metal3.io';
 export const SECRET_LABEL_VALUE = 'baremetal';
-export const SECRET_FINALIZER = 'baremetalhost.metal3.io/secret';
+const SECRET_FINALIZER = 'baremetalhost.metal3.io/secret';
 const CONFLICT_RETRIES = 3;
 
 export interface HostIdentity {
@@ -28,7 +28,7 @@ export interface ReadCredentials {
 }
 
 /** A Secret's value for `key`, base64-decoded and trimmed; undefined when absent or blank. */
-export function secretValue(secret: Secret, key: string): string | undefined {
+function secretValue(secret: Secret, key: string): string | undefined {
   const raw = secret.data?.[key];
   if (raw === undefined) {
     return undefined;
@@ -81,7 +81,7 @@ function ownedByHost(secret: Secret, host: HostIdentity): boolean {
 }
 
 /** The metadata a claimed Secret must carry, or undefined when it already does. */
-export function claimPatch(secret: Secret, host: HostIdentity): Omit<SecretMetadataPatch, 'resourceVersion'> | undefined {
+function claimPatch(secret: Secret, host: HostIdentity): Omit<SecretMetadataPatch, 'resourceVersion'> | undefined {
   const meta = secret.metadata;
   const finalizers = meta.finalizers ?? [];
   const labelled = meta.labels?.[SECRET_LABEL] === SECRET_LABEL_VALUE;

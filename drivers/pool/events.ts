@@ -8,8 +8,8 @@ import type { KubePort } from '../kube/port.js';
 import type { Logger } from './logging.js';
 import { errorFields } from './logging.js';
 
-export const REPORTING_CONTROLLER = 'ironhook.dev/driver-pool';
-export const SOURCE_COMPONENT = 'ironhook-driver-pool';
+const REPORTING_CONTROLLER = 'ironhook.dev/driver-pool';
+const SOURCE_COMPONENT = 'ironhook-driver-pool';
 
 export interface EventTarget {
   namespace: string;

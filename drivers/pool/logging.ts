@@ -4,21 +4,7 @@
 // the request's secrets before they get here (errors.ts), redaction is the second line.
 import { createLogger as createSharedLogger, type Logger, type LoggerOptions } from '../../platform/logging.js';
 
-export { REDACT_PATHS, silentLogger, type Logger } from '../../platform/logging.js';
-
-export const LogField = {
-  namespace: 'namespace',
-  host: 'host',
-  operation: 'operation',
-  action: 'action',
-  sequence: 'sequence',
-  monitor: 'monitor',
-  bmc: 'bmc',
-  step: 'step',
-  phase: 'phase',
-  reason: 'reason',
-  durationMs: 'durationMs',
-} as const;
+export { silentLogger, type Logger } from '../../platform/logging.js';
 
 /** The pool's logger: the shared configuration with `component: driver-pool`. */
 export function createLogger(options: Omit<LoggerOptions, 'component'> = {}): Logger {

@@ -11,9 +11,9 @@ type Range = [Address, number];
 /** Always refused unless listed in ALLOWED_BMC_NETWORKS exactly: cloud metadata endpoints. */
 export const DEFAULT_DENIED_NETWORKS = ['169.254.169.254/32', 'fd00:ec2::254/128'];
 
-export type Resolver = (host: string) => Promise<string[]>;
+type Resolver = (host: string) => Promise<string[]>;
 
-export const dnsResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+const dnsResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
 
 export interface NetworkGuardOptions {
   allowed: readonly string[];
@@ -33,7 +33,7 @@ export interface NetworkGuard {
 }
 
 /** Parses "10.0.0.0/8" or a bare address (a single-address network); throws on nonsense. */
-export function parseNetwork(text: string): Range {
+function parseNetwork(text: string): Range {
   const trimmed = text.trim();
   if (trimmed.includes('/')) {
     return ipaddr.parseCIDR(trimmed);

@@ -14,7 +14,7 @@ export type AuthMode = 'basic' | 'session' | 'auto';
 
 type AuthState = { readonly kind: 'none' } | { readonly kind: 'basic' } | { readonly kind: 'session'; readonly token: string; readonly location: string | undefined };
 
-export const DEFAULT_SESSIONS_PATH = '/redfish/v1/SessionService/Sessions';
+const DEFAULT_SESSIONS_PATH = '/redfish/v1/SessionService/Sessions';
 
 export interface AuthenticatorOptions {
   readonly transport: HttpTransport;
@@ -26,7 +26,7 @@ export interface AuthenticatorOptions {
 }
 
 /** The Sessions collection the service root advertises, if any. */
-export function sessionsPathOf(root: Resource): string | undefined {
+function sessionsPathOf(root: Resource): string | undefined {
   const linked = ref(root, 'Links', 'Sessions');
   if (linked !== undefined) {
     return linked;

@@ -16,7 +16,7 @@ import { followTask, retryAfterMs } from './tasks.js';
 import { createHttpTransport } from './transport.js';
 import type { HttpMethod, HttpRequest, HttpResponse, HttpTransport } from './transport.js';
 
-export const ROOT_PATH = '/redfish/v1/';
+const ROOT_PATH = '/redfish/v1/';
 
 export interface RedfishClientOptions {
   /** "https://10.0.0.5:8443", from redfishBaseURL(address). */

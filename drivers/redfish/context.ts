@@ -27,7 +27,7 @@ function trimSlashes(path: string): string {
 }
 
 /** The System's path: the address path when it is one, else the member it names or the only member. */
-export async function locateSystem(client: RedfishClient, systemId: string | undefined): Promise<string> {
+async function locateSystem(client: RedfishClient, systemId: string | undefined): Promise<string> {
   const root = await client.root();
   const collection = ref(root, 'Systems');
   if (collection === undefined) {

@@ -78,7 +78,7 @@ function addExtended(info: RedfishErrorInfo, item: unknown): void {
   info.relatedProperties.push(...strings(entry?.RelatedProperties));
 }
 
-export function errorInfo(body: unknown): RedfishErrorInfo {
+function errorInfo(body: unknown): RedfishErrorInfo {
   const error = record(record(body)?.error);
   const info: RedfishErrorInfo = { messageIds: [...shortId(error?.code)], messages: [], relatedProperties: [] };
   if (typeof error?.message === 'string') {

@@ -39,7 +39,7 @@ async function allowedResetTypes(context: RedfishContext, reset: Resource): Prom
 }
 
 /** POSTs ComputerSystem.Reset with `resetType` after checking the BMC allows it. */
-export async function resetSystem(context: RedfishContext, system: Loaded, resetType: string): Promise<void> {
+async function resetSystem(context: RedfishContext, system: Loaded, resetType: string): Promise<void> {
   const reset = action(system.resource, 'ComputerSystem.Reset');
   const target = text(reset, 'target');
   if (reset === undefined || target === undefined) {

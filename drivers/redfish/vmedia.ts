@@ -43,7 +43,7 @@ export async function cdDevices(context: RedfishContext): Promise<Loaded[]> {
   return devices;
 }
 
-export function mediaState(device: Loaded | undefined): VirtualMediaState {
+function mediaState(device: Loaded | undefined): VirtualMediaState {
   const image = text(device?.resource, 'Image');
   const inserted = bool(device?.resource, 'Inserted') ?? image !== undefined;
   return inserted && image !== undefined ? { inserted, image } : { inserted };

@@ -13,7 +13,7 @@ import { CommandBook } from './commands.js';
 import { ipaInventoryOf } from './inventory.js';
 import type { FakeAgentRecord, FakeHostSpec } from './types.js';
 
-export const FAKE_AGENT_VERSION = '10.0.0-ironhook-fake';
+const FAKE_AGENT_VERSION = '10.0.0-ironhook-fake';
 
 export interface FakeAgentSettings {
   /** ipa-api-url. */

@@ -29,7 +29,7 @@ export interface FakeAgentOptions {
   logger?: Logger;
 }
 
-export type BootResult = 'agent' | 'os' | 'unknown-host';
+type BootResult = 'agent' | 'os' | 'unknown-host';
 
 export interface FakeAgentFleet {
   /** Boots a host as if its BMC powered it on from `device`. */

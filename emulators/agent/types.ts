@@ -1,7 +1,7 @@
 // The fake agent's view of an emulated host and of the events that boot it. Adapters
 // (boot-events.ts) turn the Redfish emulator's and the ipmi_sim launcher's hooks into these.
 
-export interface FakeNIC {
+interface FakeNIC {
   name?: string;
   mac: string;
   ip?: string;
@@ -45,7 +45,7 @@ export interface HostBoot {
   macs?: string[];
 }
 
-export interface BootHandlers {
+interface BootHandlers {
   boot(event: HostBoot): void;
   /** The host lost power (BMC power off): whatever ran on it stops. */
   powerOff(hostId: string): void;
@@ -57,7 +57,7 @@ export interface BootEventSource {
 }
 
 /** What happened on one host, over all its boots (for assertions). */
-export interface WrittenImage {
+interface WrittenImage {
   id: string;
   url: string;
   bytes: number;

@@ -2,7 +2,7 @@
 // lan.conf (one LAN channel on 127.0.0.1, users, the chassis-control program), the .emu
 // command file (one BMC, optionally with FRU 0 data) and the chassis-control shell script.
 
-export type SimulatorPrivilege = 'admin' | 'operator' | 'user';
+type SimulatorPrivilege = 'admin' | 'operator' | 'user';
 
 export interface SimulatorUser {
   username: string;

@@ -36,7 +36,7 @@ export interface IPMISimulatorOptions {
   pollIntervalMs?: number;
 }
 
-export const DEFAULT_FRU: FRUProductInfo = {
+const DEFAULT_FRU: FRUProductInfo = {
   manufacturer: 'Ironhook Simulated Systems',
   productName: 'IPMI-SIM-1',
   partNumber: 'IH-SIM-1',
@@ -50,7 +50,7 @@ const delay = async (ms: number): Promise<void> =>
   });
 
 /** A free UDP port on 127.0.0.1 (released before ipmi_sim binds it). */
-export async function freeUdpPort(): Promise<number> {
+async function freeUdpPort(): Promise<number> {
   const socket = createSocket('udp4');
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);

@@ -20,7 +20,7 @@ export function memoryGiBOf(system: EmulatedSystem): number {
   return system.config.memoryGiB ?? 64;
 }
 
-export function nics(system: EmulatedSystem): NICConfig[] {
+function nics(system: EmulatedSystem): NICConfig[] {
   const configured = nicsOf(system.config);
   if (configured.length > 0) {
     return configured;

@@ -24,7 +24,7 @@ export function derived(id: string, salt: string, length: number): string {
   return createHash('sha256').update(`${salt}/${id}`).digest('hex').slice(0, length);
 }
 
-export function uuidOf(system: EmulatedSystem): string {
+function uuidOf(system: EmulatedSystem): string {
   if (system.config.uuid !== undefined) {
     return system.config.uuid;
   }

@@ -63,7 +63,7 @@ export function strongETag(body: Json): string {
 }
 
 /** The ETag header value the mode sends, if any. */
-export function etagHeader(strong: string, mode: ETagMode): string | undefined {
+function etagHeader(strong: string, mode: ETagMode): string | undefined {
   if (mode === 'none') {
     return undefined;
   }

@@ -9,7 +9,7 @@ import type { EmulatedSystem } from './system.js';
 import type { TaskService } from './tasks.js';
 import type { ETagMode } from './types.js';
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export interface EmulatorRequest {
   readonly method: string;

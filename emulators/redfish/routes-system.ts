@@ -12,7 +12,7 @@ import type { BootState, EmulatedSystem } from './system.js';
 
 const SYSTEM = '^/redfish/v1/Systems/([^/]+)';
 
-export function renderSystem(system: EmulatedSystem): Json {
+function renderSystem(system: EmulatedSystem): Json {
   const cpus = processors(system);
   const model = cpus[0]?.body.Model;
   return computerSystem(system, memoryGiBOf(system), { count: cpus.length, model: typeof model === 'string' ? model : '' });

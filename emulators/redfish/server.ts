@@ -48,7 +48,7 @@ export interface EmulatorOptions {
   readonly faults?: FaultConfig;
 }
 
-export interface RequestRecord {
+interface RequestRecord {
   readonly method: string;
   readonly path: string;
   readonly status: number | 'closed';
@@ -57,7 +57,7 @@ export interface RequestRecord {
   readonly hasBody: boolean;
 }
 
-export interface SystemHandle {
+interface SystemHandle {
   readonly id: string;
   readonly powerState: PowerDisplay;
   readonly boot: BootState;

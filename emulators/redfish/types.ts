@@ -25,7 +25,7 @@ export interface DiskConfig {
   vendor?: string;
 }
 
-export interface CPUConfig {
+interface CPUConfig {
   sockets?: number;
   coresPerSocket?: number;
   threadsPerSocket?: number;

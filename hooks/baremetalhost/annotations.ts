@@ -27,7 +27,7 @@ function parseObject(value: string): Record<string, unknown> {
   }
 }
 
-export function isRebootKey(key: string): boolean {
+function isRebootKey(key: string): boolean {
   return key === Annotation.Reboot || key.startsWith(Annotation.RebootPrefix);
 }
 

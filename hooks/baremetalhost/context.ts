@@ -121,7 +121,7 @@ function newestObservedTime(host: BareMetalHost, operations: HostOperation[], mo
   );
 }
 
-export function annotation(ctx: HostContext, key: string): string | undefined {
+function annotation(ctx: HostContext, key: string): string | undefined {
   return ctx.annotations[key];
 }
 

@@ -1,6 +1,6 @@
 // Power management in the stable states: `online`, reboot
 // annotations and disablePowerOff, against the newest observation of the host's power.
-import { Annotation, ErrorType } from '../../domain/baremetalhost.js';
+import { ErrorType } from '../../domain/baremetalhost.js';
 import { Action, Phase, isFinished } from '../../domain/operations.js';
 import type { HostOperation } from '../../domain/operations.js';
 import { rebootRequests } from './annotations.js';
@@ -12,7 +12,7 @@ import type { Outcome } from './outcome.js';
 
 const POWER_ACTIONS: ReadonlySet<string> = new Set([Action.PowerOn, Action.PowerOff, Action.Reboot]);
 
-export interface PowerObservation {
+interface PowerObservation {
   poweredOn: boolean;
   time: string;
 }
@@ -39,13 +39,13 @@ function newer(monitor: PowerObservation | undefined, request: PowerObservation 
   return Date.parse(request.time) >= Date.parse(monitor.time) ? request : monitor;
 }
 
-export function observedPower(ctx: HostContext): PowerObservation | undefined {
+function observedPower(ctx: HostContext): PowerObservation | undefined {
   const monitor = ctx.monitor?.status;
   return newer(reading(monitor?.poweredOn, monitor?.observedTime), fromRequest(ctx.current));
 }
 
 /** Reboot annotations that still ask for something: not yet consumed, and honoured in this state. */
-export function pendingReboots(ctx: HostContext, forcedOnly: boolean): RebootRequest[] {
+function pendingReboots(ctx: HostContext, forcedOnly: boolean): RebootRequest[] {
   const consumed = new Set(ctx.status.ironhook?.consumedAnnotations ?? []);
   return rebootRequests(ctx.annotations).filter((reboot) => !consumed.has(reboot.key) && (reboot.force || !forcedOnly));
 }
@@ -108,11 +108,3 @@ function settledPatch(ctx: HostContext, observed: PowerObservation): { poweredOn
   return { poweredOn: observed.poweredOn, ...(succeeded && ctx.status.errorCount > 0 ? { errorCount: 0 } : {}) };
 }
 
-/** Annotations the power routine has acted on (listed in status.ironhook.consumedAnnotations). */
-export function consumedRebootAnnotations(ctx: HostContext, poweredOn: boolean): string[] {
-  if (ctx.annotations[Annotation.Reboot] === undefined) {
-    return [];
-  }
-  const rebooted = ctx.current?.spec.action === Action.Reboot;
-  return !poweredOn || rebooted ? [Annotation.Reboot] : [];
-}

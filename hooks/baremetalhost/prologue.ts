@@ -42,7 +42,7 @@ export function everRequested(ctx: HostContext): boolean {
 }
 
 /** Where a host being deleted goes first, or undefined when it is already on its way. */
-export function deletionEntry(ctx: HostContext): Outcome | undefined {
+function deletionEntry(ctx: HostContext): Outcome | undefined {
   if (!everRequested(ctx)) {
     return finalized('nothing was registered for this host');
   }
@@ -68,7 +68,7 @@ export function deletionEntry(ctx: HostContext): Outcome | undefined {
 }
 
 /** Detach and re-attach; undefined when detachment does not apply now. */
-export function detachment(ctx: HostContext): Outcome | undefined {
+function detachment(ctx: HostContext): Outcome | undefined {
   const detach = detachRequest(ctx.annotations);
   const isDetached = ctx.status.operationalStatus === OperationalStatus.Detached;
   if (detach === undefined) {

@@ -11,7 +11,7 @@ import type { Outcome } from './outcome.js';
 
 export type StateHandler = (ctx: HostContext) => Outcome;
 
-export const STATE_HANDLERS: Readonly<Record<ProvisioningState, StateHandler>> = {
+const STATE_HANDLERS: Readonly<Record<ProvisioningState, StateHandler>> = {
   [ProvisioningState.None]: handleNone,
   [ProvisioningState.Unmanaged]: handleUnmanaged,
   [ProvisioningState.Registering]: handleRegistering,

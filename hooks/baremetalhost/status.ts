@@ -9,7 +9,7 @@ import type { HostOperation, HostStatusSnapshot } from '../../domain/operations.
 
 const EMPTY_METRIC: OperationMetric = { start: null, end: null };
 
-export function emptyHistory(): OperationHistory {
+function emptyHistory(): OperationHistory {
   return {
     register: { ...EMPTY_METRIC },
     inspect: { ...EMPTY_METRIC },
@@ -115,7 +115,7 @@ export function recoverFromRequest(status: BareMetalHostStatus, current: HostOpe
 }
 
 /** The operationHistory key that a provisioning state is timed under, if any. */
-export function historyKey(state: ProvisioningState): keyof OperationHistory | undefined {
+function historyKey(state: ProvisioningState): keyof OperationHistory | undefined {
   switch (state) {
     case ProvisioningState.Registering:
       return 'register';

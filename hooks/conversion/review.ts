@@ -11,7 +11,7 @@ import { HookInputError } from '../types.js';
 import { infrastructureConverters } from './converters.js';
 import { isRecord } from '../../domain/records.js';
 
-export const CONVERSION_REVIEW_API_VERSION = 'apiextensions.k8s.io/v1';
+const CONVERSION_REVIEW_API_VERSION = 'apiextensions.k8s.io/v1';
 
 export interface ConversionReviewResponse {
   apiVersion: typeof CONVERSION_REVIEW_API_VERSION;

@@ -69,7 +69,7 @@ function capiSpec(hold: Hold, pool: PoolRef): Record<string, unknown> {
   };
 }
 
-export function metal3Child(hold: Hold, pool: PoolRef, namePrefix: string): KObject {
+function metal3Child(hold: Hold, pool: PoolRef, namePrefix: string): KObject {
   const name = hold.observed?.objectName ?? ipAddressName(namePrefix, hold.address);
   return {
     apiVersion: IPAM_API_VERSION,
@@ -80,7 +80,7 @@ export function metal3Child(hold: Hold, pool: PoolRef, namePrefix: string): KObj
 }
 
 /** Named after the claim, as the Cluster API IPAM contract asks (upstream names it after the address). */
-export function capiChild(hold: Hold, pool: PoolRef, apiVersion: string): KObject {
+function capiChild(hold: Hold, pool: PoolRef, apiVersion: string): KObject {
   return {
     apiVersion,
     kind: Kind.IPAddress,

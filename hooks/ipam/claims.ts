@@ -107,7 +107,7 @@ export function clusterIndex(clusters: readonly KObject[]): ClusterIndex {
 }
 
 /** Paused or missing Cluster: the CAPI contract says leave the claim alone. */
-export function clusterBlocks(index: ClusterIndex, clusterName: string | undefined): boolean {
+function clusterBlocks(index: ClusterIndex, clusterName: string | undefined): boolean {
   if (clusterName === undefined || clusterName === '') return false;
   return index.paused.get(clusterName) ?? true;
 }

@@ -4,7 +4,7 @@ import { formatAddress, ipAddressName, parseAddress, type Address } from '../../
 import { buildRanges, findRange, rangesOverlap, type AddressRange } from '../../domain/ipam/ranges.js';
 import type { IPPool, IPPoolSpec } from '../../domain/ipam/types.js';
 import type { KObject } from '../../domain/k8s.js';
-import { clusterIndex, type ClusterIndex } from './claims.js';
+import { clusterIndex } from './claims.js';
 import { compareText, rec } from '../kit/index.js';
 import { stringField, stringMap } from './request.js';
 
@@ -93,4 +93,3 @@ export function clusterGate(pool: IPPool, clusters: readonly KObject[] | undefin
   return paused ? { frozen: true, reason: 'Paused', message: `Cluster ${clusterName} is paused` } : { frozen: false };
 }
 
-export type { ClusterIndex };

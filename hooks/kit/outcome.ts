@@ -12,7 +12,7 @@
 // Each controller adds its own fields per kind through `Extra` (a BareMetalHost failure, a
 // Metal3Machine condition reason, a remediation restart) and its own State and Intent types.
 
-export type OutcomeKind = 'continue' | 'wait' | 'done' | 'transient' | 'permanent' | 'finalized';
+type OutcomeKind = 'continue' | 'wait' | 'done' | 'transient' | 'permanent' | 'finalized';
 
 /** Fields every controller's outcome of that kind carries. */
 interface CommonFields<State, Intent> {
@@ -25,7 +25,7 @@ interface CommonFields<State, Intent> {
 }
 
 /** A controller's additions, by kind; kinds it leaves out get only the common fields. */
-export type OutcomeExtras = { [K in OutcomeKind]?: object };
+type OutcomeExtras = { [K in OutcomeKind]?: object };
 
 type ExtraOf<Extra extends OutcomeExtras, K extends OutcomeKind> = Extra[K] extends object ? Extra[K] : unknown;
 
@@ -39,6 +39,3 @@ export type OutcomeOf<O extends { kind: OutcomeKind }, K extends OutcomeKind> = 
 /** Outcomes that end a sync (everything but `continue`), what a commit function receives. */
 export type Settled<O extends { kind: OutcomeKind }> = Exclude<O, { kind: 'continue' }>;
 
-export function isSettled<O extends { kind: OutcomeKind }>(outcome: O): outcome is Settled<O> & O {
-  return outcome.kind !== 'continue';
-}

@@ -6,7 +6,7 @@
 import type { Metal3ClusterStatus, V1Beta1Condition } from '../../domain/capm3/types.js';
 import { rec, str } from '../kit/index.js';
 
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
+type ConditionStatus = 'True' | 'False' | 'Unknown';
 
 export interface ConditionSpec {
   type: string;
@@ -17,7 +17,7 @@ export interface ConditionSpec {
   severity?: 'Error' | 'Warning' | 'Info';
 }
 
-export type ConditionRecord = Record<string, unknown>;
+type ConditionRecord = Record<string, unknown>;
 /** A metav1.Condition as the Metal3Cluster status holds it. */
 type Condition = NonNullable<Metal3ClusterStatus['conditions']>[number];
 

@@ -14,9 +14,9 @@ import { metav1Conditions, v1beta1Conditions, type ConditionSpec } from './condi
 import { clusterView, endpointProblem, METAL3CLUSTER_KIND, type ClusterView } from './view.js';
 
 /** Upstream's v1beta1 condition type for the infrastructure cluster. */
-export const BAREMETAL_INFRASTRUCTURE_READY = 'BaremetalInfrastructureReady';
+const BAREMETAL_INFRASTRUCTURE_READY = 'BaremetalInfrastructureReady';
 /** Upstream requeues every 30 s while Machines keep a cluster from being deleted. */
-export const DELETE_WAIT_SECONDS = 30;
+const DELETE_WAIT_SECONDS = 30;
 
 /**
  * Clusters and Machines of the whole namespace: the owner reference and so the cluster name are

@@ -7,7 +7,7 @@ import { newest } from './conditions.js';
 
 export const METAL3CLUSTER_KIND = 'Metal3Cluster';
 /** Cluster API's marker for an infrastructure cluster that another controller manages. */
-export const MANAGED_BY_ANNOTATION = 'cluster.x-k8s.io/managed-by';
+const MANAGED_BY_ANNOTATION = 'cluster.x-k8s.io/managed-by';
 
 export interface ClusterView {
   c: CompositeRequest;

@@ -66,7 +66,7 @@ function hostName(m3m: KObject): string {
 }
 
 /** The objects the data is rendered from, or what is still missing. */
-export function claimSources(c: CompositeRequest): ClaimSources {
+function claimSources(c: CompositeRequest): ClaimSources {
   const m3mName = metal3MachineName(c.parent);
   if (m3mName === '') return { waitingFor: 'a Metal3Machine owner reference on the claim' };
   const m3m = named(objectsOf(c.related, CapiKind.Metal3Machine, INFRA_GROUP, c.namespace), m3mName);

@@ -15,7 +15,7 @@ export interface DesiredData {
   status: Metal3DataStatus;
 }
 
-export function echoIPClaim(obj: KObject): KObject {
+function echoIPClaim(obj: KObject): KObject {
   return echoChild(obj, ['spec']);
 }
 

@@ -42,7 +42,7 @@ export function claimNameOf(data: KObject): string {
   return str(rec(rec(data.spec).claim).name);
 }
 
-export function metal3MachineNameOf(data: KObject): string {
+function metal3MachineNameOf(data: KObject): string {
   return annotation(data, RenderAnnotation.Metal3Machine);
 }
 

@@ -9,7 +9,7 @@ import type { Decision } from './outcome.js';
 
 type Status = 'True' | 'False' | 'Unknown';
 
-export interface Draft {
+interface Draft {
   type: string;
   status: Status;
   reason: string;

@@ -10,7 +10,7 @@ import { isDeleting, named, objectsOf, ownerOf, rec, str, type CompositeRequest,
 import { CLONED_FROM_NAME_ANNOTATION, MachineState, type Purpose } from './names.js';
 import { sequenceOf } from './observed.js';
 
-export const IRONHOOK_GROUP = 'ironhook.dev';
+const IRONHOOK_GROUP = 'ironhook.dev';
 
 export interface MachineContext {
   m3m: KObject;
@@ -39,8 +39,6 @@ export interface MachineContext {
   observedTime: string;
 }
 
-export const M3M_KIND = CapiKind.Metal3Machine;
-
 function timesOf(obj: KObject | undefined): string[] {
   if (obj === undefined) return [];
   return [obj.metadata.creationTimestamp ?? '', obj.metadata.deletionTimestamp ?? ''];
@@ -57,7 +55,6 @@ function newestTime(ctx: MachineContext): string {
   ];
   return candidates.filter((t) => t !== '').sort().at(-1) ?? '';
 }
-
 
 function machineOf(c: CompositeRequest): KObject | undefined {
   const ref = ownerOf(c.parent, CapiKind.Machine, CAPI_GROUP);
@@ -140,7 +137,7 @@ export function readContext(c: CompositeRequest): MachineContext {
 }
 
 /** Requests of one purpose, oldest first. */
-export function requestsFor(ctx: MachineContext, purpose: Purpose): KObject[] {
+function requestsFor(ctx: MachineContext, purpose: Purpose): KObject[] {
   return ctx.requests.filter((r) => r.metadata.labels?.[PURPOSE_LABEL] === purpose);
 }
 

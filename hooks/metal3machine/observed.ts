@@ -13,7 +13,7 @@ export function phaseOf(request: KObject | undefined): string {
   return str(rec(request?.status).phase);
 }
 
-export function isFinished(request: KObject | undefined): boolean {
+function isFinished(request: KObject | undefined): boolean {
   const phase = phaseOf(request);
   return phase === Phase.Succeeded || phase === Phase.Failed;
 }

@@ -32,14 +32,14 @@ export function secretTarget(host: KObject): PatchTarget {
 }
 
 /** Adds `entries` to a metadata map, creating the map when the observed object has none. */
-export function setEntries(obj: KObject, field: MapField, entries: Readonly<Record<string, string>>): Ops {
+function setEntries(obj: KObject, field: MapField, entries: Readonly<Record<string, string>>): Ops {
   if (Object.keys(entries).length === 0) return [];
   if (obj.metadata[field] === undefined) return [{ op: 'add', path: `/metadata/${field}`, value: { ...entries } }];
   return Object.entries(entries).map(([key, value]) => ({ op: 'add', path: `/metadata/${field}/${pointerSegment(key)}`, value }));
 }
 
 /** Removes `key` from a metadata map when the observed object has it. */
-export function removeEntry(obj: KObject, field: MapField, key: string): Ops {
+function removeEntry(obj: KObject, field: MapField, key: string): Ops {
   return obj.metadata[field]?.[key] === undefined ? [] : [{ op: 'remove', path: `/metadata/${field}/${pointerSegment(key)}` }];
 }
 
@@ -51,7 +51,7 @@ export function stillMine(ctx: MachineContext): Ops {
   ];
 }
 
-export function consumerRef(ctx: MachineContext): Record<string, string> {
+function consumerRef(ctx: MachineContext): Record<string, string> {
   return { apiVersion: INFRA_V1BETA2, kind: 'Metal3Machine', name: ctx.name, namespace: ctx.namespace };
 }
 
@@ -101,7 +101,7 @@ export function deprovisionOps(ctx: MachineContext, host: KObject): Ops {
 }
 
 /** Upstream main: stays on only when the host may not be powered off (no fast-track setting here). */
-export function deprovisionedOnline(host: KObject): boolean {
+function deprovisionedOnline(host: KObject): boolean {
   return hostSpec(host).disablePowerOff === true;
 }
 

@@ -9,9 +9,9 @@ import { handleProvisioning, handleReady, handleSettingHostSpec, handleSettingPr
 import { MachineState, STATE_ORDER } from './names.js';
 import type { Decision, Outcome, RequestIntent, StatusPatch } from './outcome.js';
 
-export type StateHandler = (ctx: MachineContext) => Outcome;
+type StateHandler = (ctx: MachineContext) => Outcome;
 
-export const STATE_HANDLERS: Readonly<Record<MachineState, StateHandler>> = {
+const STATE_HANDLERS: Readonly<Record<MachineState, StateHandler>> = {
   [MachineState.WaitingForMachine]: handleWaitingForMachine,
   [MachineState.WaitingForClusterInfrastructure]: handleWaitingForClusterInfrastructure,
   [MachineState.WaitingForMetal3Cluster]: handleWaitingForMetal3Cluster,
@@ -30,7 +30,7 @@ export const STATE_HANDLERS: Readonly<Record<MachineState, StateHandler>> = {
 };
 
 /** Deletion starts with the pause check (a paused machine deprovisions nothing), then deprovisions. */
-export function firstState(ctx: MachineContext): MachineState {
+function firstState(ctx: MachineContext): MachineState {
   return ctx.deleting ? MachineState.Paused : MachineState.WaitingForMachine;
 }
 

@@ -18,11 +18,11 @@ import { labelValue, operationName } from '../../domain/naming.js';
 import { IRONHOOK_API_VERSION, Phase } from '../../domain/operations.js';
 import { echoChild, isDeleting, objectsOf, parseComposite, parseCustomize, rec, relatedRule, relatedType, sortedByName, str, type CompositeRequest } from '../kit/index.js';
 
-export const METAL3MACHINETEMPLATE_KIND = 'Metal3MachineTemplate';
-export const CLONED_FROM_NAME = 'cluster.x-k8s.io/cloned-from-name';
-export const CLONED_FROM_GROUPKIND = 'cluster.x-k8s.io/cloned-from-groupkind';
-export const TEMPLATE_GROUPKIND = `${METAL3MACHINETEMPLATE_KIND}.${INFRA_GROUP}`;
-export const CLEANING_PURPOSE = 'cleaning-mode';
+const METAL3MACHINETEMPLATE_KIND = 'Metal3MachineTemplate';
+const CLONED_FROM_NAME = 'cluster.x-k8s.io/cloned-from-name';
+const CLONED_FROM_GROUPKIND = 'cluster.x-k8s.io/cloned-from-groupkind';
+const TEMPLATE_GROUPKIND = `${METAL3MACHINETEMPLATE_KIND}.${INFRA_GROUP}`;
+const CLEANING_PURPOSE = 'cleaning-mode';
 
 /** Every Metal3Machine of the namespace; the cloned-from annotations are matched in sync. */
 /** What metal3machinetemplateCustomize names (and so what the chart's RBAC lets Metacontroller read). */
@@ -35,7 +35,7 @@ export function metal3machinetemplateCustomize(request: unknown): CustomizeRespo
   return { relatedResources: [relatedRule(METAL3MACHINETEMPLATE_RELATED.metal3machines, parent.metadata.namespace ?? '')] };
 }
 
-export function clonedFrom(machine: KObject, template: string): boolean {
+function clonedFrom(machine: KObject, template: string): boolean {
   const annotations = machine.metadata.annotations ?? {};
   return annotations[CLONED_FROM_NAME] === template && annotations[CLONED_FROM_GROUPKIND] === TEMPLATE_GROUPKIND;
 }

@@ -15,11 +15,11 @@ import { IRONHOOK_API_VERSION, Phase } from '../../domain/operations.js';
 import { echoChild, isDeleting } from '../kit/index.js';
 import { attemptOf, Purpose, type RemediationContext } from './context.js';
 
-export const UNHEALTHY_ANNOTATION = 'capm3.metal3.io/unhealthy';
-export const LEGACY_UNHEALTHY_ANNOTATION = 'capi.metal3.io/unhealthy';
-export const UNHEALTHY_VALUE = 'capm3/UnhealthyNode';
+const UNHEALTHY_ANNOTATION = 'capm3.metal3.io/unhealthy';
+const LEGACY_UNHEALTHY_ANNOTATION = 'capi.metal3.io/unhealthy';
+const UNHEALTHY_VALUE = 'capm3/UnhealthyNode';
 
-export function sequenceOf(obj: KObject): number {
+function sequenceOf(obj: KObject): number {
   const match = /-(\d+)$/u.exec(obj.metadata.name ?? '');
   return match === null ? 0 : Number(match[1]);
 }
@@ -33,7 +33,7 @@ export function isFinished(obj: KObject): boolean {
   return phase === Phase.Succeeded || phase === Phase.Failed;
 }
 
-export function succeeded(obj: KObject): boolean {
+function succeeded(obj: KObject): boolean {
   return (obj.status as { phase?: string } | undefined)?.phase === Phase.Succeeded;
 }
 
@@ -52,7 +52,7 @@ export function backups(ctx: RemediationContext): NodeOperation[] {
 }
 
 /** What the backups saved, merged; the oldest value of a key wins (later fences saw a restored Node). */
-export function restoreData(saved: readonly NodeOperation[]): { node: string; labels: Record<string, string>; annotations: Record<string, string> } {
+function restoreData(saved: readonly NodeOperation[]): { node: string; labels: Record<string, string>; annotations: Record<string, string> } {
   const labels: Record<string, string> = {};
   const annotations: Record<string, string> = {};
   for (const fence of [...saved].reverse()) {

@@ -9,7 +9,7 @@ import type { RemediationContext } from './context.js';
 import type { Outcome } from './outcome.js';
 
 /** Upstream's requeue while a remediation is active. */
-export const ACTIVE_RESYNC_SECONDS = 5;
+const ACTIVE_RESYNC_SECONDS = 5;
 
 function isActive(phase: string): boolean {
   return phase === '' || phase === RemediationPhase.Running || phase === RemediationPhase.Waiting;

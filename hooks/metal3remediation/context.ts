@@ -5,9 +5,9 @@ import { isNodeOperation, isObjectPatch, NODE_OPERATION_KIND, OBJECT_PATCH_KIND,
 import { Capm3Kind, REMEDIATION_DEFAULTS, RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import { named, objectsOf, parseComposite, rec, str } from '../kit/index.js';
-import { BMH_GROUP, powerOffAnnotation, resolveTarget } from './resolve.js';
+import { powerOffAnnotation, resolveTarget } from './resolve.js';
 
-export const IRONHOOK_GROUP = 'ironhook.dev';
+const IRONHOOK_GROUP = 'ironhook.dev';
 
 export const Purpose = {
   Fence: 'fence',
@@ -122,7 +122,6 @@ export function remediationContext(request: unknown): RemediationContext {
   };
 }
 
-export { BMH_GROUP, PURPOSE_LABEL };
 
 /** The attempt being run: 1 for the first power cycle, retryCount + 1 after retries. */
 export function attemptOf(ctx: RemediationContext): number {

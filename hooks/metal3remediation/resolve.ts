@@ -9,7 +9,7 @@ import type { KObject } from '../../domain/k8s.js';
 import type { ObjectMap } from '../../domain/metacontroller.js';
 import { named, objectsOf, ownerOf, rec, str } from '../kit/index.js';
 
-export const BMH_GROUP = 'metal3.io';
+const BMH_GROUP = 'metal3.io';
 /** The per-remediation phased-reboot annotation that keeps the host powered off (BMO semantics). */
 export const POWER_OFF_PREFIX = 'reboot.metal3.io/metal3-remediation-';
 export const POWER_OFF_VALUE = '{"mode":"hard"}';
@@ -24,7 +24,7 @@ export interface Target {
   host?: KObject;
 }
 
-export function ownerMachineName(remediation: KObject): string {
+function ownerMachineName(remediation: KObject): string {
   return ownerOf(remediation, CapiKind.Machine, CAPI_GROUP)?.name ?? remediation.metadata.name ?? '';
 }
 

@@ -29,7 +29,7 @@ const BODY_ERRORS: Readonly<Record<string, { status: number; error: string }>> =
 };
 
 /** Maps an error from body parsing (or anything else) to a status and a fixed message. */
-export function classifyError(err: unknown): { status: number; error: string } {
+function classifyError(err: unknown): { status: number; error: string } {
   const e = (typeof err === 'object' && err !== null ? err : {}) as HttpishError;
   const known = typeof e.type === 'string' ? BODY_ERRORS[e.type] : undefined;
   if (known !== undefined) return known;

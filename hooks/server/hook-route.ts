@@ -11,8 +11,8 @@ import { checkRequest, checkResponse, targetOf, type RequestFlavour } from './va
 import { canonicalJSON } from '../../domain/canonical.js';
 import { isRecord } from '../../domain/records.js';
 
-export const HOOK_KINDS: readonly HookKind[] = ['sync', 'finalize', 'customize'];
-export const HOOK_PATH = '/hooks/:controller/:hook';
+const HOOK_KINDS: readonly HookKind[] = ['sync', 'finalize', 'customize'];
+const HOOK_PATH = '/hooks/:controller/:hook';
 
 export interface HookRouteOptions extends CallDeps {
   registry: HookRegistry;
@@ -68,7 +68,7 @@ function isHookKind(value: string): value is HookKind {
 }
 
 /** Looks the hook up with own-property checks only (`constructor`, `__proto__` are not hooks). */
-export function lookupHook(registry: HookRegistry, controller: string, hook: string): HookFunction | undefined {
+function lookupHook(registry: HookRegistry, controller: string, hook: string): HookFunction | undefined {
   if (!isHookKind(hook) || !Object.hasOwn(registry, controller)) return undefined;
   const hooks = registry[controller];
   if (hooks === undefined || !Object.hasOwn(hooks, hook)) return undefined;
@@ -113,7 +113,7 @@ function parseJson(bodyLimit: string | number): RequestHandler {
 }
 
 /** Runs the pure hook and turns every way it can go wrong into a non-200 outcome. */
-export function invokeHook(fn: HookFunction, request: unknown, context: HookContext, flavour: RequestFlavour): Outcome {
+function invokeHook(fn: HookFunction, request: unknown, context: HookContext, flavour: RequestFlavour): Outcome {
   let result: unknown;
   try {
     result = fn(request, context);

@@ -11,7 +11,7 @@ import type { TlsFiles } from './settings.js';
  * by Go, which shows up as a SyncError (F8). So the server keeps idle connections a little
  * longer than the client does, and only bounds how long a request may take to arrive.
  */
-export const SERVER_TIMEOUTS = {
+const SERVER_TIMEOUTS = {
   keepAliveTimeoutMs: 95_000,
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 60_000,

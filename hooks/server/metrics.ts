@@ -2,7 +2,7 @@
 // never prom-client's global one, so several servers (tests, fixtures) can live in one process.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-export const METRIC_PREFIX = 'ironhook_';
+const METRIC_PREFIX = 'ironhook_';
 
 export const MetricName = {
   hookDuration: 'ironhook_hook_duration_seconds',

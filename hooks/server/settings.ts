@@ -17,7 +17,7 @@ export interface TlsFiles {
  * server calls conversion webhooks over HTTPS only, while Metacontroller's hook listener may stay
  * plain HTTP. The file paths are kept so a renewed certificate (cert-manager) is picked up.
  */
-export interface ConversionListenerSettings {
+interface ConversionListenerSettings {
   port: number;
   certFile: string;
   keyFile: string;

@@ -5,7 +5,7 @@
 import type { Logger } from './logging.js';
 import type { Readiness } from './readiness.js';
 
-export type ShutdownSignal = 'SIGTERM' | 'SIGINT';
+type ShutdownSignal = 'SIGTERM' | 'SIGINT';
 
 export interface SignalSource {
   on(signal: ShutdownSignal, listener: () => void): unknown;

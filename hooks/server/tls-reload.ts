@@ -10,7 +10,7 @@ import type { Timers } from './shutdown.js';
 /** How often the certificate files are compared with the ones being served. */
 export const TLS_RELOAD_INTERVAL_MS = 60_000;
 
-export interface SecureContextTarget {
+interface SecureContextTarget {
   setSecureContext(options: { cert: string; key: string }): void;
 }
 

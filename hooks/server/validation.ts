@@ -120,7 +120,7 @@ const requestValidators = compileAll(requestSchemas);
 const responseValidators = compileAll(responseSchemas);
 
 /** Decorator requests carry `object`, composite ones `parent`; customize is chosen by the route. */
-export function flavourOf(hook: HookKind, body: unknown): RequestFlavour {
+function flavourOf(hook: HookKind, body: unknown): RequestFlavour {
   if (hook === 'customize') return 'customize';
   return isRecord(body) && 'object' in body && !('parent' in body) ? 'decorator' : 'composite';
 }

@@ -18,7 +18,7 @@ const INFRA_GROUP = 'infrastructure.cluster.x-k8s.io';
 export const NODE_REUSE_LABEL = 'infrastructure.cluster.x-k8s.io/node-reuse';
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 export const HOST_ANNOTATION = 'metal3.io/BareMetalHost';
-export const DEPLOYMENT_LABEL = 'cluster.x-k8s.io/deployment-name';
+const DEPLOYMENT_LABEL = 'cluster.x-k8s.io/deployment-name';
 const WAIT_MS = 240_000;
 const POLL_MS = 1000;
 
@@ -56,7 +56,7 @@ export interface ObjectView<Spec = Record<string, unknown>, Status = Record<stri
   status?: Status & { conditions?: Condition[] };
 }
 
-export interface HostSpecView {
+interface HostSpecView {
   online?: boolean;
   consumerRef?: { apiVersion?: string; kind?: string; name?: string; namespace?: string };
   image?: { url?: string; format?: string };

@@ -145,7 +145,7 @@ export async function waitForRequest(env: Environment, namespace: string, action
 const NOW = (): string => new Date().toISOString().replace(/\.\d{3}Z$/u, 'Z');
 
 /** Write a request's status the way the driver pool does (status subresource, merge patch). */
-export async function report(env: Environment, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
+async function report(env: Environment, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
   await env.kubectl('patch', 'hostoperation', name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status }));
 }
 

@@ -65,7 +65,7 @@ export interface PrinterColumn {
   priority?: number;
 }
 
-export interface CrdVersion {
+interface CrdVersion {
   name: string;
   served: boolean;
   storage: boolean;
@@ -188,7 +188,7 @@ function newAjv(): Ajv {
 const validators = new Map<string, ValidateFunction>();
 
 /** An ajv validator for the CRD's schema; `closed` rejects unknown properties (see closedSchema). */
-export function validatorFor(loaded: LoadedCrd, closed = true): ValidateFunction {
+function validatorFor(loaded: LoadedCrd, closed = true): ValidateFunction {
   const key = `${loaded.file}:${String(closed)}`;
   let validate = validators.get(key);
   if (validate === undefined) {
@@ -285,7 +285,7 @@ const softwareRaid: RAIDConfig = {
   softwareRAIDVolumes: [{ level: '1', sizeGibibytes: 100, physicalDisks: [fullHints, { deviceName: '/dev/sdb' }] }],
 };
 
-export const fullHardware: HardwareDetails = {
+const fullHardware: HardwareDetails = {
   systemVendor: { manufacturer: 'Dell Inc.', productName: 'PowerEdge R650', serialNumber: 'J7X9Q53' },
   firmware: { bios: { date: '2025-06-02', vendor: 'Dell Inc.', version: '1.17.2' } },
   ramMebibytes: 262144,

@@ -17,7 +17,7 @@ import { createNetworkGuard } from '../../drivers/pool/network-guard.js';
 import { DriverPool } from '../../drivers/pool/pool.js';
 import type { PoolDeps, PoolSettings } from '../../drivers/pool/pool.js';
 
-export const HARDWARE: HardwareDetails = {
+const HARDWARE: HardwareDetails = {
   systemVendor: { manufacturer: 'Ironhook', productName: 'Fake Server', serialNumber: 'FAKE-0001' },
   cpu: { arch: 'x86_64', model: 'Fake CPU', count: 8, clockMegahertz: 2400 },
   ramMebibytes: 16384,

@@ -14,7 +14,7 @@ import { ALLOWED_TARGETS } from '../../drivers/cluster/targets.js';
 
 const execFileAsync = promisify(execFile);
 
-export const CACHE_DIR = process.env.IRONHOOK_CACHE ?? join(homedir(), '.cache', 'ironhook');
+const CACHE_DIR = process.env.IRONHOOK_CACHE ?? join(homedir(), '.cache', 'ironhook');
 export const HELM = process.env.HELM ?? join(CACHE_DIR, 'bin', 'helm');
 export const CHART_DIR = join(ROOT, 'charts', 'ironhook');
 export const RELEASE = 'ironhook';
@@ -244,7 +244,7 @@ export function poolApiCalls(): string[] {
  * get and JSON patch (plus update for condition upserts, except label-only kinds), on /status too
  * where allowed. (Secrets: the kubeconfig read is the `get`.)
  */
-export function clusterRunnerCalls(): string[] {
+function clusterRunnerCalls(): string[] {
   const out = ['objectpatches', 'nodeoperations'].flatMap((r) => [`ironhook.dev ${r} list`, `ironhook.dev ${r} watch`, `ironhook.dev ${r}/status patch`]);
   for (const target of ALLOWED_TARGETS) {
     const verbs = target.labelsOnly ? ['get', 'patch'] : ['get', 'patch', 'update'];

@@ -15,24 +15,24 @@ import { METACONTROLLER_CRDS, startMetacontroller } from '../../devenv/metacontr
 import type { MetacontrollerProcess } from '../../devenv/metacontroller.js';
 import { stopProcess, waitFor } from '../../devenv/processes.js';
 
-export interface HookCall {
+interface HookCall {
   path: string;
   /** Milliseconds since the epoch when the request arrived. */
   at: number;
   body: Record<string, unknown>;
 }
 
-export interface HookAnswer {
+interface HookAnswer {
   status?: number;
   headers?: Record<string, string>;
   /** An object is sent as JSON; a string is sent verbatim (to send malformed JSON). */
   body: unknown;
 }
 
-export type HookHandler = (body: Record<string, unknown>) => HookAnswer | Promise<HookAnswer>;
+type HookHandler = (body: Record<string, unknown>) => HookAnswer | Promise<HookAnswer>;
 
 /** Routes by path; unknown paths answer 404. Every call is recorded. */
-export class HookServer {
+class HookServer {
   readonly calls: HookCall[] = [];
   private readonly handlers = new Map<string, HookHandler>();
   private server: Server | undefined;
@@ -118,7 +118,7 @@ export interface Obj {
   data?: Record<string, string>;
 }
 
-export interface KubeEvent {
+interface KubeEvent {
   type: string;
   reason: string;
   message: string;

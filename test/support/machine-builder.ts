@@ -5,10 +5,10 @@ import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncRequest, ObjectMap } from '../../domain/metacontroller.js';
 import { PURPOSE_LABEL } from '../../domain/capi/requests.js';
 
-export const NS = 'metal3';
-export const M3M_UID = '7a1b0000-0000-4000-8000-00000000a001';
-export const T0 = '2026-11-29T10:00:00Z';
-export const T1 = '2026-11-29T10:05:00Z';
+const NS = 'metal3';
+const M3M_UID = '7a1b0000-0000-4000-8000-00000000a001';
+const T0 = '2026-11-29T10:00:00Z';
+const T1 = '2026-11-29T10:05:00Z';
 const INFRA = 'infrastructure.cluster.x-k8s.io/v1beta2';
 const CAPI = 'cluster.x-k8s.io/v1beta2';
 

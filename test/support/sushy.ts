@@ -12,8 +12,8 @@ import { Agent, request } from 'undici';
 import { selfSignedCertificate } from '../../emulators/redfish/tls.js';
 import { CACHE_DIR, freePort, startProcess, stopProcess, waitFor } from '../../devenv/processes.js';
 
-export const SUSHY_VENV = join(CACHE_DIR, 'venv');
-export const SUSHY_EMULATOR = join(SUSHY_VENV, 'bin', 'sushy-emulator');
+const SUSHY_VENV = join(CACHE_DIR, 'venv');
+const SUSHY_EMULATOR = join(SUSHY_VENV, 'bin', 'sushy-emulator');
 
 export function sushyAvailable(): boolean {
   return existsSync(SUSHY_EMULATOR);

@@ -21,7 +21,7 @@ export function bootMode(ctx: ExecutionContext): BootOptions['mode'] {
   return ctx.op.spec.bootMode === 'legacy' ? 'legacy' : 'UEFI';
 }
 
-export function agentISOURL(base: string, apiURL: string, mac: string | undefined): string {
+function agentISOURL(base: string, apiURL: string, mac: string | undefined): string {
   const url = new URL(base);
   url.searchParams.set('ipa-api-url', apiURL);
   if (mac !== undefined) {

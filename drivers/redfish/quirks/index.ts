@@ -7,7 +7,7 @@ import { lenovoQuirks } from './lenovo.js';
 import { supermicroQuirks } from './supermicro.js';
 import type { VendorQuirks } from './types.js';
 
-export type { VendorName, VendorQuirks } from './types.js';
+export type { VendorQuirks } from './types.js';
 export { genericQuirks };
 
 export const QUIRK_TABLE: readonly VendorQuirks[] = [supermicroQuirks, hpeQuirks, dellQuirks, lenovoQuirks];

@@ -1,7 +1,7 @@
 // A vendor's Redfish quirks as data. The driver reads these
 // fields; it never branches on a vendor name. One file per vendor fills them in.
 
-export type VendorName = 'generic' | 'supermicro' | 'hpe' | 'dell' | 'lenovo';
+type VendorName = 'generic' | 'supermicro' | 'hpe' | 'dell' | 'lenovo';
 
 export interface VendorQuirks {
   readonly vendor: VendorName;

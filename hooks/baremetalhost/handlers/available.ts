@@ -10,13 +10,13 @@ import { managePower } from '../power.js';
 import { inspectParameters, provisionParameters } from '../requests.js';
 import { prepareNeeded } from './inspection.js';
 
-export function reinspectionRequested(ctx: HostContext): boolean {
+function reinspectionRequested(ctx: HostContext): boolean {
   const value = ctx.annotations[Annotation.Inspect];
   const consumed = ctx.status.ironhook?.consumedAnnotations?.includes(Annotation.Inspect) ?? false;
   return value !== undefined && value !== 'disabled' && !consumed;
 }
 
-export function wantsProvisioning(ctx: HostContext): boolean {
+function wantsProvisioning(ctx: HostContext): boolean {
   const imageRequested = Boolean(ctx.spec.image?.url) && !ctx.status.provisioning.image.url;
   const method = ctx.spec.customDeploy?.method;
   const deployRequested = Boolean(method) && method !== ctx.status.provisioning.customDeploy?.method;
@@ -80,7 +80,7 @@ function resetAttempts(ctx: HostContext): StatusPatch {
 }
 
 /** Add status fields to a wait or done outcome (other outcomes already say what to record). */
-export function withPatch(outcome: Outcome, patch: StatusPatch): Outcome {
+function withPatch(outcome: Outcome, patch: StatusPatch): Outcome {
   if (Object.keys(patch).length === 0 || (outcome.kind !== 'wait' && outcome.kind !== 'done')) {
     return outcome;
   }

@@ -25,7 +25,7 @@ export function waitForRequest(_ctx: HostContext, operation: HostOperation, patc
 }
 
 /** The same request again, as a new request (a retry never reuses a name). */
-export function sameRequest(operation: HostOperation): RequestIntent {
+function sameRequest(operation: HostOperation): RequestIntent {
   const spec = operation.spec;
   const parameters: RequestParametersOf = {
     ...(spec.register && { register: spec.register }),
@@ -49,6 +49,3 @@ export function retryOrFail(_ctx: HostContext, operation: HostOperation, errorTy
   return operation.status?.error?.kind === 'Permanent' ? permanent(failure, patch) : transient(failure, sameRequest(operation));
 }
 
-export function phaseOf(operation: HostOperation | undefined): Phase | undefined {
-  return operation?.status?.phase;
-}

@@ -11,7 +11,7 @@ import { everRequested } from '../prologue.js';
 import { failureMessage, retryOrFail, waitForRequest } from './common.js';
 
 /** Upstream moves on with deletion after more than this many recorded failures. */
-export const DELETE_GIVE_UP_AFTER = 3;
+const DELETE_GIVE_UP_AFTER = 3;
 
 const SKIP_HINT = `; to delete without it, annotate the host with ${Annotation.Detached}`;
 

@@ -32,7 +32,7 @@ export function handleMatchProfile(): Outcome {
 }
 
 /** The root device hints the host should use: the spec's, else the hardware profile's default. */
-export function desiredRootDeviceHints(ctx: HostContext): RootDeviceHints | undefined {
+function desiredRootDeviceHints(ctx: HostContext): RootDeviceHints | undefined {
   if (ctx.spec.rootDeviceHints !== undefined) {
     return ctx.spec.rootDeviceHints;
   }
@@ -41,7 +41,7 @@ export function desiredRootDeviceHints(ctx: HostContext): RootDeviceHints | unde
 }
 
 /** RAID the spec asks for that differs from what was applied (an absent `raid` keeps what is there). */
-export function raidChange(ctx: HostContext): RAIDConfig | undefined {
+function raidChange(ctx: HostContext): RAIDConfig | undefined {
   const wanted = ctx.spec.raid;
   if (wanted === undefined || wanted === null) {
     return undefined;

@@ -69,7 +69,7 @@ function bmcInput(ctx: HostContext): HostBMCInput {
   };
 }
 
-export function registrationProblems(ctx: HostContext): string[] {
+function registrationProblems(ctx: HostContext): string[] {
   const input = bmcInput(ctx);
   const problems = validateHostBMC(input);
   const profile = profileName(ctx.status.hardwareProfile, ctx.spec.hardwareProfile, input.address);

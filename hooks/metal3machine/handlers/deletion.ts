@@ -55,7 +55,7 @@ export function handleWaitingForDeprovision(ctx: MachineContext): Outcome {
 }
 
 /** Node reuse: only with the template's nodeReuse and a Cluster that is not being deleted. */
-export function releaseReuse(ctx: MachineContext): string | undefined {
+function releaseReuse(ctx: MachineContext): string | undefined {
   const reuse = rec(rec(ctx.template?.spec)).nodeReuse === true;
   const clusterLives = ctx.cluster !== undefined && ctx.cluster.metadata.deletionTimestamp === undefined;
   return reuse && clusterLives ? reuseLabelValue(ctx) : undefined;

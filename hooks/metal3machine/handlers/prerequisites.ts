@@ -23,7 +23,7 @@ function conditionTrue(conditions: unknown, type: string): boolean {
 }
 
 /** v1beta2 `initialization.infrastructureProvisioned`, or the v1beta1 `InfrastructureReady` condition. */
-export function infrastructureReady(cluster: KObject): boolean {
+function infrastructureReady(cluster: KObject): boolean {
   const status = rec(cluster.status);
   if (rec(status.initialization).infrastructureProvisioned === true) return true;
   return conditionTrue(rec(rec(status.deprecated).v1beta1).conditions, 'InfrastructureReady') || conditionTrue(status.conditions, 'InfrastructureReady');

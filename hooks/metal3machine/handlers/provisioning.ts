@@ -68,7 +68,7 @@ function imageFor(ctx: MachineContext): Record<string, unknown> | undefined {
 }
 
 /** The host spec: provisioning fields only on a host without image or custom deploy; online and cleaning mode always. */
-export function desiredHostSpec(ctx: MachineContext, host: KObject): Record<string, unknown> {
+function desiredHostSpec(ctx: MachineContext, host: KObject): Record<string, unknown> {
   const spec = hostSpec(host);
   const fresh = str(rec(spec.image).url) === '' && str(rec(spec.customDeploy).method) === '';
   const desired: Record<string, unknown> = {};

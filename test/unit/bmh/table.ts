@@ -8,7 +8,7 @@ import { DEFAULT_HOOK_CONFIG } from '../../../hooks/types.js';
 import type { HookConfig } from '../../../hooks/types.js';
 import type { HostBuilder } from '../../../devenv/builders/host.js';
 
-export interface Expected {
+interface Expected {
   state?: string;
   operationalStatus?: string;
   /** null: no error recorded. */

@@ -6,7 +6,7 @@ import { metal3machineSync } from '../../../hooks/metal3machine/sync.js';
 import type { MachineState } from '../../../hooks/metal3machine/names.js';
 import type { MachineBuilder } from '../../support/machine-builder.js';
 
-export interface Expected {
+interface Expected {
   /** status.ironhook.state after the sync. */
   state?: MachineState;
   /** status.ironhook.waitingFor; null: not waiting. */

@@ -2,7 +2,7 @@
 // Metacontroller v2 format, shared by the unit tables and the golden fixtures.
 import type { KObject } from '../../../domain/k8s.js';
 
-export const NS = 'metal3';
+const NS = 'metal3';
 export const T0 = '2026-11-29T15:00:00Z';
 
 /** `T0 + seconds`, RFC 3339 UTC with second precision. */
@@ -69,4 +69,4 @@ export function machine(name: string, options: { cluster?: string; nodeName?: st
   );
 }
 
-export { INFRA, CAPI, IRONHOOK };
+export { INFRA, IRONHOOK };

@@ -15,7 +15,7 @@ export interface ClusterOptions {
 
 export const VALID_SPEC = { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 } };
 
-export function metal3Cluster(o: ClusterOptions = {}): KObject {
+function metal3Cluster(o: ClusterOptions = {}): KObject {
   const owner = o.owner ?? true;
   return obj(
     INFRA,

@@ -2,7 +2,7 @@
 import type { KObject } from '../../../domain/k8s.js';
 import { at, controller, INFRA, IRONHOOK, machine, obj, objectMap, type CompositeRequest } from './builders.js';
 
-export const M3R_UID = 'uid-m3r-1';
+const M3R_UID = 'uid-m3r-1';
 export const POWER_KEY = `reboot.metal3.io/metal3-remediation-${M3R_UID}`;
 
 export interface World {
@@ -63,7 +63,7 @@ export function m3mFor(w: World): KObject {
   return obj(INFRA, 'Metal3Machine', { name: 'worker-0-m3m', ...(w.hostByConsumerRef !== true && { annotations: { 'metal3.io/BareMetalHost': 'metal3/host-0' } }) }, { spec: {} });
 }
 
-export function monitor(time: string): KObject {
+function monitor(time: string): KObject {
   return obj(IRONHOOK, 'BMCMonitor', { name: 'host-0' }, { spec: {}, status: { observedTime: time, changedTime: at(0), poweredOn: true } });
 }
 

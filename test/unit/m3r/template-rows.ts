@@ -2,7 +2,7 @@
 import type { KObject } from '../../../domain/k8s.js';
 import { controller, INFRA, IRONHOOK, obj, objectMap, type CompositeRequest } from './builders.js';
 
-export const TEMPLATE = 'workers';
+const TEMPLATE = 'workers';
 
 export function m3m(name: string, o: { mode?: string; template?: string | null; rv?: string; deleting?: boolean } = {}): KObject {
   const template = o.template === undefined ? TEMPLATE : o.template;

@@ -92,7 +92,7 @@ function keyOf(child: KObject, namespace: string): [string, string] {
 }
 
 /** The next request after Metacontroller applied `answer`: its children stored, the status written or not (yet) seen. */
-export function afterApply(request: CompositeSyncRequest, answer: CompositeSyncResponse, statusSeen: boolean): CompositeSyncRequest {
+function afterApply(request: CompositeSyncRequest, answer: CompositeSyncResponse, statusSeen: boolean): CompositeSyncRequest {
   const next = structuredClone(request);
   const namespace = request.parent.metadata.namespace ?? '';
   const children: ObjectMap = Object.fromEntries(Object.keys(request.children).map((key) => [key, {}]));
@@ -106,7 +106,7 @@ export function afterApply(request: CompositeSyncRequest, answer: CompositeSyncR
   return next;
 }
 
-export function call(route: string, hook: 'sync' | 'finalize', request: CompositeSyncRequest): CompositeSyncResponse {
+function call(route: string, hook: 'sync' | 'finalize', request: CompositeSyncRequest): CompositeSyncResponse {
   const fn = hookRegistry[route]?.[hook];
   if (fn === undefined) throw new Error(`no ${hook} hook for ${route}`);
   return fn(structuredClone(request), { config: DEFAULT_HOOK_CONFIG }) as CompositeSyncResponse;
@@ -130,13 +130,13 @@ function compareTuples(a: readonly number[], b: readonly number[]): number {
   return 0;
 }
 
-export interface StaleRun {
+interface StaleRun {
   fresh: CompositeSyncResponse;
   stale: CompositeSyncResponse;
 }
 
 /** Sync N, then the same sync with C_N stored and the parent one status write behind. */
-export function runStale(route: string, scenario: Scenario): StaleRun {
+function runStale(route: string, scenario: Scenario): StaleRun {
   const request = scenario.request();
   const hook = scenario.hook ?? (request.finalizing ? 'finalize' : 'sync');
   const fresh = call(route, hook, request);
