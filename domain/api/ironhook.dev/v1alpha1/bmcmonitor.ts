@@ -54,7 +54,7 @@ export type BMCMonitorSpec = {
   /**
    * How often the driver pool reads the BMC.
    */
-  intervalSeconds?: number;
+  intervalSeconds: number;
 };
 /**
  * What the driver pool observed.

@@ -734,9 +734,9 @@ export type BareMetalHostStatus = {
        */
       name: string;
       /**
-       * Phase of the request when this status was written; empty before the driver pool picked it up.
+       * Phase of the request when this status was written; Pending until the driver pool reports one.
        */
-      phase?: '' | 'Pending' | 'Delayed' | 'Running' | 'Succeeded' | 'Failed';
+      phase: 'Pending' | 'Delayed' | 'Running' | 'Succeeded' | 'Failed';
       /**
        * Sequence number of the request.
        */
