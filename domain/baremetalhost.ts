@@ -1,8 +1,22 @@
-// metal3.io/v1alpha1 BareMetalHost and HardwareData types (reference/baremetalhost.md §1).
-import type { Condition, ObjectReference, SecretReference, TypedObject } from './k8s.js';
+// metal3.io/v1alpha1 BareMetalHost, HardwareData and HostFirmwareSettings (reference/baremetalhost.md §1).
+// The shapes are generated from manifests/crds (scripts/api-types.ts); the names below are the parts
+// the hooks and the driver pool take apart, next to the value tables and annotation names.
+import type { BareMetalHostSpec, BareMetalHostStatus as BareMetalHostStatusOnWire } from './api/metal3.io/v1alpha1/baremetalhost.js';
+import type { HardwareDataSpec } from './api/metal3.io/v1alpha1/hardwaredata.js';
+import type { HostFirmwareSettingsSpec, HostFirmwareSettingsStatus } from './api/metal3.io/v1alpha1/hostfirmwaresettings.js';
+import type { HostOperationSpec } from './api/ironhook.dev/v1alpha1/hostoperation.js';
+import type { TypedObject } from './k8s.js';
 
 export const METAL3_API_VERSION = 'metal3.io/v1alpha1';
 
+export type { BareMetalHostSpec } from './api/metal3.io/v1alpha1/baremetalhost.js';
+
+/**
+ * The provisioning states Ironhook knows. The BareMetalHost CRD, like upstream's, takes any string
+ * at `status.provisioning.state`; the HostOperation snapshot (`spec.hostStatus.state`) takes exactly
+ * these, so that enum is this table's type.
+ */
+export type ProvisioningState = HostOperationSpec['hostStatus']['state'];
 export const ProvisioningState = {
   None: '',
   Unmanaged: 'unmanaged',
@@ -18,9 +32,9 @@ export const ProvisioningState = {
   Deprovisioning: 'deprovisioning',
   PoweringOffBeforeDelete: 'powering off before delete',
   Deleting: 'deleting',
-} as const;
-export type ProvisioningState = (typeof ProvisioningState)[keyof typeof ProvisioningState];
+} as const satisfies Record<string, ProvisioningState>;
 
+export type OperationalStatus = BareMetalHostStatusOnWire['operationalStatus'];
 export const OperationalStatus = {
   None: '',
   OK: 'OK',
@@ -29,9 +43,9 @@ export const OperationalStatus = {
   Delayed: 'delayed',
   Detached: 'detached',
   Servicing: 'servicing',
-} as const;
-export type OperationalStatus = (typeof OperationalStatus)[keyof typeof OperationalStatus];
+} as const satisfies Record<string, OperationalStatus>;
 
+export type ErrorType = NonNullable<BareMetalHostStatusOnWire['errorType']>;
 export const ErrorType = {
   ProvisionedRegistration: 'provisioned registration error',
   Registration: 'registration error',
@@ -41,182 +55,52 @@ export const ErrorType = {
   PowerManagement: 'power management error',
   Servicing: 'servicing error',
   Detach: 'detach error',
-} as const;
-export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];
+} as const satisfies Record<string, ErrorType>;
 
-export type BootMode = 'UEFI' | 'UEFISecureBoot' | 'legacy';
-export type AutomatedCleaningMode = 'metadata' | 'disabled';
-export type InspectionMode = 'disabled' | 'agent' | 'fast';
+export type BootMode = NonNullable<BareMetalHostSpec['bootMode']>;
+export type AutomatedCleaningMode = NonNullable<BareMetalHostSpec['automatedCleaningMode']>;
+export type InspectionMode = NonNullable<BareMetalHostSpec['inspectionMode']>;
 
-export interface BMCDetails {
-  address: string;
-  credentialsName: string;
-  disableCertificateVerification?: boolean;
-}
+export type BMCDetails = NonNullable<BareMetalHostSpec['bmc']>;
+export type Image = NonNullable<BareMetalHostSpec['image']>;
+export type RootDeviceHints = NonNullable<BareMetalHostSpec['rootDeviceHints']>;
+export type RAIDConfig = NonNullable<BareMetalHostSpec['raid']>;
+export type HardwareRAIDVolume = NonNullable<RAIDConfig['hardwareRAIDVolumes']>[number];
+export type SoftwareRAIDVolume = NonNullable<RAIDConfig['softwareRAIDVolumes']>[number];
+export type CustomDeploy = NonNullable<BareMetalHostSpec['customDeploy']>;
 
-export interface Image {
-  url: string;
-  checksum?: string;
-  checksumType?: 'md5' | 'sha256' | 'sha512' | 'auto' | '';
-  format?: 'raw' | 'qcow2' | 'vdi' | 'vmdk' | 'live-iso' | '';
-  ociAuthSecretName?: string;
-}
+/** What inspection found (`status.hardware`, HardwareData `spec.hardware`). */
+export type HardwareDetails = NonNullable<HardwareDataSpec['hardware']>;
+export type NIC = NonNullable<HardwareDetails['nics']>[number];
+export type Storage = NonNullable<HardwareDetails['storage']>[number];
 
-export interface RootDeviceHints {
-  deviceName?: string;
-  hctl?: string;
-  model?: string;
-  vendor?: string;
-  serialNumber?: string;
-  minSizeGigabytes?: number;
-  wwn?: string;
-  wwnWithExtension?: string;
-  wwnVendorExtension?: string;
-  rotational?: boolean;
-}
+export type CredentialsStatus = NonNullable<BareMetalHostStatusOnWire['goodCredentials']>;
 
-export interface HardwareRAIDVolume {
-  level: string;
-  sizeGibibytes?: number;
-  name?: string;
-  rotational?: boolean;
-  numberOfPhysicalDisks?: number;
-  controller?: string;
-  physicalDisks?: string[];
-}
+type HistoryOnWire = NonNullable<BareMetalHostStatusOnWire['operationHistory']>;
+/** One operationHistory entry as the hook writes it: both keys, `null` when unset (as upstream serialises it). */
+export type OperationMetric = Required<NonNullable<HistoryOnWire['register']>>;
+/** The four entries, always all present in what the hook writes (normalizeStatus fills them in). */
+export type OperationHistory = Record<keyof HistoryOnWire, OperationMetric>;
 
-export interface SoftwareRAIDVolume {
-  level: string;
-  sizeGibibytes?: number;
-  rootVolume?: boolean;
-  physicalDisks?: RootDeviceHints[];
-}
-
-export interface RAIDConfig {
-  hardwareRAIDVolumes?: HardwareRAIDVolume[] | null;
-  softwareRAIDVolumes?: SoftwareRAIDVolume[] | null;
-}
-
-export interface CustomDeploy {
-  method: string;
-}
-
-export interface BareMetalHostSpec {
-  online: boolean;
-  bmc?: BMCDetails;
-  bootMACAddress?: string;
-  bootMode?: BootMode;
-  consumerRef?: ObjectReference;
-  image?: Image;
-  userData?: SecretReference;
-  networkData?: SecretReference;
-  metaData?: SecretReference;
-  preprovisioningNetworkDataName?: string;
-  externallyProvisioned?: boolean;
-  automatedCleaningMode?: AutomatedCleaningMode;
-  rootDeviceHints?: RootDeviceHints;
-  raid?: RAIDConfig | null;
-  firmware?: Record<string, boolean> | null;
-  customDeploy?: CustomDeploy;
-  hardwareProfile?: string;
-  architecture?: string;
-  disablePowerOff?: boolean;
-  inspectionMode?: InspectionMode;
-  description?: string;
-}
-
-export interface NIC {
-  name?: string;
-  model?: string;
-  mac?: string;
-  ip?: string;
-  speedGbps?: number;
-  vlans?: { id?: number; name?: string }[];
-  vlanId?: number;
-  pxe?: boolean;
-  lldp?: { switchID?: string; portID?: string; switchSystemName?: string };
-  pciAddress?: string;
-}
-
-export interface Storage {
-  name?: string;
-  alternateNames?: string[];
-  rotational?: boolean;
-  type?: 'HDD' | 'SSD' | 'NVME';
-  sizeBytes?: number;
-  vendor?: string;
-  model?: string;
-  serialNumber?: string;
-  wwn?: string;
-  wwnVendorExtension?: string;
-  wwnWithExtension?: string;
-  hctl?: string;
-}
-
-export interface HardwareDetails {
-  systemVendor?: { manufacturer?: string; productName?: string; serialNumber?: string };
-  firmware?: { bios?: { date?: string; vendor?: string; version?: string } };
-  ramMebibytes?: number;
-  nics?: NIC[];
-  storage?: Storage[];
-  cpu?: { arch?: string; model?: string; clockMegahertz?: number; flags?: string[]; count?: number };
-  hostname?: string;
-}
-
-export interface CredentialsStatus {
-  credentials?: { name?: string; namespace?: string };
-  credentialsVersion?: string;
-}
-
-export interface OperationMetric {
-  start: string | null;
-  end: string | null;
-}
-
-export interface OperationHistory {
-  register: OperationMetric;
-  inspect: OperationMetric;
-  provision: OperationMetric;
-  deprovision: OperationMetric;
-}
-
-export interface ProvisionStatus {
-  state: ProvisioningState;
-  ID: string;
-  image: Image;
-  rootDeviceHints?: RootDeviceHints;
-  bootMode?: BootMode;
-  raid?: RAIDConfig;
-  firmware?: Record<string, boolean>;
-  customDeploy?: CustomDeploy;
-}
+/** status.provisioning with a state Ironhook knows (hooks/baremetalhost/states.ts copes with others). */
+export type ProvisionStatus = Omit<BareMetalHostStatusOnWire['provisioning'], 'state'> & { state: ProvisioningState };
 
 /** Ironhook's own status block (docs/architecture.md, "The BareMetalHost status extension"). */
-export interface IronhookHostStatus {
-  request?: { name: string; action: string; sequence: number; phase: string };
-  consumedAnnotations?: string[];
-}
+export type IronhookHostStatus = NonNullable<BareMetalHostStatusOnWire['ironhook']>;
 
-export interface BareMetalHostStatus {
-  operationalStatus: OperationalStatus;
-  errorType?: ErrorType;
-  errorMessage: string;
-  errorCount: number;
-  provisioningFailCount?: number;
-  lastAttemptedImage?: Image;
-  lastUpdated?: string;
-  hardwareProfile?: string;
-  hardware?: HardwareDetails;
+/**
+ * The status as the hook works with it: the CRD's, with a known provisioning state and a complete
+ * operationHistory. What the API server hands over may lack any of it; hooks/baremetalhost/status.ts
+ * (normalizeStatus) fills that in.
+ */
+export type BareMetalHostStatus = Omit<BareMetalHostStatusOnWire, 'provisioning' | 'operationHistory'> & {
   provisioning: ProvisionStatus;
-  goodCredentials?: CredentialsStatus;
-  triedCredentials?: CredentialsStatus;
-  poweredOn: boolean;
   operationHistory?: OperationHistory;
-  conditions?: Condition[];
-  ironhook?: IronhookHostStatus;
-}
+};
 
 export type BareMetalHost = TypedObject<BareMetalHostSpec, Partial<BareMetalHostStatus>>;
+export type HardwareData = TypedObject<HardwareDataSpec, never>;
+export type HostFirmwareSettings = TypedObject<HostFirmwareSettingsSpec, HostFirmwareSettingsStatus>;
 
 export const Annotation = {
   Paused: 'baremetalhost.metal3.io/paused',

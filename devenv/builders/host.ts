@@ -4,6 +4,7 @@ import type { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, Provisionin
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncRequest, ObjectMap } from '../../domain/metacontroller.js';
 import { operationName } from '../../domain/naming.js';
+import { Phase } from '../../domain/operations.js';
 import type { Action, BMCMonitor, HostOperation, HostOperationSpec, HostOperationStatus } from '../../domain/operations.js';
 
 export const T0 = '2026-11-29T10:00:00Z';
@@ -81,7 +82,7 @@ export class HostBuilder {
     const operation = buildOperation(this.host, action, sequence, opts);
     this.children.push(operation);
     if (this.host.status && this.host.status.ironhook?.request === undefined) {
-      const request = { name: operation.metadata.name ?? '', action, sequence, phase: 'Pending' };
+      const request = { name: operation.metadata.name ?? '', action, sequence, phase: Phase.Pending };
       this.host.status.ironhook = { ...this.host.status.ironhook, request };
     }
     return this;

@@ -8,6 +8,7 @@ import { Phase } from '../../domain/operations.js';
 import type { HostOperation, HostStatusSnapshot } from '../../domain/operations.js';
 
 const EMPTY_METRIC: OperationMetric = { start: null, end: null };
+const HISTORY_KEYS = ['register', 'inspect', 'provision', 'deprovision'] as const satisfies readonly (keyof OperationHistory)[];
 
 function emptyHistory(): OperationHistory {
   return {
@@ -74,12 +75,12 @@ export function statusSnapshot(status: BareMetalHostStatus): HostStatusSnapshot 
   const { state, ...provisioning } = status.provisioning;
   const carried = Object.entries(status).filter(([key, value]) => !NOT_CARRIED.has(key) && canonicalJSON(value) !== canonicalJSON(BLANK[key]));
   const history = status.operationHistory ?? emptyHistory();
-  const started = (Object.keys(history) as (keyof OperationHistory)[]).filter((key) => history[key].start !== null || history[key].end !== null);
+  const started = HISTORY_KEYS.filter((key) => history[key].start !== null || history[key].end !== null);
   const consumedAnnotations = status.ironhook?.consumedAnnotations ?? [];
   return {
     state,
     errorCount: status.errorCount,
-    provisioningFailCount: status.provisioningFailCount ?? 0,
+    provisioningFailCount: status.provisioningFailCount,
     status: {
       ...Object.fromEntries(carried),
       provisioning,

@@ -9,11 +9,13 @@ import type {
   BMCDetails,
   BareMetalHost,
   BareMetalHostStatus,
+  HardwareData,
   HardwareDetails,
+  HostFirmwareSettings,
   RAIDConfig,
   RootDeviceHints,
 } from '../../domain/baremetalhost.js';
-import type { Condition, KObject, TypedObject } from '../../domain/k8s.js';
+import type { KObject } from '../../domain/k8s.js';
 import type {
   Action,
   BMCMonitor,
@@ -493,21 +495,14 @@ export const fullMonitor: BMCMonitor = {
   },
 };
 
-export const fullHardwareData: TypedObject<{ hardware: HardwareDetails }, never> = {
+export const fullHardwareData: HardwareData = {
   apiVersion: 'metal3.io/v1alpha1',
   kind: 'HardwareData',
   metadata: { name: 'compute-7', namespace: FIXTURE_NAMESPACE },
   spec: { hardware: fullHardware },
 };
 
-interface HostFirmwareSettingsStatus {
-  schema: { name: string; namespace: string };
-  settings: Record<string, string>;
-  lastUpdated: string;
-  conditions: Condition[];
-}
-
-export const fullFirmwareSettings: TypedObject<{ settings: Record<string, string | number> }, HostFirmwareSettingsStatus> = {
+export const fullFirmwareSettings: HostFirmwareSettings = {
   apiVersion: 'metal3.io/v1alpha1',
   kind: 'HostFirmwareSettings',
   metadata: { name: 'compute-7', namespace: FIXTURE_NAMESPACE },

@@ -359,8 +359,8 @@ describe('Prepare', () => {
   });
 
   it.each([
-    { name: 'hardware RAID', raid: { hardwareRAIDVolumes: [{ level: '1' }] } },
-    { name: 'software RAID', raid: { softwareRAIDVolumes: [{ level: '1' }] } },
+    { name: 'hardware RAID', raid: { hardwareRAIDVolumes: [{ level: '1' as const }] } },
+    { name: 'software RAID', raid: { softwareRAIDVolumes: [{ level: '1' as const }] } },
   ])('$name is Permanent Unsupported', async ({ raid }) => {
     const { h } = await setup();
     const status = await run(h, 'Prepare', { prepare: { raid } });

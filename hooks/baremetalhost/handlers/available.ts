@@ -17,7 +17,7 @@ function reinspectionRequested(ctx: HostContext): boolean {
 }
 
 function wantsProvisioning(ctx: HostContext): boolean {
-  const imageRequested = Boolean(ctx.spec.image?.url) && !ctx.status.provisioning.image.url;
+  const imageRequested = Boolean(ctx.spec.image?.url) && !ctx.status.provisioning.image?.url;
   const method = ctx.spec.customDeploy?.method;
   const deployRequested = Boolean(method) && method !== ctx.status.provisioning.customDeploy?.method;
   return imageRequested || deployRequested;
@@ -63,7 +63,7 @@ function startProvisioning(ctx: HostContext): Outcome {
     return permanent({ errorType: ErrorType.Provisioning, message: forbidden.join('; '), source: 'validation' });
   }
   const limit = ctx.config.maxProvisioningRetries;
-  const failures = sameImage(ctx.spec.image, ctx.status.lastAttemptedImage) ? (ctx.status.provisioningFailCount ?? 0) : 0;
+  const failures = sameImage(ctx.spec.image, ctx.status.lastAttemptedImage) ? ctx.status.provisioningFailCount : 0;
   if (limit > 0 && failures >= limit) {
     const message = `provisioning failed ${failures} times, retry limit ${limit} reached; change the image to try again`;
     return permanent({ errorType: ErrorType.Provisioning, message, source: 'validation' });

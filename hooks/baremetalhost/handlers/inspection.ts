@@ -43,7 +43,7 @@ function desiredRootDeviceHints(ctx: HostContext): RootDeviceHints | undefined {
 /** RAID the spec asks for that differs from what was applied (an absent `raid` keeps what is there). */
 function raidChange(ctx: HostContext): RAIDConfig | undefined {
   const wanted = ctx.spec.raid;
-  if (wanted === undefined || wanted === null) {
+  if (wanted === undefined) {
     return undefined;
   }
   const applied = ctx.status.provisioning.raid ?? {};

@@ -51,7 +51,7 @@ export function handleProvisioning(ctx: HostContext): Outcome {
     case Phase.Failed:
       return deprovision(ctx, 'provisioning failed; cleaning up before the next attempt', {
         failure: { errorType: ErrorType.Provisioning, message: failureMessage(current), source: 'request' },
-        patch: { provisioningFailCount: (ctx.status.provisioningFailCount ?? 0) + 1 },
+        patch: { provisioningFailCount: ctx.status.provisioningFailCount + 1 },
       });
     default:
       return waitForRequest(ctx, current);
@@ -71,7 +71,7 @@ function provisionedPatch(ctx: HostContext, operation: HostOperation): { provisi
 
 export function handleProvisioned(ctx: HostContext): Outcome {
   const deployed = {
-    imageURL: ctx.status.provisioning.image.url,
+    imageURL: ctx.status.provisioning.image?.url ?? '',
     method: ctx.status.provisioning.customDeploy?.method ?? '',
   };
   if (cancelled(ctx, deployed)) {
