@@ -28,7 +28,10 @@ const STATE_HANDLERS: Readonly<Record<ProvisioningState, StateHandler>> = {
   [ProvisioningState.Deleting]: handleDeleting,
 };
 
+/** By the state as written in a status: the CRD, like upstream's, takes any string there. */
+const HANDLER_OF: ReadonlyMap<string, StateHandler> = new Map(Object.entries(STATE_HANDLERS));
+
 /** The handler for a state; a state string from an unknown release starts over like a new host. */
 export function handlerFor(state: string): StateHandler {
-  return (STATE_HANDLERS as Record<string, StateHandler | undefined>)[state] ?? handleNone;
+  return HANDLER_OF.get(state) ?? handleNone;
 }
