@@ -1,4 +1,4 @@
-// metal3.io/v1alpha1 BareMetalHost, HardwareData and HostFirmwareSettings (reference/baremetalhost.md §1).
+// metal3.io/v1alpha1 BareMetalHost, HardwareData and HostFirmwareSettings, Metal3-compatible.
 // The shapes are generated from manifests/crds (scripts/api-types.ts); the names below are the parts
 // the hooks and the driver pool take apart, next to the value tables and annotation names.
 import type { BareMetalHostSpec, BareMetalHostStatus as BareMetalHostStatusOnWire } from './api/metal3.io/v1alpha1/baremetalhost.js';

@@ -54,8 +54,8 @@ export type HostOperation = TypedObject<HostOperationSpec, HostOperationStatus>;
 export type BMCMonitor = TypedObject<BMCMonitorSpec, BMCMonitorStatus>;
 
 /**
- * The actions the provisioning limit applies to (reference/baremetalhost.md §2.7), each with the
- * state it leads into: the hook enters that state once the pool admits the request.
+ * The actions upstream's provisioning limit applies to, each with the state it leads into: the
+ * hook enters that state once the pool admits the request.
  */
 export const GATED_ENTRY_STATE: Readonly<Partial<Record<Action, ProvisioningState>>> = {
   [Action.Inspect]: ProvisioningState.Inspecting,
