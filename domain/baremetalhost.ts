@@ -58,15 +58,11 @@ export const ErrorType = {
 } as const satisfies Record<string, ErrorType>;
 
 export type BootMode = NonNullable<BareMetalHostSpec['bootMode']>;
-export type AutomatedCleaningMode = NonNullable<BareMetalHostSpec['automatedCleaningMode']>;
-export type InspectionMode = NonNullable<BareMetalHostSpec['inspectionMode']>;
 
 export type BMCDetails = NonNullable<BareMetalHostSpec['bmc']>;
 export type Image = NonNullable<BareMetalHostSpec['image']>;
 export type RootDeviceHints = NonNullable<BareMetalHostSpec['rootDeviceHints']>;
 export type RAIDConfig = NonNullable<BareMetalHostSpec['raid']>;
-export type HardwareRAIDVolume = NonNullable<RAIDConfig['hardwareRAIDVolumes']>[number];
-export type SoftwareRAIDVolume = NonNullable<RAIDConfig['softwareRAIDVolumes']>[number];
 export type CustomDeploy = NonNullable<BareMetalHostSpec['customDeploy']>;
 
 /** What inspection found (`status.hardware`, HardwareData `spec.hardware`). */
