@@ -59,14 +59,16 @@ module.exports = {
     {
       name: 'controllers-not-to-each-other',
       severity: 'error',
-      comment: 'A controller folder (hooks/<controller>/) imports its own files, hooks/kit/, the top-level hooks/*.ts and domain/, never another controller folder: what two controllers share goes into hooks/kit/ or domain/.',
+      comment:
+        'A controller folder (hooks/<controller>/) imports its own files, hooks/kit/, the top-level hooks/*.ts and domain/, never another controller folder: what two controllers share goes into hooks/kit/ or domain/.',
       from: { path: '^hooks/([^/]+)/', pathNot: '^hooks/(kit|server)/' },
       to: { path: '^hooks/[^/]+/', pathNot: ['^hooks/$1/', '^hooks/(kit|server)/'] },
     },
     {
       name: 'kit-imports-only-domain',
       severity: 'error',
-      comment: 'hooks/kit/ is what every controller shares: it imports only itself and domain/ (no controller, no server, no hooks/*.ts, no npm or Node module).',
+      comment:
+        'hooks/kit/ is what every controller shares: it imports only itself and domain/ (no controller, no server, no hooks/*.ts, no npm or Node module).',
       from: { path: '^hooks/kit/' },
       to: { pathNot: '^(hooks/kit|domain)/' },
     },
@@ -79,7 +81,8 @@ module.exports = {
     {
       name: 'product-not-to-dev-trees',
       severity: 'error',
-      comment: 'dist/ (tsconfig.build.json) holds only what the images run: domain, platform, hooks and drivers. They never import the local environment, the emulators, tests, benchmarks or scripts, so tsc cannot pull those into the build.',
+      comment:
+        'dist/ (tsconfig.build.json) holds only what the images run: domain, platform, hooks and drivers. They never import the local environment, the emulators, tests, benchmarks or scripts, so tsc cannot pull those into the build.',
       from: { path: '^(domain|platform|hooks|drivers)/' },
       to: { path: '^(devenv|emulators|test|bench|scripts)/' },
     },

@@ -13,18 +13,43 @@ const CREDS = { name: 'server-01-bmc-secret', namespace: 'metal3', credentialsVe
 const monitor = { observedTime: T0, changedTime: T0, poweredOn: true, reachable: true, credentials: CREDS };
 
 function bigHardware(): Record<string, unknown> {
-  const nics = Array.from({ length: 64 }, (_, i) => ({ name: `eth${i}`, mac: `00:11:22:33:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`, speedGbps: 25, pxe: i === 0 }));
-  const storage = Array.from({ length: 64 }, (_, i) => ({ name: `/dev/sd${i}`, sizeBytes: 3_840_000_000_000, type: 'SSD', serialNumber: `S${i}`, hctl: `0:0:${i}:0` }));
+  const nics = Array.from({ length: 64 }, (_, i) => ({
+    name: `eth${i}`,
+    mac: `00:11:22:33:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`,
+    speedGbps: 25,
+    pxe: i === 0,
+  }));
+  const storage = Array.from({ length: 64 }, (_, i) => ({
+    name: `/dev/sd${i}`,
+    sizeBytes: 3_840_000_000_000,
+    type: 'SSD',
+    serialNumber: `S${i}`,
+    hctl: `0:0:${i}:0`,
+  }));
   return { cpu: { arch: 'x86_64', count: 128, model: 'bench' }, ramMebibytes: 1_048_576, nics, storage };
 }
 
 const scenarios: Record<string, () => unknown> = {
   'new host (registering)': () => host().request(),
   'provisioned, steady power': () =>
-    host().spec({ online: true, image: { url: 'http://127.0.0.1/i.qcow2', checksum: 'abc' } }).inState('provisioned', { poweredOn: true, provisioning: { state: 'provisioned', ID: 'x', image: { url: 'http://127.0.0.1/i.qcow2', checksum: 'abc' } } }).monitor(monitor).request(),
+    host()
+      .spec({ online: true, image: { url: 'http://127.0.0.1/i.qcow2', checksum: 'abc' } })
+      .inState('provisioned', { poweredOn: true, provisioning: { state: 'provisioned', ID: 'x', image: { url: 'http://127.0.0.1/i.qcow2', checksum: 'abc' } } })
+      .monitor(monitor)
+      .request(),
   'provisioning running, 64 NICs + 64 disks': () =>
-    host().spec({ online: true, image: { url: 'http://127.0.0.1/i.qcow2', checksum: 'abc' } }).inState('provisioning', { hardware: bigHardware() }).operation('Provision', 7, { status: running(T0) }).monitor(monitor).request(),
-  'inspection result folded in': () => host().inState('inspecting').operation('Inspect', 2, { status: succeeded(T0, { hardware: bigHardware() }) }).monitor(monitor).request(),
+    host()
+      .spec({ online: true, image: { url: 'http://127.0.0.1/i.qcow2', checksum: 'abc' } })
+      .inState('provisioning', { hardware: bigHardware() })
+      .operation('Provision', 7, { status: running(T0) })
+      .monitor(monitor)
+      .request(),
+  'inspection result folded in': () =>
+    host()
+      .inState('inspecting')
+      .operation('Inspect', 2, { status: succeeded(T0, { hardware: bigHardware() }) })
+      .monitor(monitor)
+      .request(),
 };
 
 function timeSync(body: unknown, iterations: number): { p50: number; p99: number; mean: number } {
@@ -82,7 +107,7 @@ export async function benchBareMetalHost(): Promise<BenchResult> {
     notes: [
       `Heap growth across 20,000 further syncs of the largest scenario, measured after a full GC: ${heapGrowthMiB.toFixed(1)} MiB (the hook keeps no per-call state).`,
       'Pure: the hook function alone. HTTP: one request at a time to the real express server on loopback (parse, shape check, hook, serialise).',
-      'Target: p99 well under 100 ms per hook call (Metacontroller\'s default webhook timeout is 10 s).',
+      "Target: p99 well under 100 ms per hook call (Metacontroller's default webhook timeout is 10 s).",
     ],
   };
 }

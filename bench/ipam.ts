@@ -43,7 +43,12 @@ function setup(subnet: string, existing: number): Setup {
     const address = formatAddress(value);
     existingClaims.push(claim(name, { created: at(0) }));
     const spec = { address, claim: { name, namespace: 'default' }, pool: { name: 'pool1', namespace: 'default' }, prefix: 24 };
-    const desired = { apiVersion: 'ipam.metal3.io/v1alpha1', kind: 'IPAddress', metadata: { name: ipAddressName('bench', value), labels: { 'ironhook.dev/ipclaim': name } }, spec };
+    const desired = {
+      apiVersion: 'ipam.metal3.io/v1alpha1',
+      kind: 'IPAddress',
+      metadata: { name: ipAddressName('bench', value), labels: { 'ironhook.dev/ipclaim': name } },
+      spec,
+    };
     existingChildren.push(asObservedChild(desired, parent, at(0)));
     indexes[name] = address;
   }
@@ -189,7 +194,17 @@ export function benchIpam(): Promise<BenchResult> {
   const rows = mainRows();
   return Promise.resolve({
     title: 'IPAM: IPPool sync, a /16 worth of claims (65,534) against pools with 10 % already allocated',
-    header: ['pool (addresses)', 'existing', 'allocated', 'exhausted', 'one sync ms', 'µs / claim', 'status KiB', 'batches of 4,096: syncs × mean ms', 'batched total ms'],
+    header: [
+      'pool (addresses)',
+      'existing',
+      'allocated',
+      'exhausted',
+      'one sync ms',
+      'µs / claim',
+      'status KiB',
+      'batches of 4,096: syncs × mean ms',
+      'batched total ms',
+    ],
     rows,
     notes: [
       'One sync: all 65,534 claims are present when the pool syncs; it allocates every free address and reports the rest as exhausted. Best of 3–5 runs (shared machines); the request is built in memory (JSON parsing not included).',

@@ -119,7 +119,12 @@ function ipmiPowerOff(address: string, password: string): () => Promise<void> {
     if (parsed.kind !== 'parsed') {
       throw new Error(`bad BMC address ${address}`);
     }
-    const driver = createBMCDriver({ address: parsed.bmc, credentials: { username: BMC_USERNAME, password }, disableCertificateVerification: false, timeoutMs: 30_000 });
+    const driver = createBMCDriver({
+      address: parsed.bmc,
+      credentials: { username: BMC_USERNAME, password },
+      disableCertificateVerification: false,
+      timeoutMs: 30_000,
+    });
     try {
       await driver.setPower('off');
     } finally {
@@ -134,7 +139,12 @@ export async function startBMCs(options: BMCOptions): Promise<BMCs> {
   const redfish = await startRedfishEmulator({ systems, http: true, powerDelayMs: options.powerDelayMs ?? 200 });
   let ipmi: IPMISimulator;
   try {
-    ipmi = await IPMISimulator.start({ credentials: { username: BMC_USERNAME, password: options.password }, name: IPMI_HOST, dir: join(options.dir, 'ipmi_sim'), readyTimeoutMs: 30_000 });
+    ipmi = await IPMISimulator.start({
+      credentials: { username: BMC_USERNAME, password: options.password },
+      name: IPMI_HOST,
+      dir: join(options.dir, 'ipmi_sim'),
+      readyTimeoutMs: 30_000,
+    });
   } catch (error) {
     await redfish.stop();
     await files.close();
@@ -149,7 +159,14 @@ export async function startBMCs(options: BMCOptions): Promise<BMCs> {
       }),
     );
     hosts.push({ id: IPMI_HOST, nics: [{ mac: IPMI_MAC }], powerOff: ipmiPowerOff(ipmi.address, options.password) });
-    fleet = startFakeAgent({ apiURL, hosts, sources: [redfishBootEvents(redfish), ipmiBootEvents(ipmi, IPMI_HOST)], heartbeatIntervalMs: 500, lookupIntervalMs: 200, commandDelayMs: options.agentCommandDelayMs ?? 200 });
+    fleet = startFakeAgent({
+      apiURL,
+      hosts,
+      sources: [redfishBootEvents(redfish), ipmiBootEvents(ipmi, IPMI_HOST)],
+      heartbeatIntervalMs: 500,
+      lookupIntervalMs: 200,
+      commandDelayMs: options.agentCommandDelayMs ?? 200,
+    });
   };
   return {
     files,

@@ -37,7 +37,9 @@ async function installAllCoreCRDs(kubeconfig: string): Promise<void> {
     throw new Error('no Cluster API CRD files');
   }
   const bases = dirname(someFile);
-  const files = readdirSync(bases).filter((name) => name.endsWith('.yaml')).sort();
+  const files = readdirSync(bases)
+    .filter((name) => name.endsWith('.yaml'))
+    .sort();
   for (const file of files) {
     await run(binary('kubectl'), ['--kubeconfig', kubeconfig, 'apply', '--server-side', '-f', join(bases, file)], { maxBuffer: 16 * 1024 * 1024 });
   }

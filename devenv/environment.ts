@@ -107,7 +107,15 @@ function startHooks(dir: string, listeners: HookListeners, options: EnvironmentO
     command: process.execPath,
     args: ['--import', 'tsx', join(REPO_ROOT, 'hooks', 'main.ts')],
     cwd: REPO_ROOT,
-    env: { PORT: String(listeners.port), HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DELAY_SECONDS: '0', ...conversionListenerEnv(listeners.tls, listeners.conversionPort), ...monitor, ...options.hookEnv },
+    env: {
+      PORT: String(listeners.port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_DELAY_SECONDS: '0',
+      ...conversionListenerEnv(listeners.tls, listeners.conversionPort),
+      ...monitor,
+      ...options.hookEnv,
+    },
     logDir: join(dir, 'logs'),
     detached: options.detached === true,
   });
@@ -163,9 +171,21 @@ export async function startPoolProcess(options: PoolProcessOptions): Promise<Sta
 
 async function startBMCEnvironment(options: EnvironmentOptions, kubeconfig: string, processes: StartedProcess[]): Promise<{ bmcs: BMCs; pool: PoolHandle }> {
   const settings = typeof options.bmcs === 'object' ? options.bmcs : {};
-  const bmcs = await startBMCs({ dir: options.dir, password: settings.password ?? `bmc-${Math.random().toString(36).slice(2, 12)}`, ...(settings.agentCommandDelayMs === undefined ? {} : { agentCommandDelayMs: settings.agentCommandDelayMs }) });
+  const bmcs = await startBMCs({
+    dir: options.dir,
+    password: settings.password ?? `bmc-${Math.random().toString(36).slice(2, 12)}`,
+    ...(settings.agentCommandDelayMs === undefined ? {} : { agentCommandDelayMs: settings.agentCommandDelayMs }),
+  });
   const [metricsPort, agentPort] = [await freePort(), await freePort()];
-  const poolOptions: PoolProcessOptions = { dir: options.dir, kubeconfig, metricsPort, agentPort, filesURL: bmcs.files.url, detached: options.detached === true, env: settings.poolEnv };
+  const poolOptions: PoolProcessOptions = {
+    dir: options.dir,
+    kubeconfig,
+    metricsPort,
+    agentPort,
+    filesURL: bmcs.files.url,
+    detached: options.detached === true,
+    env: settings.poolEnv,
+  };
   let current = await startPoolProcess(poolOptions);
   processes.push(current);
   bmcs.startAgents(`http://127.0.0.1:${String(agentPort)}`);
@@ -211,7 +231,11 @@ async function installDefinitions(kubeconfig: string, conversion: { url: string;
 
 /** Picks the hook server's ports and makes the conversion listener's CA and certificate. */
 async function hookListeners(options: EnvironmentOptions): Promise<{ listeners: HookListeners; conversion: Environment['conversion'] }> {
-  const listeners: HookListeners = { port: options.hookPort ?? (await freePort()), conversionPort: options.conversionPort ?? (await freePort()), tls: makeConversionTLS(options.dir) };
+  const listeners: HookListeners = {
+    port: options.hookPort ?? (await freePort()),
+    conversionPort: options.conversionPort ?? (await freePort()),
+    tls: makeConversionTLS(options.dir),
+  };
   const conversion = { port: listeners.conversionPort, url: `https://127.0.0.1:${String(listeners.conversionPort)}/convert`, caFile: listeners.tls.caFile };
   return { listeners, conversion };
 }
@@ -232,7 +256,12 @@ async function startHookServer(options: EnvironmentOptions, listeners: HookListe
 }
 
 /** Starts Metacontroller (added to `processes`) and applies Ironhook's controllers pointed at the hook server. */
-async function startControllers(kubeconfig: string, options: EnvironmentOptions, hookPort: number, processes: StartedProcess[]): Promise<MetacontrollerProcess> {
+async function startControllers(
+  kubeconfig: string,
+  options: EnvironmentOptions,
+  hookPort: number,
+  processes: StartedProcess[],
+): Promise<MetacontrollerProcess> {
   const metacontroller = await startMetacontroller({ kubeconfig, logDir: join(options.dir, 'logs'), detached: options.detached === true });
   processes.push(metacontroller);
   await applyOrThrow(kubeconfig, ['apply', '-f', '-'], controllerManifests(hookPort));
@@ -278,7 +307,19 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
       ({ bmcs, pool } = await startBMCEnvironment(options, kubeconfig, processes));
     }
     writeFileSync(join(options.dir, 'pids.json'), JSON.stringify(processes, null, 2));
-    return { controlPlane, kubeconfig, hookPort: listeners.port, conversion, processes, metacontroller, ...kubectlFor(kubeconfig), restartHooks, stop, ...(bmcs === undefined ? {} : { bmcs }), ...(pool === undefined ? {} : { pool }) };
+    return {
+      controlPlane,
+      kubeconfig,
+      hookPort: listeners.port,
+      conversion,
+      processes,
+      metacontroller,
+      ...kubectlFor(kubeconfig),
+      restartHooks,
+      stop,
+      ...(bmcs === undefined ? {} : { bmcs }),
+      ...(pool === undefined ? {} : { pool }),
+    };
   } catch (error) {
     await stop();
     throw error;

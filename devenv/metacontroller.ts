@@ -61,7 +61,13 @@ export async function startMetacontroller(options: MetacontrollerOptions): Promi
     ...(process.env.METACONTROLLER_LOG_LEVEL === undefined ? [] : [`--zap-log-level=${process.env.METACONTROLLER_LOG_LEVEL}`]),
     ...(options.flags ?? []),
   ]);
-  const started = startProcess({ name: 'metacontroller', command: binary('metacontroller'), args, logDir: options.logDir, detached: options.detached === true });
+  const started = startProcess({
+    name: 'metacontroller',
+    command: binary('metacontroller'),
+    args,
+    logDir: options.logDir,
+    detached: options.detached === true,
+  });
   await waitFor('metacontroller /readyz', async () => (await fetch(`http://127.0.0.1:${String(healthPort)}/readyz`)).ok, 60_000);
   return { ...started, metricsPort, healthPort };
 }

@@ -21,14 +21,46 @@ const P256 = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
 
 /** `<name>.crt` and `<name>.key`: a self-signed CA valid for `days`. */
 export function makeCa(dir: string, name: string, days = 1): void {
-  openssl(dir, ['req', '-x509', ...P256, '-days', String(days), '-subj', `/CN=${name}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-keyout', `${name}.key`, '-out', `${name}.crt`]);
+  openssl(dir, [
+    'req',
+    '-x509',
+    ...P256,
+    '-days',
+    String(days),
+    '-subj',
+    `/CN=${name}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.crt`,
+  ]);
 }
 
 /** `<name>.crt` and `<name>.key` signed by the CA `<ca>.crt`/`<ca>.key`, with the extensions in `ext` (openssl x509 -extfile syntax). */
 function makeLeaf(dir: string, name: string, { ca, ext, days = 1 }: { ca: string; ext: string; days?: number }): void {
   writeFileSync(join(dir, `${name}.ext`), ext);
   openssl(dir, ['req', ...P256, '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', String(days), '-extfile', `${name}.ext`, '-out', `${name}.crt`]);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-days',
+    String(days),
+    '-extfile',
+    `${name}.ext`,
+    '-out',
+    `${name}.crt`,
+  ]);
 }
 
 /** A serving certificate for 127.0.0.1 (IP SAN, which Go's TLS client requires) and localhost. */

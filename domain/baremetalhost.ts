@@ -57,13 +57,10 @@ export const ErrorType = {
   Detach: 'detach error',
 } as const satisfies Record<string, ErrorType>;
 
-export type BootMode = NonNullable<BareMetalHostSpec['bootMode']>;
-
 export type BMCDetails = NonNullable<BareMetalHostSpec['bmc']>;
 export type Image = NonNullable<BareMetalHostSpec['image']>;
 export type RootDeviceHints = NonNullable<BareMetalHostSpec['rootDeviceHints']>;
 export type RAIDConfig = NonNullable<BareMetalHostSpec['raid']>;
-export type CustomDeploy = NonNullable<BareMetalHostSpec['customDeploy']>;
 
 /** What inspection found (`status.hardware`, HardwareData `spec.hardware`). */
 export type HardwareDetails = NonNullable<HardwareDataSpec['hardware']>;

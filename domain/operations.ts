@@ -36,7 +36,6 @@ export const Phase = {
   Failed: 'Failed',
 } as const satisfies { [P in Phase]: P };
 
-export type HostRef = HostOperationSpec['host'];
 export type PowerMode = NonNullable<HostOperationSpec['power']>['mode'];
 export type ProvisionParameters = NonNullable<HostOperationSpec['provision']>;
 /** The host status the hook committed together with a request, to recover a lost status write (ADR 0005). */

@@ -91,7 +91,17 @@ async function work(runtime: Runtime): Promise<void> {
   const { config, logger, metrics, kube, guard } = runtime;
   const agent = await startAgent(config, runtime.kubeConfig, guard, logger);
   runtime.agent = agent;
-  const pool = new DriverPool({ kube, clock: systemClock, logger, metrics, agent: agent.service, factory: createBMCDriver, settings: config, instance: config.leaderElection.identity, guard });
+  const pool = new DriverPool({
+    kube,
+    clock: systemClock,
+    logger,
+    metrics,
+    agent: agent.service,
+    factory: createBMCDriver,
+    settings: config,
+    instance: config.leaderElection.identity,
+    guard,
+  });
   runtime.pool = pool;
   logger.info({ agentAPI: agent.url }, 'agent API listening');
   await pool.start();
@@ -105,7 +115,13 @@ async function startClusterRequests(runtime: Runtime): Promise<void> {
     return;
   }
   const logger = runtime.logger.child({ component: 'cluster-requests' });
-  const runner = new ClusterRequestRunner({ ...managementCluster(runtime.kubeConfig, settings, systemClock, logger), clock: systemClock, logger, metrics, settings });
+  const runner = new ClusterRequestRunner({
+    ...managementCluster(runtime.kubeConfig, settings, systemClock, logger),
+    clock: systemClock,
+    logger,
+    metrics,
+    settings,
+  });
   runtime.cluster.runner = runner;
   await runner.start();
 }
@@ -178,9 +194,27 @@ async function main(): Promise<void> {
   if (config.allowedNetworks.length === 0) {
     logger.warn({}, 'ALLOWED_BMC_NETWORKS is empty: every BMC, agent and image address is refused');
   }
-  const shared = { namespaces: config.namespaces, watchLivenessMs: config.watchLivenessMs, watchTimeoutSeconds: config.watchTimeoutSeconds, shutdownTimeoutMs: config.shutdownTimeoutMs };
+  const shared = {
+    namespaces: config.namespaces,
+    watchLivenessMs: config.watchLivenessMs,
+    watchTimeoutSeconds: config.watchTimeoutSeconds,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+  };
   const cluster = { settings: loadClusterRequestSettings(process.env, shared), metrics: createClusterRequestMetrics(metrics.registry), runner: undefined };
-  const runtime: Runtime = { config, logger, metrics, kubeConfig, kube, guard, pool: undefined, cluster, agent: undefined, server: undefined, elector: undefined, stopping: false };
+  const runtime: Runtime = {
+    config,
+    logger,
+    metrics,
+    kubeConfig,
+    kube,
+    guard,
+    pool: undefined,
+    cluster,
+    agent: undefined,
+    server: undefined,
+    elector: undefined,
+    stopping: false,
+  };
   const port = await serveProbes(runtime);
   logger.info({ port, server: kube.server(), allowedNetworks: config.allowedNetworks }, 'driver pool process started');
   elect(runtime);

@@ -7,18 +7,7 @@ export type { Logger } from 'pino';
 
 export const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-const SECRET_KEYS = [
-  'password',
-  'token',
-  'agentToken',
-  'bearerToken',
-  'userData',
-  'networkData',
-  'metaData',
-  'stringData',
-  'authorization',
-  'cookie',
-];
+const SECRET_KEYS = ['password', 'token', 'agentToken', 'bearerToken', 'userData', 'networkData', 'metaData', 'stringData', 'authorization', 'cookie'];
 
 /**
  * Paths pino censors. Its wildcards match exactly one level, so each secret-looking key is

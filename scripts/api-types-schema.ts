@@ -86,7 +86,10 @@ export function generatorSchema(root: CrdSchema, kind: string): JSONSchema4 {
   out.title = kind;
   const props = out.properties ?? {};
   if (props.metadata !== undefined) props.metadata = { tsType: '{ [field: string]: unknown }' };
-  for (const [name, suffix] of [['spec', 'Spec'], ['status', 'Status']] as const) {
+  for (const [name, suffix] of [
+    ['spec', 'Spec'],
+    ['status', 'Status'],
+  ] as const) {
     const node = props[name];
     if (node !== undefined) props[name] = { ...node, title: `${kind}${suffix}` };
   }

@@ -87,7 +87,9 @@ async function versionFile(crd: Required<Crd>['spec'], version: CrdVersion, sour
 /** Every file the CRDs under `root` yield, sorted by path. */
 export async function expectedFiles(root: string = ROOT): Promise<GeneratedFile[]> {
   const out: GeneratedFile[] = [];
-  for (const name of readdirSync(join(root, CRD_DIR)).filter((n) => n.endsWith('.yaml')).sort()) {
+  for (const name of readdirSync(join(root, CRD_DIR))
+    .filter((n) => n.endsWith('.yaml'))
+    .sort()) {
     const source = join(CRD_DIR, name);
     const specs = crdsOf(readFileSync(join(root, source), 'utf8'), source).flatMap((crd) => (crd.spec === undefined ? [] : [crd.spec]));
     for (const spec of specs) {

@@ -33,7 +33,11 @@ export function header(source: string, condition: string): string {
 }
 
 export function yamlFiles(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort() : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.yaml'))
+        .sort()
+    : [];
 }
 
 export function documentsOf(text: string, name: string): Record<string, unknown>[] {
@@ -126,7 +130,13 @@ function routesOf(hooks: Record<string, unknown>): string[] {
 }
 
 export function controllerModel(doc: Record<string, unknown>): ControllerModel {
-  const spec = (doc.spec ?? {}) as { parentResource?: Rule; resources?: unknown; childResources?: unknown; attachments?: unknown; hooks?: Record<string, unknown> };
+  const spec = (doc.spec ?? {}) as {
+    parentResource?: Rule;
+    resources?: unknown;
+    childResources?: unknown;
+    attachments?: unknown;
+    hooks?: Record<string, unknown>;
+  };
   const composite = doc.kind === 'CompositeController';
   return {
     kind: String(doc.kind),
@@ -200,7 +210,13 @@ function documentGates(segment: Segment, cond: () => string, context: SyncContex
     return [{ first: segment.first, last: segment.last, condition: cond() }];
   }
   if (![...model.parents, ...model.children].some((t) => isExternalClusterAPI(t, context))) return [];
-  const lists = doc.kind === 'CompositeController' ? [['spec', 'childResources']] : [['spec', 'resources'], ['spec', 'attachments']];
+  const lists =
+    doc.kind === 'CompositeController'
+      ? [['spec', 'childResources']]
+      : [
+          ['spec', 'resources'],
+          ['spec', 'attachments'],
+        ];
   try {
     return lists.flatMap((path) => itemGates(segment, path, cond(), context));
   } catch (err) {

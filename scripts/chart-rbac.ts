@@ -94,7 +94,6 @@ function hookNeeds(model: ControllerModel, file: string): HookNeeds[] {
   return declared;
 }
 
-
 function addController(needs: Needs, model: ControllerModel, file: string): void {
   const role = model.kind === 'CompositeController' ? 'parent of' : 'decorated by';
   for (const parent of model.parents) {
@@ -124,7 +123,9 @@ const byType = (a: Need, b: Need): number => `${a.type.group}/${a.type.resource}
 
 /** A DNS-label-safe suffix from a manifest file name. */
 function suffixOf(file: string): string {
-  return basename(file, '.yaml').toLowerCase().replace(/[^a-z0-9-]+/g, '-');
+  return basename(file, '.yaml')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-');
 }
 
 const ROLE_METADATA = ['apiVersion: rbac.authorization.k8s.io/v1', 'kind: ClusterRole', 'metadata:'];
@@ -184,7 +185,10 @@ export function crdViewRoleTemplate(files: readonly { name: string; text: string
   const byGroup = crdResources(files);
   const rules = [...byGroup.keys()].sort().flatMap((group) => [
     `  - apiGroups: [${JSON.stringify(group)}]`,
-    `    resources: [${(byGroup.get(group) ?? []).sort().map((r) => JSON.stringify(r)).join(', ')}]`,
+    `    resources: [${(byGroup.get(group) ?? [])
+      .sort()
+      .map((r) => JSON.stringify(r))
+      .join(', ')}]`,
     '    verbs: ["get", "list", "watch"]',
   ]);
   const body = [

@@ -58,7 +58,9 @@ function requireSimpleMetadata(docs: Record<string, unknown>[], name: string): v
     const keys = Object.keys(meta);
     const simple = keys.includes('name') && keys.every((k) => k === 'name' || (k === 'labels' && isStringMap(meta.labels)));
     if (!simple) {
-      throw new SyncError(`${name}: metadata must contain only "name" and string "labels" (found ${keys.join(', ') || 'nothing'}); extend scripts/chart-sync.ts`);
+      throw new SyncError(
+        `${name}: metadata must contain only "name" and string "labels" (found ${keys.join(', ') || 'nothing'}); extend scripts/chart-sync.ts`,
+      );
     }
   }
 }
@@ -114,12 +116,7 @@ const CHART_LABELS = ['    {{- include "ironhook.labels" $ | nindent 4 }}'];
 const KEEP_ANNOTATION = ['  {{- if $.Values.crds.keep }}', '  annotations:', '    helm.sh/resource-policy: keep', '  {{- end }}'];
 
 /** CRDs with a conversion webhook carry the keep policy, cert-manager's CA injection and crds.conversion.annotations. */
-const CONVERSION_ANNOTATIONS = [
-  '  {{- with include "ironhook.conversionCRDAnnotations" $ }}',
-  '  annotations:',
-  '    {{- . | nindent 4 }}',
-  '  {{- end }}',
-];
+const CONVERSION_ANNOTATIONS = ['  {{- with include "ironhook.conversionCRDAnnotations" $ }}', '  annotations:', '    {{- . | nindent 4 }}', '  {{- end }}'];
 
 /** The hook Service fields of a conversion webhook, as the release names them (the conversion listener's port). */
 const CONVERSION_SERVICE: Readonly<Record<string, string>> = {

@@ -65,7 +65,15 @@ async function down(): Promise<void> {
 }
 
 function tsx(name: string, script: string, args: string[], env: NodeJS.ProcessEnv = {}): StartedProcess {
-  return startProcess({ name, command: process.execPath, args: ['--import', 'tsx', join(REPO_ROOT, script), ...args], cwd: REPO_ROOT, logDir: LOGS, detached: true, env: { LOG_LEVEL: 'info', ...env } });
+  return startProcess({
+    name,
+    command: process.execPath,
+    args: ['--import', 'tsx', join(REPO_ROOT, script), ...args],
+    cwd: REPO_ROOT,
+    logDir: LOGS,
+    detached: true,
+    env: { LOG_LEVEL: 'info', ...env },
+  });
 }
 
 async function reachable(url: string, init?: RequestInit): Promise<boolean> {
@@ -76,7 +84,18 @@ async function reachable(url: string, init?: RequestInit): Promise<boolean> {
 function writeConfigs(): { redfish: string; ipmiCredentials: string; agentHosts: string } {
   const redfish = join(DIR, 'redfish-emulator.yaml');
   const systems = DEMO.redfish.map((system) => ({ id: system.id, username: DEMO.username, password: DEMO.password, powerState: 'Off', macs: [system.mac] }));
-  writeFileSync(redfish, stringify({ port: DEMO.redfishPort, http: true, notifyURL: `http://127.0.0.1:${String(DEMO.agentControlPort)}/events`, powerDelayMs: 500, sessionService: true, systems }), { mode: 0o600 });
+  writeFileSync(
+    redfish,
+    stringify({
+      port: DEMO.redfishPort,
+      http: true,
+      notifyURL: `http://127.0.0.1:${String(DEMO.agentControlPort)}/events`,
+      powerDelayMs: 500,
+      sessionService: true,
+      systems,
+    }),
+    { mode: 0o600 },
+  );
   const ipmiCredentials = join(DIR, 'ipmi-credentials.json');
   writeFileSync(ipmiCredentials, JSON.stringify({ username: DEMO.username, password: DEMO.password }), { mode: 0o600 });
   const agentHosts = join(DIR, 'agent-hosts.yaml');
@@ -87,7 +106,13 @@ function writeConfigs(): { redfish: string; ipmiCredentials: string; agentHosts:
 async function startFiles(): Promise<StartedProcess> {
   const root = join(DIR, 'www');
   imageFiles(join(root, 'images'));
-  const files = startProcess({ name: 'file-server', command: 'python3', args: ['-m', 'http.server', '--bind', '127.0.0.1', '--directory', root, String(DEMO.filesPort)], logDir: LOGS, detached: true });
+  const files = startProcess({
+    name: 'file-server',
+    command: 'python3',
+    args: ['-m', 'http.server', '--bind', '127.0.0.1', '--directory', root, String(DEMO.filesPort)],
+    logDir: LOGS,
+    detached: true,
+  });
   await waitFor('file server', () => reachable(`http://127.0.0.1:${String(DEMO.filesPort)}/images/live.iso`), 30_000);
   return files;
 }
@@ -97,21 +122,59 @@ async function startBMCProcesses(kubeconfig: string): Promise<StartedProcess[]> 
   const started: StartedProcess[] = [await startFiles()];
   started.push(tsx('redfish-emulator', 'emulators/redfish/main.ts', ['--config', configs.redfish, '--port', String(DEMO.redfishPort), '--http']));
   const basic = `Basic ${Buffer.from(`${DEMO.username}:${DEMO.password}`).toString('base64')}`;
-  await waitFor('redfish emulator', () => reachable(`http://127.0.0.1:${String(DEMO.redfishPort)}/redfish/v1/Systems`, { headers: { authorization: basic } }), 30_000);
-  const ipmi = tsx('ipmi-sim', 'emulators/ipmi/main.ts', ['--port', String(DEMO.ipmiPort), '--name', 'demo-01', '--dir', join(DIR, 'ipmi_sim'), '--credentials-file', configs.ipmiCredentials]);
+  await waitFor(
+    'redfish emulator',
+    () => reachable(`http://127.0.0.1:${String(DEMO.redfishPort)}/redfish/v1/Systems`, { headers: { authorization: basic } }),
+    30_000,
+  );
+  const ipmi = tsx('ipmi-sim', 'emulators/ipmi/main.ts', [
+    '--port',
+    String(DEMO.ipmiPort),
+    '--name',
+    'demo-01',
+    '--dir',
+    join(DIR, 'ipmi_sim'),
+    '--credentials-file',
+    configs.ipmiCredentials,
+  ]);
   started.push(ipmi);
   await waitFor('ipmi_sim', async () => Promise.resolve(existsSync(ipmi.log) && readFileSync(ipmi.log, 'utf8').includes('"address"')), 30_000);
   const apiURL = `http://127.0.0.1:${String(DEMO.agentAPIPort)}`;
-  const agentArgs = ['--api-url', apiURL, '--redfish-config', configs.redfish, '--redfish-url', `http://127.0.0.1:${String(DEMO.redfishPort)}`, '--hosts', configs.agentHosts, '--listen', `127.0.0.1:${String(DEMO.agentControlPort)}`];
+  const agentArgs = [
+    '--api-url',
+    apiURL,
+    '--redfish-config',
+    configs.redfish,
+    '--redfish-url',
+    `http://127.0.0.1:${String(DEMO.redfishPort)}`,
+    '--hosts',
+    configs.agentHosts,
+    '--listen',
+    `127.0.0.1:${String(DEMO.agentControlPort)}`,
+  ];
   started.push(tsx('fake-agent', 'emulators/agent/main.ts', agentArgs, { BMC_USERNAME: DEMO.username, BMC_PASSWORD: DEMO.password }));
   await waitFor('fake agent', () => reachable(`http://127.0.0.1:${String(DEMO.agentControlPort)}/hosts`), 30_000);
-  const poolOptions = { dir: DIR, kubeconfig, metricsPort: DEMO.poolMetricsPort, agentPort: DEMO.agentAPIPort, filesURL: `http://127.0.0.1:${String(DEMO.filesPort)}`, detached: true, env: { LOG_LEVEL: 'info' } };
+  const poolOptions = {
+    dir: DIR,
+    kubeconfig,
+    metricsPort: DEMO.poolMetricsPort,
+    agentPort: DEMO.agentAPIPort,
+    filesURL: `http://127.0.0.1:${String(DEMO.filesPort)}`,
+    detached: true,
+    env: { LOG_LEVEL: 'info' },
+  };
   started.push(await startPoolProcess(poolOptions));
   return started;
 }
 
 async function createSecret(kubeconfig: string): Promise<void> {
-  const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'demo-bmc-secret', namespace: 'default' }, type: 'Opaque', stringData: { username: DEMO.username, password: DEMO.password } };
+  const secret = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'demo-bmc-secret', namespace: 'default' },
+    type: 'Opaque',
+    stringData: { username: DEMO.username, password: DEMO.password },
+  };
   const result = await kubectlApply(kubeconfig, JSON.stringify(secret));
   if (result.code !== 0) {
     throw new Error(`creating the credentials Secret failed: ${result.stderr}`);
@@ -144,10 +207,16 @@ function report(environment: Environment, workloadServer: string | undefined): v
   }
   process.stdout.write(`\nkube-apiserver ${environment.controlPlane.server}, hooks http://127.0.0.1:${String(environment.hookPort)}\n`);
   process.stdout.write(`conversion webhook ${environment.conversion.url} (CA ${environment.conversion.caFile})\n`);
-  process.stdout.write(`BMCs: ipmi://127.0.0.1:${String(DEMO.ipmiPort)} (demo-01), redfish-virtualmedia+http://127.0.0.1:${String(DEMO.redfishPort)}/redfish/v1/Systems/{demo-02,demo-03,demo-04}; Secret default/demo-bmc-secret\n`);
-  process.stdout.write(`images http://127.0.0.1:${String(DEMO.filesPort)}/images/, driver pool metrics http://127.0.0.1:${String(DEMO.poolMetricsPort)}/metrics\n`);
+  process.stdout.write(
+    `BMCs: ipmi://127.0.0.1:${String(DEMO.ipmiPort)} (demo-01), redfish-virtualmedia+http://127.0.0.1:${String(DEMO.redfishPort)}/redfish/v1/Systems/{demo-02,demo-03,demo-04}; Secret default/demo-bmc-secret\n`,
+  );
+  process.stdout.write(
+    `images http://127.0.0.1:${String(DEMO.filesPort)}/images/, driver pool metrics http://127.0.0.1:${String(DEMO.poolMetricsPort)}/metrics\n`,
+  );
   if (workloadServer !== undefined) {
-    process.stdout.write(`workload cluster ${workloadServer} (kubeconfig ${join(workloadDir(DIR), 'kubeconfig')}, Secret default/${DEMO.cluster}-kubeconfig), Cluster API's manager\n`);
+    process.stdout.write(
+      `workload cluster ${workloadServer} (kubeconfig ${join(workloadDir(DIR), 'kubeconfig')}, Secret default/${DEMO.cluster}-kubeconfig), Cluster API's manager\n`,
+    );
   }
   process.stdout.write(`export KUBECONFIG=${environment.kubeconfig}\n`);
 }
@@ -160,7 +229,13 @@ async function up(): Promise<void> {
   execFileSync('bash', [join(REPO_ROOT, 'scripts', 'setup-test-binaries.sh')], { stdio: 'inherit' });
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(LOGS, { recursive: true });
-  const environment = await startEnvironment({ dir: DIR, detached: true, hookPort: Number(process.env.PORT ?? 8080), conversionPort: Number(process.env.CONVERSION_TLS_PORT ?? 8443), hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10', LOG_LEVEL: HOOK_LOG_LEVEL } });
+  const environment = await startEnvironment({
+    dir: DIR,
+    detached: true,
+    hookPort: Number(process.env.PORT ?? 8080),
+    conversionPort: Number(process.env.CONVERSION_TLS_PORT ?? 8443),
+    hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10', LOG_LEVEL: HOOK_LOG_LEVEL },
+  });
   let workloadServer: string | undefined;
   try {
     environment.processes.push(...(await startBMCProcesses(environment.kubeconfig)));

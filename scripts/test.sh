@@ -28,6 +28,8 @@ for tier in "${tiers[@]}"; do
       npm run --silent typecheck
       npm run --silent lint
       npm run --silent layering
+      npm run --silent format:check
+      npm run --silent deadcode
       ;;
     unit | fixtures | integration | e2e) npx vitest run --project "$tier" ;;
     *) echo "unknown tier: $tier" >&2; exit 2 ;;

@@ -55,9 +55,7 @@ export interface BMCAddressError {
 }
 
 export type BMCAddressParse =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'parsed'; readonly bmc: ParsedBMCAddress }
-  | { readonly kind: 'invalid'; readonly error: BMCAddressError };
+  { readonly kind: 'none' } | { readonly kind: 'parsed'; readonly bmc: ParsedBMCAddress } | { readonly kind: 'invalid'; readonly error: BMCAddressError };
 
 type Located = { readonly ok: true; readonly url: GoURL } | { readonly ok: false; readonly error: string };
 

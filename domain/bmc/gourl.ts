@@ -27,7 +27,7 @@ type Decoded = { readonly ok: true; readonly value: string } | { readonly ok: fa
 
 const HEX = /^[0-9A-Fa-f]$/;
 // Characters Go lets through unescaped in a host besides letters, digits and "-_.~".
-const HOST_PUNCTUATION = new Set("!$&'()*+,;=:[]<>\"");
+const HOST_PUNCTUATION = new Set('!$&\'()*+,;=:[]<>"');
 const USERINFO = /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/;
 const ALPHANUMERIC = /^[A-Za-z0-9]$/;
 const encoder = new TextEncoder();

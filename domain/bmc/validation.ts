@@ -90,10 +90,7 @@ const checkProvisioningNetwork: Check = (bmc, input) =>
 // Not an upstream admission rule: Ironic rejects the node at registration with this text.
 const checkPrivilegeLevel: Check = (bmc) =>
   bmc.privilegeLevel !== undefined && !IPMI_PRIVILEGE_LEVELS.includes(bmc.privilegeLevel)
-    ? issue(
-        'privilege-level-invalid',
-        `Invalid privilege level value:${bmc.privilegeLevel}, the valid value can be one of ${IPMI_PRIVILEGE_LEVELS.join(', ')}`,
-      )
+    ? issue('privilege-level-invalid', `Invalid privilege level value:${bmc.privilegeLevel}, the valid value can be one of ${IPMI_PRIVILEGE_LEVELS.join(', ')}`)
     : undefined;
 
 /** In upstream's order (webhook validateBMCAccess), then the registration-time checks. */

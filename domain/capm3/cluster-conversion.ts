@@ -111,7 +111,10 @@ function cloudProviderUp(spec: Rec, kept: Kept, restore: Kept): void {
 function v1beta1Pair(enabled: boolean, restore: Kept): [boolean | undefined, boolean | undefined] {
   const keptEnabled = keptBool(restore, 'cloudProviderEnabled');
   const keptNoCloud = keptBool(restore, 'noCloudProvider');
-  const pair: [boolean | undefined, boolean | undefined] = [keptEnabled === null ? undefined : enabled, keptNoCloud === undefined ? !enabled : (keptNoCloud ?? undefined)];
+  const pair: [boolean | undefined, boolean | undefined] = [
+    keptEnabled === null ? undefined : enabled,
+    keptNoCloud === undefined ? !enabled : (keptNoCloud ?? undefined),
+  ];
   return enabledFromV1beta1(...pair) === enabled ? pair : [enabled, !enabled];
 }
 
@@ -143,4 +146,7 @@ const CLUSTER_SPEC_STEPS: readonly ConversionStep[] = [failureDomainsStep, cloud
 
 export const metal3ClusterConverter: KindConverter = stepConverter(Capm3Kind.Metal3Cluster, [...CLUSTER_SPEC_STEPS, clusterStatusStep]);
 
-export const metal3ClusterTemplateConverter: KindConverter = stepConverter(Capm3Kind.Metal3ClusterTemplate, [templateStep(CLUSTER_SPEC_STEPS), templateMetadataStep]);
+export const metal3ClusterTemplateConverter: KindConverter = stepConverter(Capm3Kind.Metal3ClusterTemplate, [
+  templateStep(CLUSTER_SPEC_STEPS),
+  templateMetadataStep,
+]);

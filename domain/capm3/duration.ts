@@ -22,7 +22,7 @@ export function parseGoDuration(text: string): number | undefined {
   let seconds = 0;
   for (const [, amount, unit] of text.matchAll(TERM)) seconds += Number(amount) * (UNIT_SECONDS[unit ?? ''] ?? 0);
   // Sub-nanosecond noise from the float sums (0.1h + 0.2h) is not part of the value.
-  return sign * Math.round(seconds * 1e9) / 1e9;
+  return (sign * Math.round(seconds * 1e9)) / 1e9;
 }
 
 /** Whole seconds of a duration string, truncated towards zero like int32(d.Seconds()). */

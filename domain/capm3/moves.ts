@@ -56,7 +56,9 @@ export function putPath(body: Rec, path: string, value: unknown): void {
 
 /** The version-only containers that exist but hold none of the moved fields. */
 function emptyContainers(body: Rec, containers: readonly string[], sources: readonly string[]): string[] {
-  return containers.filter((path) => rec(getPath(body, path)) !== undefined && !sources.some((s) => s.startsWith(`${path}.`) && getPath(body, s) !== undefined));
+  return containers.filter(
+    (path) => rec(getPath(body, path)) !== undefined && !sources.some((s) => s.startsWith(`${path}.`) && getPath(body, s) !== undefined),
+  );
 }
 
 function removeEmptied(body: Rec, containers: readonly string[]): void {

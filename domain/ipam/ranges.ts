@@ -1,14 +1,7 @@
 // `spec.pools` as ordered address ranges. Upstream walks index
 // 0, 1, 2, … from the first candidate until a candidate falls out of bounds; that walk visits
 // exactly the closed interval [first, last] computed here, so no caller ever needs to walk it.
-import {
-  familyMax,
-  parseAddress,
-  parseSubnet,
-  type Address,
-  type Family,
-  type Subnet,
-} from './address.js';
+import { familyMax, parseAddress, parseSubnet, type Address, type Family, type Subnet } from './address.js';
 import type { IPPoolRange, IPPoolSpec } from './types.js';
 
 export interface AddressRange {

@@ -72,9 +72,7 @@ function lowestFree(taken: Set<number>, from: number): number {
 
 /** New claims first by creation time, then by name. */
 function newcomers(claims: readonly ClaimInfo[], assigned: Set<string>): ClaimInfo[] {
-  return claims
-    .filter((c) => !c.deleting && c.ready && !assigned.has(c.name))
-    .sort((a, b) => compareText(a.created, b.created) || compareText(a.name, b.name));
+  return claims.filter((c) => !c.deleting && c.ready && !assigned.has(c.name)).sort((a, b) => compareText(a.created, b.created) || compareText(a.name, b.name));
 }
 
 /**

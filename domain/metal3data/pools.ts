@@ -3,7 +3,17 @@
 // kinds is an error. Pools named by an annotation are resolved from the rendering's objects.
 import { IPAM_GROUP, Kind as IpamKind } from '../ipam/types.js';
 import { RenderError } from './context.js';
-import type { DynamicNetwork, FromPoolAnnotation, GatewaySource, Metal3DataTemplateSpec, PoolReference, Route, Services, SourceObject, StaticNetwork } from './types.js';
+import type {
+  DynamicNetwork,
+  FromPoolAnnotation,
+  GatewaySource,
+  Metal3DataTemplateSpec,
+  PoolReference,
+  Route,
+  Services,
+  SourceObject,
+  StaticNetwork,
+} from './types.js';
 
 export interface PoolUse {
   name: string;

@@ -35,7 +35,7 @@ export const NETWORK_DATA_KEY = 'networkData';
 
 // The shapes are generated from manifests/crds (scripts/api-types.ts); the names below are the
 // parts the renderers take apart.
-export type { Metal3DataTemplateSpec, } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3datatemplate.js';
+export type { Metal3DataTemplateSpec } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3datatemplate.js';
 export type { Metal3DataStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3data.js';
 export type { Metal3DataClaimStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3dataclaim.js';
 

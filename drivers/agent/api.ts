@@ -48,7 +48,11 @@ const negotiate: RequestHandler = (req, res, next) => {
   const requested = req.get(VERSION_HEADER);
   const version = requested === undefined || requested === 'latest' ? API_VERSION : requested;
   if (!versionSupported(version)) {
-    fail(res, 406, `Version ${version} was requested but the minor version is not supported by this service. The supported version range is: [${MIN_API_VERSION}, ${API_VERSION}].`);
+    fail(
+      res,
+      406,
+      `Version ${version} was requested but the minor version is not supported by this service. The supported version range is: [${MIN_API_VERSION}, ${API_VERSION}].`,
+    );
     return;
   }
   res.setHeader(VERSION_HEADER, version);

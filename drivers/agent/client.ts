@@ -234,7 +234,11 @@ export class AgentClient {
    * agent that stops answering is polled again until the deadline, unless `goneIsDone` (a
    * power_off: the agent going away is the command taking effect), which returns 'gone'.
    */
-  async wait(agent: AgentEndpoint, command: CommandResult, options: { deadline: number; signal?: AbortSignal; goneIsDone?: boolean }): Promise<CommandResult | 'gone'> {
+  async wait(
+    agent: AgentEndpoint,
+    command: CommandResult,
+    options: { deadline: number; signal?: AbortSignal; goneIsDone?: boolean },
+  ): Promise<CommandResult | 'gone'> {
     let current = command;
     while (current.command_status === 'RUNNING') {
       if (options.signal?.aborted === true) throw abortError(options.signal);

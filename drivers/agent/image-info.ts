@@ -34,7 +34,10 @@ function isURL(text: string): boolean {
 /** Ironic names an http(s) image after the last path segment of its URL. */
 export function imageID(url: string): string {
   const path = URL.canParse(url) ? new URL(url).pathname : url;
-  const last = path.split('/').filter((part) => part !== '').at(-1);
+  const last = path
+    .split('/')
+    .filter((part) => part !== '')
+    .at(-1);
   return last ?? 'image';
 }
 

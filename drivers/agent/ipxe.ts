@@ -21,12 +21,24 @@ const EXIT_SCRIPT = '#!ipxe\n# not armed for an agent boot: boot from the next d
 /** The kernel command line of an agent boot (no token: it is handed out at lookup). */
 function agentKernelParams(apiURL: string, mac: string, extra?: string): string {
   const api = apiURL.replace(/\/+$/, '');
-  const params = [`ipa-api-url=${api}`, `ipa-inspection-callback-url=${api}/v1/continue_inspection`, `BOOTIF=${mac}`, 'ipa-ironic-api-version=1.68', 'initrd=ramdisk'];
+  const params = [
+    `ipa-api-url=${api}`,
+    `ipa-inspection-callback-url=${api}/v1/continue_inspection`,
+    `BOOTIF=${mac}`,
+    'ipa-ironic-api-version=1.68',
+    'initrd=ramdisk',
+  ];
   return extra === undefined || extra.trim() === '' ? params.join(' ') : `${params.join(' ')} ${extra.trim()}`;
 }
 
 function agentScript(config: PXEBootConfig, apiURL: string, mac: string): string {
-  return ['#!ipxe', `kernel --name kernel ${config.kernelURL} ${agentKernelParams(apiURL, mac, config.extraKernelParams)}`, `initrd --name ramdisk ${config.ramdiskURL}`, 'boot', ''].join('\n');
+  return [
+    '#!ipxe',
+    `kernel --name kernel ${config.kernelURL} ${agentKernelParams(apiURL, mac, config.extraKernelParams)}`,
+    `initrd --name ramdisk ${config.ramdiskURL}`,
+    'boot',
+    '',
+  ].join('\n');
 }
 
 function script(res: Response, text: string): void {

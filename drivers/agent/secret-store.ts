@@ -40,7 +40,12 @@ interface SecretBody {
   apiVersion: 'v1';
   kind: 'Secret';
   type: 'Opaque';
-  metadata: { name: string; namespace: string; labels: Record<string, string>; ownerReferences: { apiVersion: string; kind: string; name: string; uid: string }[] };
+  metadata: {
+    name: string;
+    namespace: string;
+    labels: Record<string, string>;
+    ownerReferences: { apiVersion: string; kind: string; name: string; uid: string }[];
+  };
   data: Record<string, string>;
 }
 

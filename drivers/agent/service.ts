@@ -98,14 +98,19 @@ export class IronhookAgentService implements AgentService {
     const store = this.options.store;
     if (store === undefined) return Promise.resolve(undefined);
     const previous = this.writes.get(key) ?? Promise.resolve();
-    const next = previous.then(() => write(store)).then(
-      () => undefined,
-      (err: unknown) => {
-        this.logger.error({ host: key, err: err instanceof Error ? err.message : 'unknown' }, 'agent state not persisted');
-        return err;
-      },
+    const next = previous
+      .then(() => write(store))
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          this.logger.error({ host: key, err: err instanceof Error ? err.message : 'unknown' }, 'agent state not persisted');
+          return err;
+        },
+      );
+    this.writes.set(
+      key,
+      next.then(() => undefined),
     );
-    this.writes.set(key, next.then(() => undefined));
     return next;
   }
 
@@ -127,7 +132,9 @@ export class IronhookAgentService implements AgentService {
     const saveError = await this.lastSave;
     if (saveError !== undefined) {
       this.state.forget(host);
-      throw new AgentError('AgentStateNotSaved', `${hostKey(host)}: the agent token could not be stored, so it would not survive a restart`, { cause: saveError });
+      throw new AgentError('AgentStateNotSaved', `${hostKey(host)}: the agent token could not be stored, so it would not survive a restart`, {
+        cause: saveError,
+      });
     }
     if (entry.macs.length === 0) {
       this.logger.warn({ namespace: host.namespace, name: host.name }, 'armed without a valid MAC: only a lookup by node UUID can match');
@@ -184,7 +191,11 @@ export class IronhookAgentService implements AgentService {
     this.state.forget(host);
   }
 
-  private async finish(endpoint: AgentEndpoint, sent: CommandResult, options: { deadline: number; signal?: AbortSignal | undefined; goneIsDone?: boolean }): Promise<void> {
+  private async finish(
+    endpoint: AgentEndpoint,
+    sent: CommandResult,
+    options: { deadline: number; signal?: AbortSignal | undefined; goneIsDone?: boolean },
+  ): Promise<void> {
     const done = await this.client.wait(endpoint, sent, options);
     if (done !== 'gone' && done.command_status !== 'SUCCEEDED') {
       throw commandFailure(done);
@@ -212,7 +223,12 @@ export class IronhookAgentService implements AgentService {
     return { callbackURL, token: entry.token, uid: entry.uid };
   }
 
-  private waitFor(host: AgentHostRef, event: WaitEvent, ready: (entry: AgentEntry) => boolean, options: AgentCallOptions & { timeoutMs: number }): Promise<AgentEntry> {
+  private waitFor(
+    host: AgentHostRef,
+    event: WaitEvent,
+    ready: (entry: AgentEntry) => boolean,
+    options: AgentCallOptions & { timeoutMs: number },
+  ): Promise<AgentEntry> {
     const current = this.state.get(host);
     if (current === undefined) {
       return Promise.reject(notArmed(host));
@@ -233,16 +249,26 @@ export class IronhookAgentService implements AgentService {
         action();
       };
       const onEvent = (entry: AgentEntry): void => {
-        if (hostKey(entry) === key && ready(entry)) settle(() => { resolve(entry); });
+        if (hostKey(entry) === key && ready(entry))
+          settle(() => {
+            resolve(entry);
+          });
       };
       const onForgotten = (forgotten: string): void => {
-        if (forgotten === key) settle(() => { reject(new AgentError('AgentNotArmed', `${key} was forgotten while waiting for its agent`)); });
+        if (forgotten === key)
+          settle(() => {
+            reject(new AgentError('AgentNotArmed', `${key} was forgotten while waiting for its agent`));
+          });
       };
       const onAbort = (): void => {
-        settle(() => { reject(signal === undefined ? new Error('aborted') : abortError(signal)); });
+        settle(() => {
+          reject(signal === undefined ? new Error('aborted') : abortError(signal));
+        });
       };
       const timer = this.timers.setTimeout(() => {
-        settle(() => { reject(new AgentError('AgentTimeout', `no agent ${event} from ${key} within ${options.timeoutMs} ms`)); });
+        settle(() => {
+          reject(new AgentError('AgentTimeout', `no agent ${event} from ${key} within ${options.timeoutMs} ms`));
+        });
       }, options.timeoutMs);
       this.state.on(event, onEvent);
       this.state.on('forgotten', onForgotten);

@@ -24,10 +24,7 @@ export interface AgentEntry extends AgentRecord {
 }
 
 export type LookupOutcome =
-  | { kind: 'found'; entry: AgentEntry; token: string }
-  | { kind: 'not-found' }
-  | { kind: 'ambiguous' }
-  | { kind: 'bad-request'; message: string };
+  { kind: 'found'; entry: AgentEntry; token: string } | { kind: 'not-found' } | { kind: 'ambiguous' } | { kind: 'bad-request'; message: string };
 
 export type HeartbeatOutcome =
   | { kind: 'accepted'; entry: AgentEntry; first: boolean }
@@ -36,11 +33,7 @@ export type HeartbeatOutcome =
   | { kind: 'callback-changed' }
   | { kind: 'bad-request'; message: string };
 
-export type InspectionOutcome =
-  | { kind: 'accepted'; entry: AgentEntry }
-  | { kind: 'not-found' }
-  | { kind: 'ambiguous' }
-  | { kind: 'token-invalid' };
+export type InspectionOutcome = { kind: 'accepted'; entry: AgentEntry } | { kind: 'not-found' } | { kind: 'ambiguous' } | { kind: 'token-invalid' };
 
 export interface HeartbeatInput {
   callbackURL: unknown;
@@ -54,9 +47,7 @@ export function hostKey(host: AgentHostRef): string {
 
 function recordOf(entry: AgentEntry): AgentRecord {
   const { namespace, name, uid, macs, token, tokenIssued, callbackURL } = entry;
-  return callbackURL === undefined
-    ? { namespace, name, uid, macs, token, tokenIssued }
-    : { namespace, name, uid, macs, token, tokenIssued, callbackURL };
+  return callbackURL === undefined ? { namespace, name, uid, macs, token, tokenIssued } : { namespace, name, uid, macs, token, tokenIssued, callbackURL };
 }
 
 function normalizedMACs(values: readonly string[]): string[] {

@@ -78,7 +78,8 @@ function usage(message: string): never {
 function timeoutOf(text: string | undefined): number {
   if (text === undefined) return 30;
   const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600) usage(`--timeout must be a number of seconds between 0 and 3600, not ${JSON.stringify(text)}`);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 3600)
+    usage(`--timeout must be a number of seconds between 0 and 3600, not ${JSON.stringify(text)}`);
   return seconds;
 }
 
@@ -144,7 +145,10 @@ function commandOf(values: Values, positionals: string[]): BMCCommand {
 export function parseCLI(argv: readonly string[]): ParsedCLI {
   const credentialFlag = argv.find((arg) => CREDENTIAL_FLAG.test(arg));
   if (credentialFlag !== undefined) {
-    return { kind: 'usage', message: `${credentialFlag.split('=')[0] ?? credentialFlag}: credentials are never read from flags (they would end up in shell history and ps); use --credentials-file, --credentials-secret or BMC_USERNAME/BMC_PASSWORD` };
+    return {
+      kind: 'usage',
+      message: `${credentialFlag.split('=')[0] ?? credentialFlag}: credentials are never read from flags (they would end up in shell history and ps); use --credentials-file, --credentials-secret or BMC_USERNAME/BMC_PASSWORD`,
+    };
   }
   try {
     const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });

@@ -86,12 +86,17 @@ function fromEnvironment(env: CredentialSources['env']): BMCCredentials {
   const username = env.BMC_USERNAME;
   const password = env.BMC_PASSWORD;
   if (username === undefined || password === undefined) {
-    throw new CredentialsError('no credentials: pass --credentials-secret <namespace>/<name> or --credentials-file <path>, or set BMC_USERNAME and BMC_PASSWORD');
+    throw new CredentialsError(
+      'no credentials: pass --credentials-secret <namespace>/<name> or --credentials-file <path>, or set BMC_USERNAME and BMC_PASSWORD',
+    );
   }
   return { username, password };
 }
 
-export async function resolveCredentials(options: Pick<CommonOptions, 'credentialsSecret' | 'credentialsFile'>, sources: CredentialSources): Promise<BMCCredentials> {
+export async function resolveCredentials(
+  options: Pick<CommonOptions, 'credentialsSecret' | 'credentialsFile'>,
+  sources: CredentialSources,
+): Promise<BMCCredentials> {
   if (options.credentialsSecret !== undefined) return fromSecret(options.credentialsSecret, sources);
   if (options.credentialsFile !== undefined) return fromFile(options.credentialsFile, sources);
   return fromEnvironment(sources.env);

@@ -48,9 +48,18 @@ class Printer {
 
   verdict(verdict: Verdict, extra: Record<string, unknown> = {}): number {
     if (this.json) {
-      this.out(JSON.stringify({ verdict: verdict.kind, exitCode: verdict.exitCode, message: verdict.headline.slice(2), hints: verdict.hints, ...extra }, null, 2));
+      this.out(
+        JSON.stringify({ verdict: verdict.kind, exitCode: verdict.exitCode, message: verdict.headline.slice(2), hints: verdict.hints, ...extra }, null, 2),
+      );
     } else {
-      const write = verdict.exitCode === 0 ? (text: string): void => { this.out(text); } : (text: string): void => { this.err(text); };
+      const write =
+        verdict.exitCode === 0
+          ? (text: string): void => {
+              this.out(text);
+            }
+          : (text: string): void => {
+              this.err(text);
+            };
       write([verdict.headline, ...verdict.hints.map((hint) => `  - ${hint}`)].join('\n'));
     }
     return verdict.exitCode;
@@ -65,7 +74,9 @@ function allowedNetworks(command: CommonOptions, env: CLIDeps['env']): string | 
 async function guardVerdict(command: CommonOptions, address: ParsedBMCAddress, deps: CLIDeps): Promise<Verdict | undefined> {
   const networks = allowedNetworks(command, deps.env);
   if (networks === undefined) {
-    return notAllowedVerdict('no allowed networks are configured; set ALLOWED_BMC_NETWORKS (e.g. 10.0.0.0/24) or pass --allowed-networks, as for the driver pool');
+    return notAllowedVerdict(
+      'no allowed networks are configured; set ALLOWED_BMC_NETWORKS (e.g. 10.0.0.0/24) or pass --allowed-networks, as for the driver pool',
+    );
   }
   let guard: HostGuard;
   try {
@@ -151,7 +162,12 @@ async function execute(driver: BMCDriver, command: BMCCommand, context: { printe
     case 'check': {
       const check = await driver.check();
       const verdict = checkVerdict(check, { address: prepared.address, username: prepared.credentials.username });
-      if (!command.json) printer.out(Object.entries(check.identity).map(([key, value]) => `  ${key}: ${value}`).join('\n'));
+      if (!command.json)
+        printer.out(
+          Object.entries(check.identity)
+            .map(([key, value]) => `  ${key}: ${value}`)
+            .join('\n'),
+        );
       return printer.verdict(verdict, { check });
     }
     case 'power':

@@ -5,16 +5,7 @@ import type { BMCAddressError, ParsedBMCAddress } from '../../domain/bmc/index.j
 import { BMCError, type BMCCheck } from '../bmc/types.js';
 
 export type VerdictKind =
-  | 'usable'
-  | 'error'
-  | 'usage'
-  | 'invalid-address'
-  | 'unknown-scheme'
-  | 'not-allowed'
-  | 'unreachable'
-  | 'tls'
-  | 'credentials'
-  | 'missing-capability';
+  'usable' | 'error' | 'usage' | 'invalid-address' | 'unknown-scheme' | 'not-allowed' | 'unreachable' | 'tls' | 'credentials' | 'missing-capability';
 
 /** Exit codes (docs/cli.md): 0 only when the BMC is usable. */
 export const EXIT_CODES: Record<VerdictKind, number> = {
@@ -85,7 +76,7 @@ function unreachableVerdict(check: BMCCheck, context: CheckContext): Verdict {
   const problem = problemOf(check);
   if (problem?.reason === 'TLSVerificationFailed') {
     return verdict('tls', `TLS verification failed for the ${where(context.address)}: ${problem.message}`, [
-      'pass --ca-file with the BMC\'s CA (the host\'s spec.bmc needs the same trust), or --insecure to match spec.bmc.disableCertificateVerification: true',
+      "pass --ca-file with the BMC's CA (the host's spec.bmc needs the same trust), or --insecure to match spec.bmc.disableCertificateVerification: true",
     ]);
   }
   const detail = problem === undefined ? '' : `: ${problem.message}`;
@@ -95,8 +86,12 @@ function unreachableVerdict(check: BMCCheck, context: CheckContext): Verdict {
 function credentialsVerdict(check: BMCCheck, context: CheckContext): Verdict {
   const problem = problemOf(check);
   const detail = problem === undefined ? '' : ` (${problem.message})`;
-  const hints = ['check the username and password in the host\'s credentials Secret (keys "username" and "password")', 'too many failed logins can lock the account on some BMCs; it then refuses the right password too'];
-  if (context.address.protocol === 'ipmi') hints.push('IPMI also refuses a user without the privilege level the address asks for (?privilegelevel=, default ADMINISTRATOR)');
+  const hints = [
+    'check the username and password in the host\'s credentials Secret (keys "username" and "password")',
+    'too many failed logins can lock the account on some BMCs; it then refuses the right password too',
+  ];
+  if (context.address.protocol === 'ipmi')
+    hints.push('IPMI also refuses a user without the privilege level the address asks for (?privilegelevel=, default ADMINISTRATOR)');
   return verdict('credentials', `credentials rejected: the ${where(context.address)} answered but refused user "${context.username}"${detail}`, hints);
 }
 
@@ -105,9 +100,11 @@ export function checkVerdict(check: BMCCheck, context: CheckContext): Verdict {
   if (!check.reachable) return unreachableVerdict(check, context);
   if (!check.authenticated) return credentialsVerdict(check, context);
   if (check.missing.length > 0) {
-    return verdict('missing-capability', `missing capability: the ${where(context.address)} lacks what the ${context.address.baseScheme} scheme needs: ${check.missing.join(', ')}`, [
-      'pick the scheme that matches the BMC (for example redfish instead of redfish-virtualmedia), or update its firmware',
-    ]);
+    return verdict(
+      'missing-capability',
+      `missing capability: the ${where(context.address)} lacks what the ${context.address.baseScheme} scheme needs: ${check.missing.join(', ')}`,
+      ['pick the scheme that matches the BMC (for example redfish instead of redfish-virtualmedia), or update its firmware'],
+    );
   }
   const power = check.powerState === undefined ? '' : `, power ${check.powerState}`;
   return verdict('usable', `usable: the ${where(context.address)} answered, accepted the credentials and has what ${context.address.baseScheme} needs${power}`);
@@ -124,7 +121,8 @@ const REASON_KINDS: Record<string, VerdictKind> = {
 
 /** A command other than check failed (or check itself threw): classify by the error's reason. */
 export function errorVerdict(error: unknown): Verdict {
-  const reason = error instanceof BMCError || (typeof error === 'object' && error !== null && 'reason' in error) ? String((error as { reason: unknown }).reason) : '';
+  const reason =
+    error instanceof BMCError || (typeof error === 'object' && error !== null && 'reason' in error) ? String((error as { reason: unknown }).reason) : '';
   const message = error instanceof Error ? error.message : String(error);
   const kind = REASON_KINDS[reason] ?? 'error';
   return verdict(kind, reason === '' ? message : `${reason}: ${message}`);

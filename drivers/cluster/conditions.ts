@@ -19,7 +19,8 @@ function sameContent(stored: StoredCondition, wanted: ConditionValue): boolean {
 }
 
 function merged(stored: StoredCondition | undefined, wanted: ConditionValue, now: string): StoredCondition {
-  const lastTransitionTime = stored !== undefined && stored.status === wanted.status && stored.lastTransitionTime !== undefined ? stored.lastTransitionTime : now;
+  const lastTransitionTime =
+    stored !== undefined && stored.status === wanted.status && stored.lastTransitionTime !== undefined ? stored.lastTransitionTime : now;
   // metav1.Condition requires reason and message keys; Cluster API v1beta1 accepts them too.
   return { ...stored, ...wanted, reason: wanted.reason ?? '', message: wanted.message ?? '', lastTransitionTime };
 }

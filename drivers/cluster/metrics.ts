@@ -13,8 +13,18 @@ export interface ClusterRequestMetrics {
 export function createClusterRequestMetrics(registry: Registry): ClusterRequestMetrics {
   const registers = [registry];
   return {
-    finished: new Counter({ name: 'ironhook_cluster_requests_total', help: 'ObjectPatch and NodeOperation requests finished by the pool, by kind and result.', labelNames: ['kind', 'result'], registers }),
-    retries: new Counter({ name: 'ironhook_cluster_request_retries_total', help: 'ObjectPatch and NodeOperation attempts that will be repeated, by kind and why (transient, waiting).', labelNames: ['kind', 'why'], registers }),
+    finished: new Counter({
+      name: 'ironhook_cluster_requests_total',
+      help: 'ObjectPatch and NodeOperation requests finished by the pool, by kind and result.',
+      labelNames: ['kind', 'result'],
+      registers,
+    }),
+    retries: new Counter({
+      name: 'ironhook_cluster_request_retries_total',
+      help: 'ObjectPatch and NodeOperation attempts that will be repeated, by kind and why (transient, waiting).',
+      labelNames: ['kind', 'why'],
+      registers,
+    }),
     inFlight: new Gauge({ name: 'ironhook_cluster_requests_in_flight', help: 'ObjectPatch and NodeOperation requests being executed.', registers }),
   };
 }

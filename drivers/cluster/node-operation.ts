@@ -68,11 +68,24 @@ function succeeded(call: Call, message: string, node?: ObservedNode): NodeOutcom
 
 function failed(call: Call, reason: string, message: string, node?: ObservedNode): NodeOutcome {
   const now = formatTime(call.ctx.clock.now());
-  return { kind: 'finished', status: { phase: Phase.Failed, message, observedTime: now, completionTime: now, error: { kind: 'Permanent', reason, message }, ...(node !== undefined && { node }) } };
+  return {
+    kind: 'finished',
+    status: {
+      phase: Phase.Failed,
+      message,
+      observedTime: now,
+      completionTime: now,
+      error: { kind: 'Permanent', reason, message },
+      ...(node !== undefined && { node }),
+    },
+  };
 }
 
 async function getNode(client: KubeApi, name: string): Promise<NodeJSON | undefined> {
-  const node = await unlessNotFound(client.call(`GET Node ${name}`, (options) => client.core.readNode({ name }, options)), undefined);
+  const node = await unlessNotFound(
+    client.call(`GET Node ${name}`, (options) => client.core.readNode({ name }, options)),
+    undefined,
+  );
   return node === undefined ? undefined : nodeJSON(node);
 }
 
@@ -142,7 +155,12 @@ async function fence(call: Call): Promise<NodeOutcome> {
       return succeeded(call, `Node ${name} does not exist; nothing to fence`);
     }
     saved = observed(node, true);
-    await ctx.saveProgress({ phase: Phase.Running, message: `saved the labels and annotations of Node ${name}; deleting it`, observedTime: formatTime(ctx.clock.now()), node: saved });
+    await ctx.saveProgress({
+      phase: Phase.Running,
+      message: `saved the labels and annotations of Node ${name}; deleting it`,
+      observedTime: formatTime(ctx.clock.now()),
+      node: saved,
+    });
   }
   try {
     await client.call(`DELETE Node ${name}`, (options) => client.core.deleteNode({ name }, options));
@@ -159,7 +177,12 @@ function missing(present: Record<string, string> | undefined, saved: Record<stri
   return added.length === 0 ? undefined : Object.fromEntries(added);
 }
 
-async function addMissing(call: Call, node: NodeJSON, labels: Record<string, string> | undefined, annotations: Record<string, string> | undefined): Promise<NodeOutcome | undefined> {
+async function addMissing(
+  call: Call,
+  node: NodeJSON,
+  labels: Record<string, string> | undefined,
+  annotations: Record<string, string> | undefined,
+): Promise<NodeOutcome | undefined> {
   const name = node.metadata.name;
   try {
     const body = { metadata: { resourceVersion: node.metadata.resourceVersion, ...(labels && { labels }), ...(annotations && { annotations }) } };

@@ -60,7 +60,10 @@ function read(ctx: PatchContext, ref: TargetRef): Promise<KObject | undefined> {
   return unlessNotFound(readTarget(ctx.management, ref), undefined);
 }
 
-const notFound = (request: ObjectPatch): Step => ({ reason: PatchReason.NotFound, message: `${request.spec.target.kind} ${request.spec.target.name} does not exist` });
+const notFound = (request: ObjectPatch): Step => ({
+  reason: PatchReason.NotFound,
+  message: `${request.spec.target.kind} ${request.spec.target.name} does not exist`,
+});
 
 /**
  * A refused patch: applied before (the pool died before recording it), a failed test (judged on
@@ -72,7 +75,11 @@ async function explainRefusal(ctx: PatchContext, ref: TargetRef, request: Object
     return notFound(request);
   }
   if (alreadyApplied(object, request.spec.operations)) {
-    return { reason: PatchReason.Applied, message: 'the object already had the patch (an earlier attempt applied it)', resourceVersion: object.metadata.resourceVersion };
+    return {
+      reason: PatchReason.Applied,
+      message: 'the object already had the patch (an earlier attempt applied it)',
+      resourceVersion: object.metadata.resourceVersion,
+    };
   }
   const test = failingTest(object, request.spec.operations);
   if (test !== undefined) {

@@ -41,7 +41,9 @@ export async function readTarget(api: KubeApi, ref: TargetRef): Promise<KObject>
     assertSecret(ref);
     return plain(await api.call(what, (options) => api.core.readNamespacedSecret({ namespace: ref.namespace, name: ref.name }, options)));
   }
-  return customObject(api, what, (options) => (ref.status ? api.custom.getNamespacedCustomObjectStatus(custom(ref), options) : api.custom.getNamespacedCustomObject(custom(ref), options)));
+  return customObject(api, what, (options) =>
+    ref.status ? api.custom.getNamespacedCustomObjectStatus(custom(ref), options) : api.custom.getNamespacedCustomObject(custom(ref), options),
+  );
 }
 
 /** One application/json-patch+json PATCH: atomic, its `test` operations are preconditions. */
@@ -49,10 +51,17 @@ export async function jsonPatchTarget(api: KubeApi, ref: TargetRef, operations: 
   const what = `PATCH ${refPath(ref)}`;
   if (ref.group === '') {
     assertSecret(ref);
-    return plain(await api.call(what, (options) => api.core.patchNamespacedSecret({ namespace: ref.namespace, name: ref.name, body: operations }, options), JSON_PATCH));
+    return plain(
+      await api.call(what, (options) => api.core.patchNamespacedSecret({ namespace: ref.namespace, name: ref.name, body: operations }, options), JSON_PATCH),
+    );
   }
   const params = { ...custom(ref), body: operations };
-  return customObject(api, what, (options) => (ref.status ? api.custom.patchNamespacedCustomObjectStatus(params, options) : api.custom.patchNamespacedCustomObject(params, options)), JSON_PATCH);
+  return customObject(
+    api,
+    what,
+    (options) => (ref.status ? api.custom.patchNamespacedCustomObjectStatus(params, options) : api.custom.patchNamespacedCustomObject(params, options)),
+    JSON_PATCH,
+  );
 }
 
 /** PUT of the whole object; its metadata.resourceVersion guards against lost updates (409). */
@@ -60,8 +69,14 @@ export async function replaceTarget(api: KubeApi, ref: TargetRef, object: KObjec
   const what = `PUT ${refPath(ref)}`;
   if (ref.group === '') {
     assertSecret(ref);
-    return plain(await api.call(what, (options) => api.core.replaceNamespacedSecret({ namespace: ref.namespace, name: ref.name, body: object as unknown as V1Secret }, options)));
+    return plain(
+      await api.call(what, (options) =>
+        api.core.replaceNamespacedSecret({ namespace: ref.namespace, name: ref.name, body: object as unknown as V1Secret }, options),
+      ),
+    );
   }
   const params = { ...custom(ref), body: object };
-  return customObject(api, what, (options) => (ref.status ? api.custom.replaceNamespacedCustomObjectStatus(params, options) : api.custom.replaceNamespacedCustomObject(params, options)));
+  return customObject(api, what, (options) =>
+    ref.status ? api.custom.replaceNamespacedCustomObjectStatus(params, options) : api.custom.replaceNamespacedCustomObject(params, options),
+  );
 }

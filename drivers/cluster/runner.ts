@@ -42,12 +42,18 @@ export interface ClusterRequestRunnerDeps {
 
 type Request = ObjectPatch | NodeOperation;
 type StatusPatch = Record<string, unknown>;
-type Outcome = { kind: 'finished'; status: StatusPatch } | { kind: 'waiting'; message: string } | { kind: 'transient'; error: OperationError; retryAfterMs?: number };
+type Outcome =
+  { kind: 'finished'; status: StatusPatch } | { kind: 'waiting'; message: string } | { kind: 'transient'; error: OperationError; retryAfterMs?: number };
 
 const FINAL_WRITE_ATTEMPTS = 3;
 
 /** The management cluster (the pool's kubeconfig, TLS always verified) with the runner's deadlines. */
-export function managementCluster(kubeConfig: KubeConfig, settings: ClusterRequestSettings, watchClock: Clock, logger: Logger): Pick<ClusterRequestRunnerDeps, 'kube' | 'management'> {
+export function managementCluster(
+  kubeConfig: KubeConfig,
+  settings: ClusterRequestSettings,
+  watchClock: Clock,
+  logger: Logger,
+): Pick<ClusterRequestRunnerDeps, 'kube' | 'management'> {
   const verified = verifiedTLS(kubeConfig);
   const kube = new KubeClient(verified, {
     clock: watchClock,
@@ -157,7 +163,10 @@ class ClusterKind<R extends Request> implements RequestKind<R> {
     }
     metrics.retries.inc({ kind: this.kindName, why: 'transient' });
     const delayMs = outcome.retryAfterMs ?? context.backoffMs;
-    logger.warn({ ...this.fields(request), reason: outcome.error.reason, err: { message: outcome.error.message }, retryInMs: delayMs }, 'transient failure; retrying');
+    logger.warn(
+      { ...this.fields(request), reason: outcome.error.reason, err: { message: outcome.error.message }, retryInMs: delayMs },
+      'transient failure; retrying',
+    );
     await this.writeQuietly(request, { phase: Phase.Pending, message: outcome.error.message, ...observedTime, error: outcome.error });
     return { kind: 'retry', afterMs: delayMs, failed: true };
   }
@@ -248,7 +257,10 @@ export class ClusterRequestRunner {
     const served = await this.deps.kube.servedRequestResources();
     const missing = wanted.filter((resource) => !served.includes(resource));
     if (missing.length > 0) {
-      this.deps.logger.warn({ missing: missing.map((resource) => `${resource}.${REQUEST_GROUP}`) }, 'request CRDs not installed: their requests are not executed until the pool restarts');
+      this.deps.logger.warn(
+        { missing: missing.map((resource) => `${resource}.${REQUEST_GROUP}`) },
+        'request CRDs not installed: their requests are not executed until the pool restarts',
+      );
     }
     return wanted.filter((resource) => served.includes(resource));
   }

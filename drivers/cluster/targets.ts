@@ -21,7 +21,14 @@ export const ALLOWED_TARGETS: readonly AllowedKind[] = [
   { group: 'metal3.io', versions: ['v1alpha1'], kind: 'BareMetalHost', plural: 'baremetalhosts', status: false, labelsOnly: false },
   { group: '', versions: ['v1'], kind: 'Secret', plural: 'secrets', status: false, labelsOnly: true },
   { group: 'infrastructure.cluster.x-k8s.io', versions: CAPI_VERSIONS, kind: 'Metal3Machine', plural: 'metal3machines', status: false, labelsOnly: false },
-  { group: 'infrastructure.cluster.x-k8s.io', versions: CAPI_VERSIONS, kind: 'Metal3Remediation', plural: 'metal3remediations', status: false, labelsOnly: false },
+  {
+    group: 'infrastructure.cluster.x-k8s.io',
+    versions: CAPI_VERSIONS,
+    kind: 'Metal3Remediation',
+    plural: 'metal3remediations',
+    status: false,
+    labelsOnly: false,
+  },
   { group: 'cluster.x-k8s.io', versions: CAPI_VERSIONS, kind: 'Machine', plural: 'machines', status: true, labelsOnly: false },
 ];
 
@@ -61,7 +68,9 @@ function isLabelPointer(pointer: string | undefined): boolean {
 }
 
 function labelsOnlyProblem(request: ObjectPatch): string | undefined {
-  const outside = request.spec.operations.find((operation) => !isLabelPointer(operation.path) || (operation.from !== undefined && !isLabelPointer(operation.from)));
+  const outside = request.spec.operations.find(
+    (operation) => !isLabelPointer(operation.path) || (operation.from !== undefined && !isLabelPointer(operation.from)),
+  );
   if (outside !== undefined) {
     return `operations on a ${request.spec.target.kind} may only touch /metadata/labels, not ${outside.path}`;
   }

@@ -23,7 +23,8 @@ interface Rule {
 }
 
 /** Lines "-v" adds on every run (probes for VSO/HPM.x, the PEN registry): never the failure itself. */
-const VERBOSE_NOISE = /^(Loading IANA PEN Registry|Running Get VSO Capabilities|Invalid completion code received:|Discovered IPMB address|Get HPM\.x Capabilities request failed|Close Session command failed)/;
+const VERBOSE_NOISE =
+  /^(Loading IANA PEN Registry|Running Get VSO Capabilities|Invalid completion code received:|Discovered IPMB address|Get HPM\.x Capabilities request failed|Close Session command failed)/;
 
 const FAILURE_RULES: readonly Rule[] = [
   {

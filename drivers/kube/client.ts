@@ -61,7 +61,8 @@ function leaseJSON(lease: V1Lease): Lease {
   const { holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions } = lease.spec ?? new V1LeaseSpec();
   const { name = '', namespace = '', resourceVersion } = lease.metadata ?? new V1ObjectMeta();
   // MicroTime: the apiserver parses exactly six fractional digits.
-  const time = (value: Date | string | undefined): string | undefined => (value === undefined ? undefined : new Date(value).toISOString().replace(/Z$/, '000Z'));
+  const time = (value: Date | string | undefined): string | undefined =>
+    value === undefined ? undefined : new Date(value).toISOString().replace(/Z$/, '000Z');
   return {
     metadata: { name, namespace, resourceVersion },
     spec: { holderIdentity, leaseDurationSeconds, acquireTime: time(acquireTime), renewTime: time(renewTime), leaseTransitions },
@@ -114,9 +115,14 @@ export class KubeClient implements KubePort {
       list: () => this.list(resource, options),
       watch: async (resourceVersion, onEvent, onDone): Promise<WatchStream> => {
         const query = { resourceVersion, allowWatchBookmarks: true, timeoutSeconds: this.options.watchTimeoutSeconds, labelSelector: options.labelSelector };
-        const controller = await this.watcher.watch(watchPath(resource, options.namespace), query, (type: string, object: KObject) => {
-          onEvent(type, object);
-        }, onDone);
+        const controller = await this.watcher.watch(
+          watchPath(resource, options.namespace),
+          query,
+          (type: string, object: KObject) => {
+            onEvent(type, object);
+          },
+          onDone,
+        );
         return {
           abort: () => {
             controller.abort();
@@ -131,13 +137,17 @@ export class KubeClient implements KubePort {
     const what = `list ${watchPath(resource, namespace)}`;
     if (resource === 'secrets') {
       const list = await this.call(what, (call) =>
-        namespace === undefined ? this.api.core.listSecretForAllNamespaces({ labelSelector }, call) : this.api.core.listNamespacedSecret({ namespace, labelSelector }, call),
+        namespace === undefined
+          ? this.api.core.listSecretForAllNamespaces({ labelSelector }, call)
+          : this.api.core.listNamespacedSecret({ namespace, labelSelector }, call),
       );
       return { items: list.items.map(secretJSON), resourceVersion: list.metadata?.resourceVersion ?? '' };
     }
     const request = { group: REQUEST_GROUP, version: REQUEST_VERSION, plural: resource, labelSelector };
     const list = (await this.call(what, (call) =>
-      namespace === undefined ? this.api.custom.listClusterCustomObject(request, call) : this.api.custom.listNamespacedCustomObject({ ...request, namespace }, call),
+      namespace === undefined
+        ? this.api.custom.listClusterCustomObject(request, call)
+        : this.api.custom.listNamespacedCustomObject({ ...request, namespace }, call),
     )) as {
       items: KObject[];
       metadata?: { resourceVersion?: string };
@@ -147,21 +157,39 @@ export class KubeClient implements KubePort {
 
   async patchStatus(resource: StatusResource, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
     const params = { group: REQUEST_GROUP, version: REQUEST_VERSION, namespace, plural: resource, name, body: { status } };
-    await this.call(`PATCH ${watchPath(resource, namespace)}/${name}/status`, (call) => this.api.custom.patchNamespacedCustomObjectStatus(params, call), MERGE_PATCH);
+    await this.call(
+      `PATCH ${watchPath(resource, namespace)}/${name}/status`,
+      (call) => this.api.custom.patchNamespacedCustomObjectStatus(params, call),
+      MERGE_PATCH,
+    );
   }
 
   async servedRequestResources(): Promise<string[]> {
-    const list = await unlessNotFound(this.call(`discovery of ${REQUEST_GROUP}/${REQUEST_VERSION}`, (call) => this.api.custom.getAPIResources({ group: REQUEST_GROUP, version: REQUEST_VERSION }, call)), undefined);
+    const list = await unlessNotFound(
+      this.call(`discovery of ${REQUEST_GROUP}/${REQUEST_VERSION}`, (call) =>
+        this.api.custom.getAPIResources({ group: REQUEST_GROUP, version: REQUEST_VERSION }, call),
+      ),
+      undefined,
+    );
     return list?.resources.map((resource) => resource.name) ?? [];
   }
 
   async getSecret(namespace: string, name: string): Promise<Secret | undefined> {
-    const secret = await unlessNotFound(this.call(`GET Secret ${namespace}/${name}`, (call) => this.api.core.readNamespacedSecret({ namespace, name }, call)), undefined);
+    const secret = await unlessNotFound(
+      this.call(`GET Secret ${namespace}/${name}`, (call) => this.api.core.readNamespacedSecret({ namespace, name }, call)),
+      undefined,
+    );
     return secret === undefined ? undefined : secretJSON(secret);
   }
 
   async patchSecretMetadata(namespace: string, name: string, patch: SecretMetadataPatch): Promise<Secret> {
-    return secretJSON(await this.call(`PATCH Secret ${namespace}/${name}`, (call) => this.api.core.patchNamespacedSecret({ namespace, name, body: { metadata: patch } }, call), MERGE_PATCH));
+    return secretJSON(
+      await this.call(
+        `PATCH Secret ${namespace}/${name}`,
+        (call) => this.api.core.patchNamespacedSecret({ namespace, name, body: { metadata: patch } }, call),
+        MERGE_PATCH,
+      ),
+    );
   }
 
   async createEvent(namespace: string, event: CoreEvent): Promise<string> {
@@ -175,18 +203,27 @@ export class KubeClient implements KubePort {
   }
 
   async getLease(namespace: string, name: string): Promise<Lease | undefined> {
-    const lease = await unlessNotFound(this.call(`GET Lease ${namespace}/${name}`, (call) => this.api.coordination.readNamespacedLease({ namespace, name }, call)), undefined);
+    const lease = await unlessNotFound(
+      this.call(`GET Lease ${namespace}/${name}`, (call) => this.api.coordination.readNamespacedLease({ namespace, name }, call)),
+      undefined,
+    );
     return lease === undefined ? undefined : leaseJSON(lease);
   }
 
   async createLease(lease: Lease): Promise<Lease> {
     const { namespace, name } = lease.metadata;
-    return leaseJSON(await this.call(`POST Lease ${namespace}/${name}`, (call) => this.api.coordination.createNamespacedLease({ namespace, body: leaseBody(lease) }, call)));
+    return leaseJSON(
+      await this.call(`POST Lease ${namespace}/${name}`, (call) => this.api.coordination.createNamespacedLease({ namespace, body: leaseBody(lease) }, call)),
+    );
   }
 
   async replaceLease(lease: Lease): Promise<Lease> {
     const { namespace, name } = lease.metadata;
-    return leaseJSON(await this.call(`PUT Lease ${namespace}/${name}`, (call) => this.api.coordination.replaceNamespacedLease({ namespace, name, body: leaseBody(lease) }, call)));
+    return leaseJSON(
+      await this.call(`PUT Lease ${namespace}/${name}`, (call) =>
+        this.api.coordination.replaceNamespacedLease({ namespace, name, body: leaseBody(lease) }, call),
+      ),
+    );
   }
 
   /** The kubeconfig in use (for logs: server only). */

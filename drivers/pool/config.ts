@@ -110,7 +110,10 @@ function optionalURL(name: string, raw: string | undefined): string | undefined 
 }
 
 function namespaces(raw: string | undefined): string[] {
-  return (raw ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  return (raw ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 function leaderElection(env: Env, flag: string | undefined): LeaderElectionConfig {
@@ -126,7 +129,12 @@ function leaderElection(env: Env, flag: string | undefined): LeaderElectionConfi
   };
 }
 
-function timings(env: Env): Pick<PoolConfig, 'bmcTimeoutMs' | 'ipmiCommandIntervalMs' | 'powerSettleTimeoutMs' | 'softPowerOffTimeoutMs' | 'agentBootTimeoutMs' | 'agentCommandTimeoutMs'> {
+function timings(
+  env: Env,
+): Pick<
+  PoolConfig,
+  'bmcTimeoutMs' | 'ipmiCommandIntervalMs' | 'powerSettleTimeoutMs' | 'softPowerOffTimeoutMs' | 'agentBootTimeoutMs' | 'agentCommandTimeoutMs'
+> {
   return {
     bmcTimeoutMs: seconds('BMC_TIMEOUT_SECONDS', env.BMC_TIMEOUT_SECONDS, 30),
     ipmiCommandIntervalMs: integer('IPMI_MIN_COMMAND_INTERVAL_MS', env.IPMI_MIN_COMMAND_INTERVAL_MS, 0),

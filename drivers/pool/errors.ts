@@ -32,7 +32,6 @@ export class TimeoutFailure extends OperationFailure {
   }
 }
 
-
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

@@ -132,7 +132,10 @@ function hostOperationKind(deps: HostOperationDeps, admission: HostAdmission): R
       if (isOperation(object)) {
         return true;
       }
-      deps.logger.warn({ namespace: object.metadata.namespace, operation: object.metadata.name }, 'ignoring a HostOperation without spec.host.name or spec.sequence');
+      deps.logger.warn(
+        { namespace: object.metadata.namespace, operation: object.metadata.name },
+        'ignoring a HostOperation without spec.host.name or spec.sequence',
+      );
       return false;
     },
     key: (op) => `${op.metadata.namespace ?? ''}/${op.spec.host.name}`,
@@ -161,7 +164,13 @@ export class HostOperationRunner {
     this.capacity = new ProvisioningCapacity(deps.provisioningLimit);
     const queue = new PQueue({ concurrency: deps.concurrency });
     const metrics = { inFlight: deps.metrics.inFlight, queueDepth: deps.metrics.queueDepth };
-    this.runner = new RequestRunner(hostOperationKind(deps, new HostAdmission(deps, this.capacity)), { kube: deps.kube, clock: deps.clock, queue, namespaces: deps.namespaces, metrics });
+    this.runner = new RequestRunner(hostOperationKind(deps, new HostAdmission(deps, this.capacity)), {
+      kube: deps.kube,
+      clock: deps.clock,
+      queue,
+      namespaces: deps.namespaces,
+      metrics,
+    });
   }
 
   start(): Promise<void> {

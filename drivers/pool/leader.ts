@@ -142,7 +142,10 @@ export class LeaderElector {
     try {
       const current = (await this.kube.getLease(this.config.namespace, this.config.name)) ?? this.lease;
       if (current.spec.holderIdentity === this.config.identity) {
-        await this.kube.replaceLease({ metadata: current.metadata, spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(now) } });
+        await this.kube.replaceLease({
+          metadata: current.metadata,
+          spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(now) },
+        });
       }
       this.logger.info({ lease: this.config.name, at: formatTime(now) }, 'released the lease');
     } catch (error) {

@@ -49,13 +49,23 @@ function counter(registry: Registry, name: string, help: string): Counter {
   return new Counter({ name, help, registers: [registry] });
 }
 
-function credentialCounters(registry: Registry): Pick<PoolMetrics, 'credentialsMissing' | 'credentialsInvalid' | 'credentialsUnhandledError' | 'credentialsUpdated' | 'credentialsNoManagementAccess'> {
+function credentialCounters(
+  registry: Registry,
+): Pick<PoolMetrics, 'credentialsMissing' | 'credentialsInvalid' | 'credentialsUnhandledError' | 'credentialsUpdated' | 'credentialsNoManagementAccess'> {
   return {
     credentialsMissing: counter(registry, 'metal3_credentials_missing_total', 'Number of times a host management credential secret was missing.'),
     credentialsInvalid: counter(registry, 'metal3_credentials_invalid_total', 'Number of times a host management credential secret was invalid.'),
-    credentialsUnhandledError: counter(registry, 'metal3_credentials_unhandled_error_total', 'Number of times getting a host management credential secret failed in an unhandled way.'),
+    credentialsUnhandledError: counter(
+      registry,
+      'metal3_credentials_unhandled_error_total',
+      'Number of times getting a host management credential secret failed in an unhandled way.',
+    ),
     credentialsUpdated: counter(registry, 'metal3_credentials_updated_total', 'Number of times a host management credential secret was updated.'),
-    credentialsNoManagementAccess: counter(registry, 'metal3_credentials_no_management_access_total', 'Number of times a host management credential secret was rejected by the BMC.'),
+    credentialsNoManagementAccess: counter(
+      registry,
+      'metal3_credentials_no_management_access_total',
+      'Number of times a host management credential secret was rejected by the BMC.',
+    ),
   };
 }
 
@@ -78,7 +88,12 @@ export function createPoolMetrics(options: { registry?: Registry; defaultMetrics
   const perHost = options.hostLabels ?? true;
   return {
     registry,
-    powerChanges: new Counter({ name: 'metal3_operation_power_change_total', help: 'Number of times a host has been powered on or off.', labelNames: [...HOST_LABELS, 'on_off'], registers }),
+    powerChanges: new Counter({
+      name: 'metal3_operation_power_change_total',
+      help: 'Number of times a host has been powered on or off.',
+      labelNames: [...HOST_LABELS, 'on_off'],
+      registers,
+    }),
     ...credentialCounters(registry),
     operationDuration: {
       register: histogram(registry, 'register'),
@@ -86,14 +101,50 @@ export function createPoolMetrics(options: { registry?: Registry; defaultMetrics
       provision: histogram(registry, 'provision'),
       deprovision: histogram(registry, 'deprovision'),
     },
-    delayedProvisioning: new Counter({ name: 'metal3_delayed__provisioning_total', help: 'Number of times provisioning or inspection was delayed by the provisioning limit.', labelNames: HOST_LABELS, registers }),
-    delayedDeprovisioning: new Counter({ name: 'metal3_delayed__deprovisioning_total', help: 'Number of times deprovisioning was delayed by the provisioning limit.', labelNames: HOST_LABELS, registers }),
-    hostErrors: new Counter({ name: 'metal3_host_error_total', help: 'Number of times a host failed an operation, by event reason.', labelNames: ['error_type'], registers }),
+    delayedProvisioning: new Counter({
+      name: 'metal3_delayed__provisioning_total',
+      help: 'Number of times provisioning or inspection was delayed by the provisioning limit.',
+      labelNames: HOST_LABELS,
+      registers,
+    }),
+    delayedDeprovisioning: new Counter({
+      name: 'metal3_delayed__deprovisioning_total',
+      help: 'Number of times deprovisioning was delayed by the provisioning limit.',
+      labelNames: HOST_LABELS,
+      registers,
+    }),
+    hostErrors: new Counter({
+      name: 'metal3_host_error_total',
+      help: 'Number of times a host failed an operation, by event reason.',
+      labelNames: ['error_type'],
+      registers,
+    }),
     ...poolGauges(registry),
-    operations: new Counter({ name: 'ironhook_pool_operations_total', help: 'Requests finished by the pool, by action and result (succeeded, failed, cancelled).', labelNames: ['action', 'result'], registers }),
-    bmcRequestDuration: new Histogram({ name: 'ironhook_bmc_request_duration_seconds', help: 'BMC calls by driver family, operation and result.', labelNames: ['driver', 'op', 'result'], buckets: BMC_BUCKETS, registers }),
-    watchRestarts: new Counter({ name: 'ironhook_pool_watch_restarts_total', help: 'Watches restarted, by resource and reason (closed, error, stale).', labelNames: ['resource', 'reason'], registers }),
-    monitorRefreshes: new Counter({ name: 'ironhook_pool_monitor_refreshes_total', help: 'BMCMonitor refreshes, by result.', labelNames: ['result'], registers }),
+    operations: new Counter({
+      name: 'ironhook_pool_operations_total',
+      help: 'Requests finished by the pool, by action and result (succeeded, failed, cancelled).',
+      labelNames: ['action', 'result'],
+      registers,
+    }),
+    bmcRequestDuration: new Histogram({
+      name: 'ironhook_bmc_request_duration_seconds',
+      help: 'BMC calls by driver family, operation and result.',
+      labelNames: ['driver', 'op', 'result'],
+      buckets: BMC_BUCKETS,
+      registers,
+    }),
+    watchRestarts: new Counter({
+      name: 'ironhook_pool_watch_restarts_total',
+      help: 'Watches restarted, by resource and reason (closed, error, stale).',
+      labelNames: ['resource', 'reason'],
+      registers,
+    }),
+    monitorRefreshes: new Counter({
+      name: 'ironhook_pool_monitor_refreshes_total',
+      help: 'BMCMonitor refreshes, by result.',
+      labelNames: ['result'],
+      registers,
+    }),
     hostLabels: (namespace, host) => (perHost ? { namespace, host } : { namespace: '', host: '' }),
   };
 }

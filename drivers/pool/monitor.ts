@@ -122,7 +122,8 @@ export class MonitorRefresher {
     }
     for (const [monitorKey, entry] of this.entries) {
       const credentials = entry.object.status?.credentials;
-      const references = entry.object.metadata.namespace === event.object.metadata.namespace && entry.object.spec.bmc.credentialsName === event.object.metadata.name;
+      const references =
+        entry.object.metadata.namespace === event.object.metadata.namespace && entry.object.spec.bmc.credentialsName === event.object.metadata.name;
       if (references && (event.type === 'deleted' || credentials?.credentialsVersion !== event.object.metadata.resourceVersion)) {
         this.refreshSoon(monitorKey);
       }
@@ -243,7 +244,9 @@ export class MonitorRefresher {
       try {
         return { poweredOn: (await connection.driver.getPower()) === 'on', reachable: true, credentials: read.report };
       } finally {
-        await withTimeout(connection.driver.close(), { clock: this.deps.clock, ms: this.deps.bmcTimeoutMs, what: 'closing the BMC session' }).catch(() => undefined);
+        await withTimeout(connection.driver.close(), { clock: this.deps.clock, ms: this.deps.bmcTimeoutMs, what: 'closing the BMC session' }).catch(
+          () => undefined,
+        );
       }
     } catch (failure) {
       const error = classify(failure, seen.credentials === undefined ? [] : [seen.credentials.credentials.password]);

@@ -43,7 +43,10 @@ function parseNetwork(text: string): Range {
 }
 
 export function parseNetworkList(text: string | undefined): string[] {
-  const items = (text ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const items = (text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   for (const item of items) {
     try {
       parseNetwork(item);
@@ -69,7 +72,8 @@ function describeAllowed(allowed: readonly string[]): string {
 export function createNetworkGuard(options: NetworkGuardOptions): NetworkGuard {
   const allowedRanges = options.allowed.map(parseNetwork);
   const deniedRanges = (options.denied ?? DEFAULT_DENIED_NETWORKS).map(parseNetwork);
-  const exactlyAllowed = (address: Address): boolean => allowedRanges.some((range) => range[1] === (address.kind() === 'ipv4' ? 32 : 128) && inRange(address, range));
+  const exactlyAllowed = (address: Address): boolean =>
+    allowedRanges.some((range) => range[1] === (address.kind() === 'ipv4' ? 32 : 128) && inRange(address, range));
   const resolve = options.resolve ?? dnsResolver;
   const allows = (ip: string): boolean => {
     if (!ipaddr.isValid(ip)) {
@@ -82,7 +86,10 @@ export function createNetworkGuard(options: NetworkGuardOptions): NetworkGuard {
     return allowedRanges.some((range) => inRange(address, range));
   };
   const refuse = (what: string, host: string, ip: string): Error =>
-    permanent('AddressNotAllowed', `${what} ${host}${ip === host ? '' : ` (${ip})`} is outside the networks the driver pool may contact (${describeAllowed(options.allowed)})`);
+    permanent(
+      'AddressNotAllowed',
+      `${what} ${host}${ip === host ? '' : ` (${ip})`} is outside the networks the driver pool may contact (${describeAllowed(options.allowed)})`,
+    );
   const checkHost = async (rawHost: string, what: string): Promise<string[]> => {
     const host = stripBrackets(rawHost);
     const addresses = ipaddr.isValid(host) ? [host] : await resolveOrFail(resolve, host, what);

@@ -72,8 +72,23 @@ export class DriverPool {
     this.guard = deps.guard ?? createNetworkGuard({ allowed: settings.allowedNetworks, denied: settings.deniedNetworks });
     this.gate = new BMCGate(clock, metrics);
     this.events = new EventRecorder({ kube, clock, windowMs: settings.eventDedupWindowMs, instance: deps.instance, logger });
-    const connectDeps: ConnectDeps = { guard: this.guard, gate: this.gate, factory: deps.factory, timeoutMs: settings.bmcTimeoutMs, ipmiCommandIntervalMs: settings.ipmiCommandIntervalMs };
-    this.monitor = new MonitorRefresher({ ...connectDeps, kube, clock, logger, metrics, bmcTimeoutMs: settings.bmcTimeoutMs, concurrency: settings.monitorConcurrency, random: deps.random });
+    const connectDeps: ConnectDeps = {
+      guard: this.guard,
+      gate: this.gate,
+      factory: deps.factory,
+      timeoutMs: settings.bmcTimeoutMs,
+      ipmiCommandIntervalMs: settings.ipmiCommandIntervalMs,
+    };
+    this.monitor = new MonitorRefresher({
+      ...connectDeps,
+      kube,
+      clock,
+      logger,
+      metrics,
+      bmcTimeoutMs: settings.bmcTimeoutMs,
+      concurrency: settings.monitorConcurrency,
+      random: deps.random,
+    });
     const services: HostServices = {
       kube,
       agent: deps.agent,
@@ -111,9 +126,13 @@ export class DriverPool {
 
   /** Starts the watches; resolves once every initial list has been delivered. */
   async start(): Promise<void> {
-    const secrets = this.watchAll('secrets', (event) => {
-      this.monitor.onSecretEvent(event);
-    }, `${SECRET_LABEL}=${SECRET_LABEL_VALUE}`);
+    const secrets = this.watchAll(
+      'secrets',
+      (event) => {
+        this.monitor.onSecretEvent(event);
+      },
+      `${SECRET_LABEL}=${SECRET_LABEL_VALUE}`,
+    );
     const monitors = this.watchAll('bmcmonitors', (event) => {
       this.monitor.onMonitorEvent(event as WatchEvent<BMCMonitor>);
     });

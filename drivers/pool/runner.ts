@@ -127,7 +127,12 @@ function prepare(deps: RunnerDeps, op: HostOperation, signal: AbortSignal): Run 
   const host = hostOf(op);
   const resumed = op.status?.phase === Phase.Running;
   const startTime = resumed ? (op.status?.startTime ?? formatTime(deps.clock.now())) : formatTime(deps.clock.now());
-  const writer = new OperationStatusWriter(deps.kube, { namespace: host.namespace, name: op.metadata.name ?? '' }, { ...op.status, startTime }, { clock: deps.clock, logger: deps.logger });
+  const writer = new OperationStatusWriter(
+    deps.kube,
+    { namespace: host.namespace, name: op.metadata.name ?? '' },
+    { ...op.status, startTime },
+    { clock: deps.clock, logger: deps.logger },
+  );
   const onPowerChange = (to: 'on' | 'off'): void => {
     deps.metrics.powerChanges.inc({ ...deps.metrics.hostLabels(host.namespace, host.name), on_off: to });
   };
@@ -145,7 +150,10 @@ export async function runOperation(deps: RunnerDeps, op: HostOperation, signal: 
   } catch (failure) {
     if (signal.aborted || isAbort(failure)) {
       deps.metrics.operations.inc({ action: op.spec.action, result: 'cancelled' });
-      deps.logger.info({ namespace: run.execution.host.namespace, host: op.spec.host.name, operation: op.metadata.name, reason: String(signal.reason ?? 'cancelled') }, 'request cancelled; status left as it was');
+      deps.logger.info(
+        { namespace: run.execution.host.namespace, host: op.spec.host.name, operation: op.metadata.name, reason: String(signal.reason ?? 'cancelled') },
+        'request cancelled; status left as it was',
+      );
       return undefined;
     }
     await fail(run, failure).catch((error: unknown) => {

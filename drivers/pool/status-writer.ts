@@ -46,7 +46,10 @@ export class OperationStatusWriter {
       if (isNotFound(error)) {
         throw new CancelledError('the request was deleted');
       }
-      this.options.logger.warn({ namespace: this.target.namespace, operation: this.target.name, err: errorFields(error) }, 'could not write progress to the request status');
+      this.options.logger.warn(
+        { namespace: this.target.namespace, operation: this.target.name, err: errorFields(error) },
+        'could not write progress to the request status',
+      );
     }
   }
 
@@ -58,7 +61,10 @@ export class OperationStatusWriter {
       clock: this.options.clock,
       pauseMs: (attempt) => 500 * 2 ** attempt,
       onFailure: (attempt, error) => {
-        this.options.logger.warn({ namespace: this.target.namespace, operation: this.target.name, attempt, err: errorFields(error) }, 'could not write the final request status; retrying');
+        this.options.logger.warn(
+          { namespace: this.target.namespace, operation: this.target.name, attempt, err: errorFields(error) },
+          'could not write the final request status; retrying',
+        );
       },
     });
     return result === 'written';

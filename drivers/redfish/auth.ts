@@ -12,7 +12,8 @@ import type { HttpTransport } from './transport.js';
 
 export type AuthMode = 'basic' | 'session' | 'auto';
 
-type AuthState = { readonly kind: 'none' } | { readonly kind: 'basic' } | { readonly kind: 'session'; readonly token: string; readonly location: string | undefined };
+type AuthState =
+  { readonly kind: 'none' } | { readonly kind: 'basic' } | { readonly kind: 'session'; readonly token: string; readonly location: string | undefined };
 
 const DEFAULT_SESSIONS_PATH = '/redfish/v1/SessionService/Sessions';
 

@@ -116,7 +116,10 @@ async function applyDevice(context: RedfishContext, options: BootOptions, quirks
       throw error;
     }
     const reason = error instanceof BMCError ? error.reason : 'unknown';
-    context.logger.warn({ device: options.device, reason }, 'Redfish BMC refused a Continuous boot override; using Once and re-applying it before every power on');
+    context.logger.warn(
+      { device: options.device, reason },
+      'Redfish BMC refused a Continuous boot override; using Once and re-applying it before every power on',
+    );
     await patchDevice(context, { options, enabled: 'Once', quirks });
     context.pendingBoot = options;
   }

@@ -210,9 +210,7 @@ export function scrubError(error: BMCError, secrets: readonly string[]): BMCErro
   const causeText = error.cause instanceof Error ? `${error.cause.message} ${error.cause.stack ?? ''}` : JSON.stringify(error.cause ?? '');
   if (error instanceof RedfishHttpError) {
     const info = { ...error.info, messages: error.info.messages.map(scrub) };
-    return leaks(error.message) || error.info.messages.some(leaks)
-      ? new RedfishHttpError(error, scrub(error.message), { status: error.status, info })
-      : error;
+    return leaks(error.message) || error.info.messages.some(leaks) ? new RedfishHttpError(error, scrub(error.message), { status: error.status, info }) : error;
   }
   if (!leaks(error.message) && !leaks(causeText)) {
     return error;

@@ -48,7 +48,7 @@ const ARCHITECTURES: Readonly<Record<string, string>> = {
   x86: 'x86_64',
   'ARM-A64': 'aarch64',
   ARM: 'aarch64',
-  'PowerISA': 'ppc64le',
+  PowerISA: 'ppc64le',
   Power: 'ppc64le',
   IA64: 'ia64',
   MIPS: 'mips64',

@@ -122,12 +122,14 @@ function steps(beforeOn: BeforePowerOn): Readonly<Record<PowerAction, PowerStep>
     await beforeOn(context);
     await resetSystem(context, await context.system(), 'On');
   };
-  const offWith = (resetType: string): PowerStep => async (context, system, current) => {
-    if (current === 'off') {
-      return;
-    }
-    await resetSystem(context, system, resetType);
-  };
+  const offWith =
+    (resetType: string): PowerStep =>
+    async (context, system, current) => {
+      if (current === 'off') {
+        return;
+      }
+      await resetSystem(context, system, resetType);
+    };
   return {
     on: powerOn,
     off: offWith('ForceOff'),

@@ -11,10 +11,8 @@
 import type PQueue from 'p-queue';
 import { backoffSeconds } from '../../domain/backoff.js';
 import type { KObject } from '../../domain/k8s.js';
-import { isFinished } from '../../domain/operations.js';
-import type { Phase } from '../../domain/operations.js';
-import { objectKey } from '../kube/port.js';
-import type { KubePort, KubeWatch, RequestResource, WatchEvent } from '../kube/port.js';
+import { isFinished, type Phase } from '../../domain/operations.js';
+import { objectKey, type KubePort, type KubeWatch, type RequestResource, type WatchEvent } from '../kube/port.js';
 import type { Clock, Timer } from '../pool/clock.js';
 import { CancelledError } from '../errors.js';
 
@@ -111,9 +109,11 @@ export class RequestRunner<R extends Request> {
   /** Starts the watches; resolves once every initial list has been delivered. */
   async start(): Promise<void> {
     const scopes = this.deps.namespaces.length === 0 ? [undefined] : this.deps.namespaces;
-    this.watches = scopes.map((namespace) => this.deps.kube.watch(this.kind.resource, { namespace }, (event) => {
-      this.onEvent(event);
-    }));
+    this.watches = scopes.map((namespace) =>
+      this.deps.kube.watch(this.kind.resource, { namespace }, (event) => {
+        this.onEvent(event);
+      }),
+    );
     await Promise.all(this.watches.map((watch) => watch.start()));
   }
 
@@ -138,7 +138,11 @@ export class RequestRunner<R extends Request> {
   /** What the runner is doing (tests, debugging): names by state, sorted. */
   snapshot(): Record<RequestState, string[]> {
     const all = [...this.keys.values()].flatMap((entries) => [...entries.values()]);
-    const named = (state: RequestState): string[] => all.filter((entry) => entry.state === state).map((entry) => entry.request.metadata.name ?? '').sort();
+    const named = (state: RequestState): string[] =>
+      all
+        .filter((entry) => entry.state === state)
+        .map((entry) => entry.request.metadata.name ?? '')
+        .sort();
     const running = [...this.running.values()].map(({ entry }) => entry.request.metadata.name ?? '').sort();
     return { idle: named('idle'), waiting: named('waiting'), held: named('held'), queued: named('queued'), running };
   }

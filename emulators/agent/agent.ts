@@ -106,7 +106,11 @@ export class FakeAgent {
     const server = this.server;
     if (server !== undefined) {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
     }
     await this.running;
   }

@@ -74,7 +74,11 @@ function diskOf(config: SystemConfig, disk: DiskConfig, index: number): FakeDisk
 function macsOf(config: SystemConfig): FakeHostSpec['nics'] {
   const configured = nicsOf(config);
   if (configured.length > 0) {
-    return configured.map((nic) => ({ mac: nic.mac.toLowerCase(), ...(nic.ip === undefined ? {} : { ip: nic.ip }), ...(nic.speedMbps === undefined ? {} : { speedMbps: nic.speedMbps }) }));
+    return configured.map((nic) => ({
+      mac: nic.mac.toLowerCase(),
+      ...(nic.ip === undefined ? {} : { ip: nic.ip }),
+      ...(nic.speedMbps === undefined ? {} : { speedMbps: nic.speedMbps }),
+    }));
   }
   const hex = derived(config.id, 'mac', 6);
   return [{ mac: `52:54:00:${hex.slice(0, 2)}:${hex.slice(2, 4)}:${hex.slice(4, 6)}` }];

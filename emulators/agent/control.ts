@@ -76,7 +76,11 @@ export async function startControlServer(fleet: FakeAgentFleet, options: { host:
     url: `http://${options.host}:${String(port)}`,
     close: async () => {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
     },
   };
 }

@@ -70,7 +70,12 @@ async function fetchText(url: URL, options: DownloadOptions): Promise<string> {
 async function get(url: URL, options: DownloadOptions): Promise<Awaited<ReturnType<typeof request>>> {
   let response: Awaited<ReturnType<typeof request>>;
   try {
-    response = await request(url, { method: 'GET', headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    response = await request(url, {
+      method: 'GET',
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
   } catch (err) {
     const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'error';
     throw new CommandFailure('ImageDownloadError', `download of ${url.origin}${url.pathname} failed: ${code}`);
@@ -142,7 +147,10 @@ export async function fetchAndVerify(info: unknown, options: DownloadOptions): P
   }
   const digest = hash.digest('hex');
   if (digest !== expected.value) {
-    throw new CommandFailure('ImageChecksumError', `image ${id} failed to verify against its ${expected.algorithm} checksum: expected ${expected.value}, got ${digest}`);
+    throw new CommandFailure(
+      'ImageChecksumError',
+      `image ${id} failed to verify against its ${expected.algorithm} checksum: expected ${expected.value}, got ${digest}`,
+    );
   }
   const diskFormat = stringField(fields, 'disk_format');
   return { id, url: `${url.origin}${url.pathname}`, bytes, algorithm: expected.algorithm, digest, ...(diskFormat === undefined ? {} : { diskFormat }) };

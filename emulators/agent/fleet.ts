@@ -67,7 +67,19 @@ function apiURLFromMedia(media: string | undefined): string | undefined {
 }
 
 function emptyRecord(hostId: string): FakeAgentRecord {
-  return { hostId, agentBoots: 0, osBoots: 0, lookups: 0, heartbeats: 0, inspections: 0, images: [], metadataErased: 0, poweredOff: 0, failures: [], lockedDown: false };
+  return {
+    hostId,
+    agentBoots: 0,
+    osBoots: 0,
+    lookups: 0,
+    heartbeats: 0,
+    inspections: 0,
+    images: [],
+    metadataErased: 0,
+    poweredOff: 0,
+    failures: [],
+    lockedDown: false,
+  };
 }
 
 function settingsOf(options: FakeAgentOptions, logger: Logger): FakeAgentSettings {
@@ -155,14 +167,19 @@ class Fleet extends EventEmitter implements FakeAgentFleet {
       return 'os';
     }
     const apiURL = apiURLFromMedia(device === 'cdrom' ? media : undefined) ?? this.settings.apiURL;
-    const agent = new FakeAgent(spec, record, { ...this.settings, apiURL }, {
-      changed: () => {
-        this.changed(hostId);
+    const agent = new FakeAgent(
+      spec,
+      record,
+      { ...this.settings, apiURL },
+      {
+        changed: () => {
+          this.changed(hostId);
+        },
+        stopped: () => {
+          if (this.agents.get(hostId) === agent) this.agents.delete(hostId);
+        },
       },
-      stopped: () => {
-        if (this.agents.get(hostId) === agent) this.agents.delete(hostId);
-      },
-    });
+    );
     this.agents.set(hostId, agent);
     record.agentBoots += 1;
     await agent.start();

@@ -45,7 +45,8 @@ function bmcPowerOff(address: string, credentials: { username: string; password:
 async function redfishHosts(file: string, baseURL: string | undefined, insecure: boolean): Promise<FakeHostSpec[]> {
   const config = await loadEmulatorConfig(file);
   return config.systems.map((system) => {
-    const address = baseURL === undefined ? undefined : `redfish+${new URL(baseURL).protocol.replace(':', '')}://${new URL(baseURL).host}/redfish/v1/Systems/${system.id}`;
+    const address =
+      baseURL === undefined ? undefined : `redfish+${new URL(baseURL).protocol.replace(':', '')}://${new URL(baseURL).host}/redfish/v1/Systems/${system.id}`;
     return hostFromRedfishConfig(system, address === undefined ? undefined : bmcPowerOff(address, system, insecure));
   });
 }
@@ -92,7 +93,13 @@ async function run(logger: Logger): Promise<void> {
     ...(values['redfish-config'] === undefined ? [] : await redfishHosts(values['redfish-config'], values['redfish-url'], values.insecure)),
     ...(values.hosts === undefined ? [] : await fileHosts(values.hosts, values.insecure)),
   ];
-  const fleet = startFakeAgent({ apiURL, hosts, logger, heartbeatIntervalMs: number(values['heartbeat-interval'], 1_000), commandDelayMs: number(values['command-delay'], 200) });
+  const fleet = startFakeAgent({
+    apiURL,
+    hosts,
+    logger,
+    heartbeatIntervalMs: number(values['heartbeat-interval'], 1_000),
+    commandDelayMs: number(values['command-delay'], 200),
+  });
   const [host = '127.0.0.1', port = '8100'] = values.listen.split(/:(?=\d+$)/);
   const control = await startControlServer(fleet, { host, port: Number(port) });
   logger.info({ control: control.url, apiURL, hosts: fleet.hosts() }, 'fake agent ready');

@@ -118,11 +118,7 @@ export function encodeFRU(product: FRUProductInfo): number[] {
 
 /** The .emu file: one BMC at 0x20 (IPMI 2.0, MontaVista's manufacturer ID), SEL, optional FRU 0. */
 export function renderEmu(fru: FRUProductInfo | undefined): string {
-  const lines = [
-    'mc_setbmc 0x20',
-    'mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr',
-    'sel_enable 0x20 50 0x0a',
-  ];
+  const lines = ['mc_setbmc 0x20', 'mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr', 'sel_enable 0x20 50 0x0a'];
   if (fru !== undefined) {
     const data = encodeFRU(fru);
     lines.push(`mc_add_fru_data 0x20 0 ${data.length} data ${data.map((b) => `0x${b.toString(16).padStart(2, '0')}`).join(' ')}`);

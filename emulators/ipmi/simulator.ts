@@ -195,7 +195,11 @@ export class IPMISimulator {
     if (child?.pid === undefined || !this.isRunning) {
       return;
     }
-    const exited = new Promise<void>((resolve) => child.once('exit', () => { resolve(); }));
+    const exited = new Promise<void>((resolve) =>
+      child.once('exit', () => {
+        resolve();
+      }),
+    );
     child.kill('SIGTERM');
     const forced = setTimeout(() => child.kill('SIGKILL'), 5000);
     await exited;
@@ -243,8 +247,12 @@ export class IPMISimulator {
     const child = spawn(this.options.ipmiSimPath ?? 'ipmi_sim', args, { stdio: ['ignore', fd, fd] });
     closeSync(fd);
     const spawned = await new Promise<boolean>((resolve) => {
-      child.once('spawn', () => { resolve(true); });
-      child.once('error', () => { resolve(false); });
+      child.once('spawn', () => {
+        resolve(true);
+      });
+      child.once('error', () => {
+        resolve(false);
+      });
     });
     if (!spawned || child.pid === undefined) {
       throw new Error('ipmi_sim could not be started (is Debian openipmi installed? bash scripts/setup-system-deps.sh)');
@@ -278,7 +286,9 @@ export class IPMISimulator {
     const args = ['-I', 'lanplus', '-H', this.host, '-p', String(this.port), '-U', username, '-E', '-C', '3', '-R', '1', '-N', '1', 'mc', 'info'];
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', IPMI_PASSWORD: password };
     return new Promise((resolve) => {
-      execFile(this.options.ipmitoolPath ?? 'ipmitool', args, { env, timeout: 5000, killSignal: 'SIGKILL' }, (error) => { resolve(error === null); });
+      execFile(this.options.ipmitoolPath ?? 'ipmitool', args, { env, timeout: 5000, killSignal: 'SIGKILL' }, (error) => {
+        resolve(error === null);
+      });
     });
   }
 

@@ -89,7 +89,9 @@ export function applyEvent(state: SimulatedHostState, event: SimulatorEvent): { 
     case 'power': {
       const power = event.value === '1' ? 'on' : 'off';
       const next = { ...state, power } as const;
-      return state.power === 'off' && power === 'on' ? { state: next, boot: { at: event.at, cause: 'power-on', bootDevice: state.bootDevice } } : { state: next };
+      return state.power === 'off' && power === 'on'
+        ? { state: next, boot: { at: event.at, cause: 'power-on', bootDevice: state.bootDevice } }
+        : { state: next };
     }
     case 'shutdown':
       return { state: { ...state, power: 'off' } };

@@ -94,9 +94,31 @@ function macs(value: unknown, path: string): string[] | undefined {
 }
 
 const SYSTEM_KEYS = [
-  'id', 'name', 'username', 'password', 'personality', 'powerState', 'macs', 'nics', 'cpu', 'memoryGiB', 'disks', 'manufacturer',
-  'model', 'serialNumber', 'uuid', 'biosVersion', 'firmwareVersion', 'virtualMedia', 'etag', 'requireIfMatch', 'continuousBoot', 'powerDelayMs',
-  'transitionalStates', 'asyncTasks', 'faults',
+  'id',
+  'name',
+  'username',
+  'password',
+  'personality',
+  'powerState',
+  'macs',
+  'nics',
+  'cpu',
+  'memoryGiB',
+  'disks',
+  'manufacturer',
+  'model',
+  'serialNumber',
+  'uuid',
+  'biosVersion',
+  'firmwareVersion',
+  'virtualMedia',
+  'etag',
+  'requireIfMatch',
+  'continuousBoot',
+  'powerDelayMs',
+  'transitionalStates',
+  'asyncTasks',
+  'faults',
 ];
 
 function requiredString(raw: Plain, key: string, path: string): string {

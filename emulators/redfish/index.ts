@@ -1,12 +1,7 @@
 // Ironhook's Redfish BMC emulator (docs/redfish.md, "The emulator").
 export { startRedfishEmulator } from './server.js';
-export type { RedfishEmulator, } from './server.js';
+export type { RedfishEmulator } from './server.js';
 export { parseEmulatorConfig } from './config.js';
-export { ManualClock, } from './clock.js';
+export { ManualClock } from './clock.js';
 export { selfSignedCertificate } from './tls.js';
-export type {
-  FaultConfig,
-  PersonalityName,
-  StateChangeEvent,
-  SystemConfig,
-} from './types.js';
+export type { FaultConfig, PersonalityName, StateChangeEvent, SystemConfig } from './types.js';

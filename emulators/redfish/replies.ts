@@ -35,13 +35,18 @@ export function errorReply(status: number, options: MessageOptions, headers?: Re
   };
 }
 
-export const notFound = (path: string): Reply => errorReply(404, { messageId: 'ResourceMissingAtURI', message: `The resource at the URI ${path} was not found.` });
+export const notFound = (path: string): Reply =>
+  errorReply(404, { messageId: 'ResourceMissingAtURI', message: `The resource at the URI ${path} was not found.` });
 
 export const methodNotAllowed = (method: string, path: string): Reply =>
   errorReply(405, { messageId: 'OperationNotAllowed', message: `${method} is not allowed on ${path}.` });
 
 export const unauthorized = (): Reply =>
-  errorReply(401, { messageId: 'NoValidSession', message: 'There is no valid session established with the implementation.' }, { 'www-authenticate': 'Basic realm="Redfish"' });
+  errorReply(
+    401,
+    { messageId: 'NoValidSession', message: 'There is no valid session established with the implementation.' },
+    { 'www-authenticate': 'Basic realm="Redfish"' },
+  );
 
 export const malformed = (message: string): Reply => errorReply(400, { messageId: 'MalformedJSON', message });
 

@@ -19,7 +19,14 @@ function login(context: EmulatorContext, request: EmulatorRequest): Reply {
     return errorReply(401, { messageId: 'NoValidSession', message: 'Invalid username or password.' });
   }
   if (outcome.kind === 'limit') {
-    return errorReply(503, { messageId: 'SessionLimitExceeded', message: 'The session establishment failed due to the number of simultaneous sessions exceeding the limit of the implementation.' }, { 'retry-after': '10' });
+    return errorReply(
+      503,
+      {
+        messageId: 'SessionLimitExceeded',
+        message: 'The session establishment failed due to the number of simultaneous sessions exceeding the limit of the implementation.',
+      },
+      { 'retry-after': '10' },
+    );
   }
   const { session } = outcome;
   return {
@@ -39,9 +46,21 @@ export const SERVICE_ROUTES: readonly Route[] = [
     public: true,
     handler: (context) => ok(serviceRoot({ sessionService: context.sessionService, uuid: context.uuid })),
   },
-  { method: 'GET', pattern: /^\/redfish\/v1\/Systems$/, handler: (context) => ok(collection(`${V1}/Systems`, 'Computer System Collection', systemIds(context).map(systemPath))) },
-  { method: 'GET', pattern: /^\/redfish\/v1\/Managers$/, handler: (context) => ok(collection(`${V1}/Managers`, 'Manager Collection', systemIds(context).map(managerPath))) },
-  { method: 'GET', pattern: /^\/redfish\/v1\/Chassis$/, handler: (context) => ok(collection(`${V1}/Chassis`, 'Chassis Collection', systemIds(context).map(chassisPath))) },
+  {
+    method: 'GET',
+    pattern: /^\/redfish\/v1\/Systems$/,
+    handler: (context) => ok(collection(`${V1}/Systems`, 'Computer System Collection', systemIds(context).map(systemPath))),
+  },
+  {
+    method: 'GET',
+    pattern: /^\/redfish\/v1\/Managers$/,
+    handler: (context) => ok(collection(`${V1}/Managers`, 'Manager Collection', systemIds(context).map(managerPath))),
+  },
+  {
+    method: 'GET',
+    pattern: /^\/redfish\/v1\/Chassis$/,
+    handler: (context) => ok(collection(`${V1}/Chassis`, 'Chassis Collection', systemIds(context).map(chassisPath))),
+  },
   { method: 'GET', pattern: new RegExp(`^/redfish/v1/Managers/${ID}$`), scope: 'system', handler: forSystem((system) => ok(manager(system))) },
   { method: 'GET', pattern: new RegExp(`^/redfish/v1/Chassis/${ID}$`), scope: 'system', handler: forSystem((system) => ok(chassis(system))) },
   {
@@ -49,15 +68,37 @@ export const SERVICE_ROUTES: readonly Route[] = [
     pattern: /^\/redfish\/v1\/SessionService$/,
     handler: (context) =>
       context.sessionService
-        ? ok({ '@odata.id': `${V1}/SessionService`, '@odata.type': '#SessionService.v1_1_8.SessionService', Id: 'SessionService', Name: 'Session Service', ServiceEnabled: true, SessionTimeout: 1800, Sessions: { '@odata.id': SESSIONS } })
+        ? ok({
+            '@odata.id': `${V1}/SessionService`,
+            '@odata.type': '#SessionService.v1_1_8.SessionService',
+            Id: 'SessionService',
+            Name: 'Session Service',
+            ServiceEnabled: true,
+            SessionTimeout: 1800,
+            Sessions: { '@odata.id': SESSIONS },
+          })
         : undefined,
   },
   {
     method: 'GET',
     pattern: /^\/redfish\/v1\/SessionService\/Sessions$/,
-    handler: (context) => (context.sessionService ? ok(collection(SESSIONS, 'Session Collection', context.auth.list().map((session) => `${SESSIONS}/${session.id}`))) : undefined),
+    handler: (context) =>
+      context.sessionService
+        ? ok(
+            collection(
+              SESSIONS,
+              'Session Collection',
+              context.auth.list().map((session) => `${SESSIONS}/${session.id}`),
+            ),
+          )
+        : undefined,
   },
-  { method: 'POST', pattern: /^\/redfish\/v1\/SessionService\/Sessions$/, public: true, handler: (context, request) => (context.sessionService ? login(context, request) : undefined) },
+  {
+    method: 'POST',
+    pattern: /^\/redfish\/v1\/SessionService\/Sessions$/,
+    public: true,
+    handler: (context, request) => (context.sessionService ? login(context, request) : undefined),
+  },
   {
     method: 'GET',
     pattern: new RegExp(`^/redfish/v1/SessionService/Sessions/${ID}$`),
@@ -66,9 +107,36 @@ export const SERVICE_ROUTES: readonly Route[] = [
       return session === undefined ? undefined : ok(sessionBody(session.id, session.username));
     },
   },
-  { method: 'DELETE', pattern: new RegExp(`^/redfish/v1/SessionService/Sessions/${ID}$`), handler: (context, _request, [id]) => (context.auth.logout(id ?? '') ? noContent() : undefined) },
-  { method: 'GET', pattern: /^\/redfish\/v1\/TaskService$/, handler: (context) => ok({ '@odata.id': `${V1}/TaskService`, Id: 'TaskService', Name: 'Task Service', ServiceEnabled: true, Tasks: { '@odata.id': `${V1}/TaskService/Tasks` }, 'Tasks@odata.count': context.tasks.ids().length }) },
-  { method: 'GET', pattern: /^\/redfish\/v1\/TaskService\/Tasks$/, handler: (context) => ok(collection(`${V1}/TaskService/Tasks`, 'Task Collection', context.tasks.ids().map((id) => `${V1}/TaskService/Tasks/${id}`))) },
+  {
+    method: 'DELETE',
+    pattern: new RegExp(`^/redfish/v1/SessionService/Sessions/${ID}$`),
+    handler: (context, _request, [id]) => (context.auth.logout(id ?? '') ? noContent() : undefined),
+  },
+  {
+    method: 'GET',
+    pattern: /^\/redfish\/v1\/TaskService$/,
+    handler: (context) =>
+      ok({
+        '@odata.id': `${V1}/TaskService`,
+        Id: 'TaskService',
+        Name: 'Task Service',
+        ServiceEnabled: true,
+        Tasks: { '@odata.id': `${V1}/TaskService/Tasks` },
+        'Tasks@odata.count': context.tasks.ids().length,
+      }),
+  },
+  {
+    method: 'GET',
+    pattern: /^\/redfish\/v1\/TaskService\/Tasks$/,
+    handler: (context) =>
+      ok(
+        collection(
+          `${V1}/TaskService/Tasks`,
+          'Task Collection',
+          context.tasks.ids().map((id) => `${V1}/TaskService/Tasks/${id}`),
+        ),
+      ),
+  },
   { method: 'GET', pattern: new RegExp(`^/redfish/v1/TaskService/Tasks/${ID}$`), handler: (context, _request, [id]) => context.tasks.task(id ?? '') },
   { method: 'GET', pattern: new RegExp(`^/redfish/v1/TaskService/TaskMonitors/${ID}$`), handler: (context, _request, [id]) => context.tasks.monitor(id ?? '') },
 ];

@@ -40,7 +40,11 @@ type Validated = { readonly ok: true; readonly patch: Partial<BootState> } | { r
 function validateField(system: EmulatedSystem, key: string, value: unknown): Reply | undefined {
   const field = BOOT_FIELDS[key];
   if (field === undefined) {
-    return errorReply(400, { messageId: 'PropertyUnknown', message: `The property ${key} is not in the list of valid properties for the resource.`, related: [`#/Boot/${key}`] });
+    return errorReply(400, {
+      messageId: 'PropertyUnknown',
+      message: `The property ${key} is not in the list of valid properties for the resource.`,
+      related: [`#/Boot/${key}`],
+    });
   }
   const allowed = allowedFor(system, field);
   if (typeof value !== 'string' || (allowed !== undefined && !allowed.includes(value))) {
@@ -59,7 +63,11 @@ function validateBoot(system: EmulatedSystem, boot: Record<string, unknown>): Va
     patch[BOOT_FIELDS[key] ?? key] = value as string;
   }
   if (system.personality.bootNeedsEnabled && patch.target !== undefined && patch.enabled === undefined) {
-    const reply = errorReply(400, { messageId: 'PropertyMissing', message: 'The property BootSourceOverrideEnabled is a required property and must be included in the request.', related: ['#/Boot/BootSourceOverrideEnabled'] });
+    const reply = errorReply(400, {
+      messageId: 'PropertyMissing',
+      message: 'The property BootSourceOverrideEnabled is a required property and must be included in the request.',
+      related: ['#/Boot/BootSourceOverrideEnabled'],
+    });
     return { ok: false, reply };
   }
   return { ok: true, patch: patch };
@@ -73,7 +81,11 @@ function patchSystem(system: EmulatedSystem, _context: EmulatorContext, request:
   const body = asObject(request.body);
   const others = Object.keys(body ?? {}).filter((key) => key !== 'Boot');
   if (others.length > 0) {
-    return errorReply(400, { messageId: 'PropertyNotWritable', message: `The property ${others.join(', ')} is a read only property.`, related: others.map((key) => `#/${key}`) });
+    return errorReply(400, {
+      messageId: 'PropertyNotWritable',
+      message: `The property ${others.join(', ')} is a read only property.`,
+      related: others.map((key) => `#/${key}`),
+    });
   }
   const boot = asObject(body?.Boot);
   if (boot === undefined) {
@@ -90,10 +102,18 @@ function patchSystem(system: EmulatedSystem, _context: EmulatorContext, request:
 function reset(system: EmulatedSystem, context: EmulatorContext, request: EmulatorRequest): Reply {
   const resetType = asObject(request.body)?.ResetType;
   if (typeof resetType !== 'string') {
-    return errorReply(400, { messageId: 'ActionParameterMissing', message: 'The action ComputerSystem.Reset requires the parameter ResetType to be present in the request body.', related: ['#/ResetType'] });
+    return errorReply(400, {
+      messageId: 'ActionParameterMissing',
+      message: 'The action ComputerSystem.Reset requires the parameter ResetType to be present in the request body.',
+      related: ['#/ResetType'],
+    });
   }
   if (!system.personality.resetTypes.includes(resetType)) {
-    return errorReply(400, { messageId: 'ActionParameterValueNotInList', message: `The value ${resetType} for the parameter ResetType in the action ComputerSystem.Reset is not in the list of acceptable values.`, related: ['#/ResetType'] });
+    return errorReply(400, {
+      messageId: 'ActionParameterValueNotInList',
+      message: `The value ${resetType} for the parameter ResetType in the action ComputerSystem.Reset is not in the list of acceptable values.`,
+      related: ['#/ResetType'],
+    });
   }
   return actionReply(context, system, 'ComputerSystem.Reset', () => {
     system.reset(resetType);
@@ -107,7 +127,15 @@ function memberRoutes(name: string, title: string, members: (system: EmulatedSys
       method: 'GET',
       pattern: new RegExp(`${SYSTEM}/${name}$`),
       scope: 'system',
-      handler: forSystem((system) => ok(collection(`${systemPath(system.id)}/${name}`, title, members(system).map((member) => `${systemPath(system.id)}/${name}/${member.id}`)))),
+      handler: forSystem((system) =>
+        ok(
+          collection(
+            `${systemPath(system.id)}/${name}`,
+            title,
+            members(system).map((member) => `${systemPath(system.id)}/${name}/${member.id}`),
+          ),
+        ),
+      ),
     },
     {
       method: 'GET',

@@ -17,7 +17,11 @@ function located(handler: SystemHandler): SystemHandler {
 }
 
 function missing(parameter: string, action: string): Reply {
-  return errorReply(400, { messageId: 'ActionParameterMissing', message: `The action ${action} requires the parameter ${parameter} to be present in the request body.`, related: [`#/${parameter}`] });
+  return errorReply(400, {
+    messageId: 'ActionParameterMissing',
+    message: `The action ${action} requires the parameter ${parameter} to be present in the request body.`,
+    related: [`#/${parameter}`],
+  });
 }
 
 function imageProblem(image: unknown): Reply | undefined {
@@ -25,7 +29,11 @@ function imageProblem(image: unknown): Reply | undefined {
     return missing('Image', 'VirtualMedia.InsertMedia');
   }
   if (!/^https?:\/\//i.test(image)) {
-    return errorReply(400, { messageId: 'PropertyValueFormatError', message: `The value ${image} for the property Image is of a different format than the property can accept.`, related: ['#/Image'] });
+    return errorReply(400, {
+      messageId: 'PropertyValueFormatError',
+      message: `The value ${image} for the property Image is of a different format than the property can accept.`,
+      related: ['#/Image'],
+    });
   }
   return undefined;
 }
@@ -34,7 +42,11 @@ function quirkProblem(system: EmulatedSystem, body: Record<string, unknown>): Re
   const { personality } = system;
   const flags = ['Inserted', 'WriteProtected'].filter((key) => key in body);
   if (personality.insertRejectsFlags && flags.length > 0) {
-    return errorReply(400, { messageId: 'ActionParameterNotSupported', message: `The parameter ${flags.join(', ')} for the action VirtualMedia.InsertMedia is not supported on the target resource.`, related: flags.map((key) => `#/${key}`) });
+    return errorReply(400, {
+      messageId: 'ActionParameterNotSupported',
+      message: `The parameter ${flags.join(', ')} for the action VirtualMedia.InsertMedia is not supported on the target resource.`,
+      related: flags.map((key) => `#/${key}`),
+    });
   }
   if (personality.insertNeedsTransferProtocol && typeof body.TransferProtocolType !== 'string') {
     return missing('TransferProtocolType', 'VirtualMedia.InsertMedia');
@@ -105,7 +117,13 @@ export const VMEDIA_ROUTES: readonly Route[] = [
     handler: forSystem(
       located((system) => {
         const path = mediaCollectionPath(system);
-        return ok(collection(path, 'Virtual Media Services', system.mediaDevices().map((device) => `${path}/${encodeURIComponent(device.id)}`)));
+        return ok(
+          collection(
+            path,
+            'Virtual Media Services',
+            system.mediaDevices().map((device) => `${path}/${encodeURIComponent(device.id)}`),
+          ),
+        );
       }),
     ),
   },

@@ -115,10 +115,7 @@ function highestSequence(operations: HostOperation[]): HostOperation | undefined
 
 function newestObservedTime(host: BareMetalHost, operations: HostOperation[], monitor: BMCMonitor | undefined): string {
   const times = operations.flatMap((operation) => [operation.status?.startTime, operation.status?.completionTime]);
-  return (
-    latestTime(host.metadata.creationTimestamp, host.status?.lastUpdated, monitor?.status?.changedTime, ...times) ??
-    '1970-01-01T00:00:00Z'
-  );
+  return latestTime(host.metadata.creationTimestamp, host.status?.lastUpdated, monitor?.status?.changedTime, ...times) ?? '1970-01-01T00:00:00Z';
 }
 
 function annotation(ctx: HostContext, key: string): string | undefined {

@@ -107,4 +107,3 @@ function settledPatch(ctx: HostContext, observed: PowerObservation): { poweredOn
   const succeeded = isPowerRequest(ctx.current) && ctx.current.status?.phase === Phase.Succeeded;
   return { poweredOn: observed.poweredOn, ...(succeeded && ctx.status.errorCount > 0 ? { errorCount: 0 } : {}) };
 }
-

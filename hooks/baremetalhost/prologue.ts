@@ -29,11 +29,7 @@ export function admitted(operation: HostOperation): boolean {
   return phase === Phase.Running || phase === Phase.Succeeded || phase === Phase.Failed;
 }
 
-const DELETE_PATH: readonly ProvisioningState[] = [
-  ProvisioningState.Deprovisioning,
-  ProvisioningState.PoweringOffBeforeDelete,
-  ProvisioningState.Deleting,
-];
+const DELETE_PATH: readonly ProvisioningState[] = [ProvisioningState.Deprovisioning, ProvisioningState.PoweringOffBeforeDelete, ProvisioningState.Deleting];
 
 /** Was anything ever asked of the driver pool for this host (so there is something to release)? */
 export function everRequested(ctx: HostContext): boolean {

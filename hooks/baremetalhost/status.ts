@@ -132,12 +132,7 @@ function historyKey(state: ProvisioningState): keyof OperationHistory | undefine
 }
 
 /** Close the history entry of the state being left and open the one of the state being entered. */
-export function recordTransition(
-  history: OperationHistory,
-  from: ProvisioningState,
-  to: ProvisioningState,
-  at: string,
-): OperationHistory {
+export function recordTransition(history: OperationHistory, from: ProvisioningState, to: ProvisioningState, at: string): OperationHistory {
   const next = structuredClone(history);
   const leaving = historyKey(from);
   if (leaving !== undefined && from !== to) {

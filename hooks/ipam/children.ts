@@ -2,13 +2,7 @@
 // spec unchanged (IPAddresses are immutable upstream; the child rule is OnDelete), a new one is
 // built from the range it came from, as upstream does.
 import { formatAddress, ipAddressName } from '../../domain/ipam/address.js';
-import {
-  CLAIM_LABEL,
-  CONTROLLER_UID_LABEL,
-  IPAM_API_VERSION,
-  IPAM_GROUP,
-  Kind,
-} from '../../domain/ipam/types.js';
+import { CLAIM_LABEL, CONTROLLER_UID_LABEL, IPAM_API_VERSION, IPAM_GROUP, Kind } from '../../domain/ipam/types.js';
 import type { KObject, OwnerReference } from '../../domain/k8s.js';
 import { labelValue } from '../../domain/naming.js';
 import type { Hold } from './plan.js';

@@ -5,7 +5,6 @@ import { IPADDRESSCLAIM_RELATED, ipaddressclaimCustomize, ipaddressclaimSync } f
 import { IPCLAIM_RELATED, ipclaimCustomize, ipclaimFinalize, ipclaimSync } from './ipclaim.js';
 import { IPPOOL_RELATED, ippoolCustomize, ippoolFinalize, ippoolSync } from './ippool.js';
 
-
 /** `/hooks/{route}/{sync|finalize|customize}` for the three IPAM controllers (manifests/controllers/ipam.yaml). */
 export const ipamHooks: Readonly<Record<string, ControllerHooks>> = {
   ippool: { sync: ippoolSync, finalize: ippoolFinalize, customize: ippoolCustomize },

@@ -52,9 +52,7 @@ function readiness(claim: KObject, pool: KObject | undefined, address: KObject |
   const name = claim.metadata.name ?? '';
   const ironhook = rec(status.ironhook);
   const error =
-    stringMap(status.indexes)[name] === undefined
-      ? (stringMap(ironhook.addressClaimErrors)[name] ?? stringField(ironhook.unlistedClaimMessage))
-      : undefined;
+    stringMap(status.indexes)[name] === undefined ? (stringMap(ironhook.addressClaimErrors)[name] ?? stringField(ironhook.unlistedClaimMessage)) : undefined;
   if (error === undefined) return { status: 'False', reason: 'WaitingForAllocation', message: 'waiting for the IPPool to allocate an address' };
   return { status: 'False', reason: error === ClaimError.Exhausted ? 'PoolExhausted' : 'AllocationFailed', message: error };
 }

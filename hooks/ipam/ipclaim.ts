@@ -50,10 +50,7 @@ function view(request: unknown): ClaimView & { finalizing: boolean } {
   const pool = objectsOf(req.related, Kind.IPPool, IPAM_GROUP, namespace).find((p) => p.metadata.name === poolName);
   const addresses = objectsOf(req.related, Kind.IPAddress, IPAM_GROUP, namespace).filter((obj) => {
     const spec = rec(obj.spec);
-    return (
-      stringField(rec(spec.claim).name) === claim.metadata.name &&
-      stringField(rec(spec.pool).name) === poolName
-    );
+    return stringField(rec(spec.claim).name) === claim.metadata.name && stringField(rec(spec.pool).name) === poolName;
   });
   return { claim, namespace, pool, addresses, finalizing: req.finalizing };
 }

@@ -2,16 +2,7 @@
 // ipam.cluster.x-k8s.io when Cluster API is served), related IPClaims, IPPools, IPAddressClaims
 // and Clusters of the pool's namespace. Routes: /hooks/ippool/{sync,finalize,customize}.
 import { formatAddress } from '../../domain/ipam/address.js';
-import {
-  CAPI_GROUP,
-  CAPI_IPAM_GROUP,
-  ClaimError,
-  IPAM_API_VERSION,
-  IPAM_GROUP,
-  Kind,
-  type IPPool,
-  type IPPoolStatus,
-} from '../../domain/ipam/types.js';
+import { CAPI_GROUP, CAPI_IPAM_GROUP, ClaimError, IPAM_API_VERSION, IPAM_GROUP, Kind, type IPPool, type IPPoolStatus } from '../../domain/ipam/types.js';
 import type { Condition, KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { HookInputError } from '../types.js';
@@ -21,7 +12,17 @@ import { observedChildren, type ObservedChildren } from './observed.js';
 import { planPool, type ClaimFailure, type Plan } from './plan.js';
 import { clusterGate, neighbours, poolConfig } from './pool-context.js';
 import { poolStatus } from './pool-status.js';
-import { type CompositeRequest, echoAllChildren, objectsOf, parseComposite, parseCustomize, rec, relatedRule, relatedType, type RelatedType } from '../kit/index.js';
+import {
+  type CompositeRequest,
+  echoAllChildren,
+  objectsOf,
+  parseComposite,
+  parseCustomize,
+  rec,
+  relatedRule,
+  relatedType,
+  type RelatedType,
+} from '../kit/index.js';
 import { capiVersionsOf, stringMap, type CapiVersions } from './request.js';
 
 function asPool(parent: KObject): IPPool {

@@ -208,9 +208,7 @@ class Allocator {
 
   private firstFree(claim: PoolClaim): void {
     const allocation =
-      this.input.strategy === 'random'
-        ? this.scatter.take(unitInterval(`${this.input.poolUid}/${claim.kind}/${claim.name}`))
-        : this.sequential.take();
+      this.input.strategy === 'random' ? this.scatter.take(unitInterval(`${this.input.poolUid}/${claim.kind}/${claim.name}`)) : this.sequential.take();
     if (allocation === undefined) this.failures.push({ claim, message: ClaimError.Exhausted, generic: true });
     else this.grant(claim, allocation);
   }
@@ -237,9 +235,7 @@ export function planPool(input: PlanInput): Plan {
   memory.fromChildren();
   memory.fromStatus();
   memory.fromReported();
-  const waiting = [...claims.values()]
-    .filter((claim) => !memory.holds.has(keyOf(claim)) && !claim.deleting && !claim.frozen)
-    .sort(compareClaims);
+  const waiting = [...claims.values()].filter((claim) => !memory.holds.has(keyOf(claim)) && !claim.deleting && !claim.frozen).sort(compareClaims);
   const allocator = new Allocator(input, book, memory);
   allocator.run(waiting);
   return {

@@ -92,4 +92,3 @@ export function clusterGate(pool: IPPool, clusters: readonly KObject[] | undefin
   if (paused === undefined) return { frozen: true, reason: 'WaitingForCluster', message: `waiting for Cluster ${clusterName}` };
   return paused ? { frozen: true, reason: 'Paused', message: `Cluster ${clusterName} is paused` } : { frozen: false };
 }
-

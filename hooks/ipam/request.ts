@@ -18,16 +18,13 @@ function childRules(controller: KObject | undefined): Array<{ apiVersion: string
   const spec = controller?.spec;
   if (!isRecord(spec) || !Array.isArray(spec.childResources)) return [];
   return spec.childResources.filter(
-    (rule): rule is { apiVersion: string; resource: string } =>
-      isRecord(rule) && typeof rule.apiVersion === 'string' && typeof rule.resource === 'string',
+    (rule): rule is { apiVersion: string; resource: string } => isRecord(rule) && typeof rule.apiVersion === 'string' && typeof rule.resource === 'string',
   );
 }
 
 /** CAPI support is on exactly when the CompositeController lists CAPI IPAddresses as children. */
 export function capiVersionsOf(controller: KObject | undefined): CapiVersions | undefined {
-  const rule = childRules(controller).find(
-    (r) => r.resource === 'ipaddresses' && r.apiVersion.startsWith(`${CAPI_IPAM_GROUP}/`),
-  );
+  const rule = childRules(controller).find((r) => r.resource === 'ipaddresses' && r.apiVersion.startsWith(`${CAPI_IPAM_GROUP}/`));
   if (rule === undefined) return undefined;
   const version = rule.apiVersion.slice(CAPI_IPAM_GROUP.length + 1);
   return { version, ipam: rule.apiVersion, cluster: `${CAPI_GROUP}/${version}` };

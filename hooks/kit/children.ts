@@ -29,10 +29,12 @@ export function ownerOf(obj: KObject, kind: string, group: string): OwnerReferen
 export function echoChild(obj: KObject, fields: readonly string[], annotationKeys: readonly string[] = []): KObject {
   const labels = Object.fromEntries(Object.entries(obj.metadata.labels ?? {}).filter(([key]) => key !== CONTROLLER_UID_LABEL));
   const owners = (obj.metadata.ownerReferences ?? []).filter((ref) => ref.controller !== true);
-  const annotations = Object.fromEntries(annotationKeys.flatMap((key) => {
-    const value = obj.metadata.annotations?.[key];
-    return value === undefined ? [] : [[key, value]];
-  }));
+  const annotations = Object.fromEntries(
+    annotationKeys.flatMap((key) => {
+      const value = obj.metadata.annotations?.[key];
+      return value === undefined ? [] : [[key, value]];
+    }),
+  );
   const metadata: KObject['metadata'] = { name: obj.metadata.name ?? '', labels };
   if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   if (owners.length > 0) metadata.ownerReferences = owners;

@@ -38,4 +38,3 @@ export type OutcomeOf<O extends { kind: OutcomeKind }, K extends OutcomeKind> = 
 
 /** Outcomes that end a sync (everything but `continue`), what a commit function receives. */
 export type Settled<O extends { kind: OutcomeKind }> = Exclude<O, { kind: 'continue' }>;
-

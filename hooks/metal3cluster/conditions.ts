@@ -75,5 +75,8 @@ export function v1beta1Conditions(specs: ConditionSpec[], oldList: unknown, now:
 
 /** The newest of the given RFC 3339 timestamps (they compare as text), or undefined. */
 export function newest(stamps: readonly (string | undefined)[]): string | undefined {
-  return stamps.filter((s): s is string => typeof s === 'string' && s !== '').sort().at(-1);
+  return stamps
+    .filter((s): s is string => typeof s === 'string' && s !== '')
+    .sort()
+    .at(-1);
 }

@@ -50,14 +50,25 @@ interface Readiness {
 
 function readiness(view: ClusterView): Readiness {
   if (view.ownerName === '') {
-    return { ready: false, message: 'Waiting for the Cluster controller to set an owner reference on the Metal3Cluster', v1beta1Reason: 'WaitingForClusterOwner', severity: 'Info' };
+    return {
+      ready: false,
+      message: 'Waiting for the Cluster controller to set an owner reference on the Metal3Cluster',
+      v1beta1Reason: 'WaitingForClusterOwner',
+      severity: 'Info',
+    };
   }
   if (view.cluster === undefined) {
     return { ready: false, message: `Waiting for the owner Cluster ${view.ownerName}`, v1beta1Reason: 'WaitingForClusterOwner', severity: 'Info' };
   }
   const problem = endpointProblem(view.c.parent.spec);
   if (problem !== undefined) {
-    return { ready: false, message: problem, v1beta1Reason: 'InvalidConfiguration', severity: 'Error', failure: { reason: 'InvalidConfiguration', message: problem } };
+    return {
+      ready: false,
+      message: problem,
+      v1beta1Reason: 'InvalidConfiguration',
+      severity: 'Error',
+      failure: { reason: 'InvalidConfiguration', message: problem },
+    };
   }
   return { ready: true, message: '', v1beta1Reason: '', severity: 'Info' };
 }
@@ -115,7 +126,8 @@ export function metal3clusterSync(request: unknown): CompositeSyncResponse {
 
 function deletingStatus(view: ClusterView): Metal3ClusterStatus {
   const count = view.machines.length;
-  const message = count === 0 ? 'Deleting: no Machines left' : `Deleting: waiting for ${count} Machine${count === 1 ? '' : 's'} of Cluster ${view.ownerName} to be deleted`;
+  const message =
+    count === 0 ? 'Deleting: no Machines left' : `Deleting: waiting for ${count} Machine${count === 1 ? '' : 's'} of Cluster ${view.ownerName} to be deleted`;
   const status = buildStatus(view, { ready: false, message, v1beta1Reason: 'Deleting', severity: 'Info' });
   const conditions = (status.conditions ?? []).map((cond) => (cond.type === 'Ready' ? { ...cond, reason: 'Deleting' } : cond));
   return { ...status, conditions };

@@ -33,7 +33,8 @@ export function clusterView(request: unknown): ClusterView {
   const c = parseComposite(request, METAL3CLUSTER_KIND);
   const ownerName = ownerOf(c.parent, 'Cluster', CAPI_GROUP)?.name ?? '';
   const cluster = named(objectsOf(c.related, 'Cluster', CAPI_GROUP, c.namespace), ownerName);
-  const machines = ownerName === '' ? [] : objectsOf(c.related, 'Machine', CAPI_GROUP, c.namespace).filter((m) => m.metadata.labels?.[CLUSTER_NAME_LABEL] === ownerName);
+  const machines =
+    ownerName === '' ? [] : objectsOf(c.related, 'Machine', CAPI_GROUP, c.namespace).filter((m) => m.metadata.labels?.[CLUSTER_NAME_LABEL] === ownerName);
   const oldStatus = Object.fromEntries(Object.entries(rec(c.parent.status)).filter(([key]) => key !== 'observedGeneration'));
   const observedTime = newest([
     c.parent.metadata.creationTimestamp,

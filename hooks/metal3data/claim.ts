@@ -12,7 +12,19 @@ import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_CLAIM_LABEL, Kind, Resource, type ClaimSources, type Metal3DataClaimStatus } from '../../domain/metal3data/types.js';
-import { isDeleting, named, objectsOf, ownerOf, parseComposite, parseCustomize, rec, relatedRule, relatedType, str, type CompositeRequest } from '../kit/index.js';
+import {
+  isDeleting,
+  named,
+  objectsOf,
+  ownerOf,
+  parseComposite,
+  parseCustomize,
+  rec,
+  relatedRule,
+  relatedType,
+  str,
+  type CompositeRequest,
+} from '../kit/index.js';
 
 function templateName(claim: KObject): string {
   return str(rec(rec(claim.spec).template).name);

@@ -87,7 +87,8 @@ export function secretState(v: DataView, secret: NeededSecret): SecretState {
   if (other === undefined) return { kind: 'missing' };
   if (isDeleting(other)) return { kind: 'blocked', reason: `Secret ${secret.name} to finish deleting` };
   const owner = ownerOf(other, Kind.Metal3Data, INFRA_GROUP);
-  if (owner !== undefined && owner.uid !== v.data.metadata.uid) return { kind: 'blocked', reason: `Secret ${secret.name} to be released by Metal3Data ${owner.name}` };
+  if (owner !== undefined && owner.uid !== v.data.metadata.uid)
+    return { kind: 'blocked', reason: `Secret ${secret.name} to be released by Metal3Data ${owner.name}` };
   return { kind: 'foreign' };
 }
 

@@ -55,7 +55,12 @@ function writeSecrets(v: DataView, needed: readonly NeededSecret[], states: read
   });
 }
 
-function renderWith(v: DataView, claims: KObject[], addresses: Map<string, PoolAddress>, secrets: { needed: readonly NeededSecret[]; states: readonly SecretState[] }): DesiredData {
+function renderWith(
+  v: DataView,
+  claims: KObject[],
+  addresses: Map<string, PoolAddress>,
+  secrets: { needed: readonly NeededSecret[]; states: readonly SecretState[] },
+): DesiredData {
   const ctx = contextOf(v, addresses);
   if (typeof ctx === 'string') return { children: [...claims, ...v.secrets.map(echoSecret)], status: statusOf(v, false, ctx) };
   try {
@@ -78,8 +83,12 @@ export function render(v: DataView, needed: readonly NeededSecret[], states: rea
   }
   if ('waitingFor' in resolved) return waiting(v, resolved.waitingFor);
   const foreign = resolved.pools.find((pool) => !isMetal3Pool(pool));
-  if (foreign !== undefined) return failed(v, keepAll(v), `pool ${foreign.name} is a ${foreign.kind}.${foreign.apiGroup}; only ipam.metal3.io IPPools are supported yet`);
-  const claims = ipClaimChildren(v, resolved.pools.map((p) => p.name));
+  if (foreign !== undefined)
+    return failed(v, keepAll(v), `pool ${foreign.name} is a ${foreign.kind}.${foreign.apiGroup}; only ipam.metal3.io IPPools are supported yet`);
+  const claims = ipClaimChildren(
+    v,
+    resolved.pools.map((p) => p.name),
+  );
   const found = collectAddresses(v, resolved.pools);
   if ('error' in found) return failed(v, [...claims, ...v.secrets.map(echoSecret)], found.error);
   if ('waitingFor' in found) return { children: [...claims, ...v.secrets.map(echoSecret)], status: statusOf(v, false, found.waitingFor) };

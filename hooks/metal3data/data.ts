@@ -103,6 +103,8 @@ export function metal3dataFinalize(request: unknown): CompositeSyncResponse {
     return { ...respond(held), finalized: false };
   }
   const finalized = v.ipClaims.length === 0;
-  const status: Metal3DataStatus = finalized ? { ready: false } : { ready: false, ironhook: { waitingFor: `${String(v.ipClaims.length)} IPClaim(s) to release their addresses` } };
+  const status: Metal3DataStatus = finalized
+    ? { ready: false }
+    : { ready: false, ironhook: { waitingFor: `${String(v.ipClaims.length)} IPClaim(s) to release their addresses` } };
   return { children: [], finalized, status };
 }

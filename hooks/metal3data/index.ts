@@ -6,7 +6,6 @@ import { METAL3DATACLAIM_RELATED, metal3dataclaimCustomize, metal3dataclaimFinal
 import { METAL3DATA_RELATED, metal3dataCustomize, metal3dataFinalize, metal3dataSync } from './data.js';
 import { METAL3DATATEMPLATE_RELATED, metal3datatemplateCustomize, metal3datatemplateFinalize, metal3datatemplateSync } from './template.js';
 
-
 /** `/hooks/{route}/{sync|finalize|customize}` for the three Metal3Data controllers. */
 export const metal3dataHooks: Readonly<Record<string, ControllerHooks>> = {
   metal3datatemplate: { sync: metal3datatemplateSync, finalize: metal3datatemplateFinalize, customize: metal3datatemplateCustomize },

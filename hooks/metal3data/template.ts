@@ -12,7 +12,19 @@ import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/meta
 import { labelValue } from '../../domain/naming.js';
 import { indexEntries, planIndexes, type Assignment, type ClaimInfo, type DataInfo } from '../../domain/metal3data/indexes.js';
 import { DATA_CLAIM_LABEL, Kind, RenderAnnotation, Resource, type ClaimSources, type IndexEntry } from '../../domain/metal3data/types.js';
-import { echoChild, isDeleting, objectsOf, ownerOf, parseComposite, parseCustomize, rec, relatedRule, relatedType, str, type CompositeRequest } from '../kit/index.js';
+import {
+  echoChild,
+  isDeleting,
+  objectsOf,
+  ownerOf,
+  parseComposite,
+  parseCustomize,
+  rec,
+  relatedRule,
+  relatedType,
+  str,
+  type CompositeRequest,
+} from '../kit/index.js';
 
 const RENDER_ANNOTATIONS = Object.values(RenderAnnotation);
 
@@ -129,7 +141,11 @@ function plan(c: CompositeRequest): Planned {
   const datas = dataChildren(c);
   const lastUpdated = str(rec(c.parent.status).lastUpdated);
   const committed = { entries: committedIndexes(c.parent), ...(lastUpdated !== '' && { lastUpdated }) };
-  const result = planIndexes(claims.map((v) => v.info), datas.map((d) => d.info), committed);
+  const result = planIndexes(
+    claims.map((v) => v.info),
+    datas.map((d) => d.info),
+    committed,
+  );
   const byClaim = new Map(claims.map((v) => [v.info.name, v]));
   const observed = new Map(datas.map((d) => [d.info.name, d.obj]));
   const kept: Assignment[] = [];
@@ -141,7 +157,12 @@ function plan(c: CompositeRequest): Planned {
     children.push(child);
   }
   const liveClaims = claims.filter((v) => !v.info.deleting).map((v) => v.info.name);
-  return { children, indexes: indexEntries({ assignments: kept }), observed: objectsOf(c.children, Kind.Metal3Data, INFRA_GROUP, c.namespace).length, liveClaims };
+  return {
+    children,
+    indexes: indexEntries({ assignments: kept }),
+    observed: objectsOf(c.children, Kind.Metal3Data, INFRA_GROUP, c.namespace).length,
+    liveClaims,
+  };
 }
 
 function committedIndexes(template: KObject): IndexEntry[] {
@@ -159,7 +180,10 @@ function lastUpdated(c: CompositeRequest): string | undefined {
   for (const obj of [...claimsOf(c).map((v) => v.obj), ...objectsOf(c.children, Kind.Metal3Data, INFRA_GROUP, c.namespace)]) {
     stamps.push(obj.metadata.creationTimestamp, obj.metadata.deletionTimestamp);
   }
-  return stamps.filter((s): s is string => s !== undefined && s !== '').sort().at(-1);
+  return stamps
+    .filter((s): s is string => s !== undefined && s !== '')
+    .sort()
+    .at(-1);
 }
 
 function status(c: CompositeRequest, indexes: IndexEntry[]): Record<string, unknown> {

@@ -7,7 +7,15 @@ import type { KObject } from '../../domain/k8s.js';
 import { shortHash } from '../../domain/naming.js';
 import { isDeleting, rec, str } from '../kit/index.js';
 import type { MachineContext } from './context.js';
-import { CONTROL_PLANE_GROUP, CONTROL_PLANE_NAME_LABEL, DEPLOYMENT_NAME_LABEL, FAILURE_DOMAIN_LABEL, HOST_PAUSED_ANNOTATION, NODE_REUSE_LABEL, UNHEALTHY_ANNOTATIONS } from './names.js';
+import {
+  CONTROL_PLANE_GROUP,
+  CONTROL_PLANE_NAME_LABEL,
+  DEPLOYMENT_NAME_LABEL,
+  FAILURE_DOMAIN_LABEL,
+  HOST_PAUSED_ANNOTATION,
+  NODE_REUSE_LABEL,
+  UNHEALTHY_ANNOTATIONS,
+} from './names.js';
 import { consumerOf, hostState } from './observed.js';
 import { compileSelector } from './selector.js';
 
@@ -37,7 +45,13 @@ function controlPlaneOwner(machine: KObject): string | undefined {
 /** The consumerRef names this Metal3Machine (version ignored, as upstream). */
 export function consumedByMe(ctx: MachineContext, host: KObject | undefined): boolean {
   const ref = consumerOf(host);
-  return ref !== undefined && ref.kind === 'Metal3Machine' && ref.name === ctx.name && (ref.namespace === '' || ref.namespace === ctx.namespace) && ref.group === 'infrastructure.cluster.x-k8s.io';
+  return (
+    ref !== undefined &&
+    ref.kind === 'Metal3Machine' &&
+    ref.name === ctx.name &&
+    (ref.namespace === '' || ref.namespace === ctx.namespace) &&
+    ref.group === 'infrastructure.cluster.x-k8s.io'
+  );
 }
 
 /** Why a host can never be chosen, or undefined. */
@@ -96,7 +110,10 @@ export function chooseHost(ctx: MachineContext, skip: readonly string[] = []): C
   if (sorted.withReuse.length > 0) return chooseReused(ctx, sorted.withReuse, reuse ?? '');
   const host = pick(ctx, sorted.available);
   if (host !== undefined) return { kind: 'host', host, viaReuse: false };
-  return { kind: 'none', reason: `no available BareMetalHost in namespace ${ctx.namespace} matches the hostSelector (${candidates.length} of ${ctx.hosts.length} hosts match it; a host must be available or ready, unclaimed, not paused, healthy and without error)` };
+  return {
+    kind: 'none',
+    reason: `no available BareMetalHost in namespace ${ctx.namespace} matches the hostSelector (${candidates.length} of ${ctx.hosts.length} hosts match it; a host must be available or ready, unclaimed, not paused, healthy and without error)`,
+  };
 }
 
 function chooseReused(ctx: MachineContext, hosts: readonly KObject[], reuse: string): Choice {
@@ -106,4 +123,3 @@ function chooseReused(ctx: MachineContext, hosts: readonly KObject[], reuse: str
   const names = hosts.map((h) => `${h.metadata.name ?? ''} (${hostState(h) || 'no state'})`).join(', ');
   return { kind: 'reuseWait', reason: `BareMetalHost(s) labelled ${NODE_REUSE_LABEL}=${reuse} are not available yet: ${names}` };
 }
-

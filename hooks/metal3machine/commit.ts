@@ -19,7 +19,12 @@ function claimChild(ctx: MachineContext): KObject | undefined {
   const template = rec(ctx.spec.dataTemplate);
   if (ctx.deleting || str(template.name) === '' || annotatedHostName(ctx) === '') return undefined;
   const ref = { name: str(template.name), ...(str(template.namespace) !== '' && { namespace: str(template.namespace) }) };
-  return { apiVersion: INFRA_V1BETA2, kind: 'Metal3DataClaim', metadata: { name: ctx.name, labels: copiedLabels(ctx.m3m.metadata.labels) }, spec: { template: ref } };
+  return {
+    apiVersion: INFRA_V1BETA2,
+    kind: 'Metal3DataClaim',
+    metadata: { name: ctx.name, labels: copiedLabels(ctx.m3m.metadata.labels) },
+    spec: { template: ref },
+  };
 }
 
 /** The newest observed request of each purpose, unless a new one replaces it or deletion made it moot. */
@@ -28,7 +33,15 @@ function keptRequests(ctx: MachineContext, decision: Decision): KObject[] {
   const latest = new Map<string, KObject>();
   for (const request of ctx.requests) latest.set(request.metadata.labels?.[PURPOSE_LABEL] ?? '', request);
   if (ctx.deleting) latest.delete(Purpose.NodeProviderID);
-  return [...latest.entries()].filter(([purpose]) => !replaced.has(purpose)).map(([, request]) => echoChild(request, ['spec'], Object.keys(request.metadata.annotations ?? {}).filter((key) => key.startsWith('ironhook.dev/'))));
+  return [...latest.entries()]
+    .filter(([purpose]) => !replaced.has(purpose))
+    .map(([, request]) =>
+      echoChild(
+        request,
+        ['spec'],
+        Object.keys(request.metadata.annotations ?? {}).filter((key) => key.startsWith('ironhook.dev/')),
+      ),
+    );
 }
 
 function children(ctx: MachineContext, decision: Decision): KObject[] {
@@ -81,7 +94,8 @@ export function commit(ctx: MachineContext, decision: Decision): CompositeSyncRe
     children: children(ctx, decision),
   };
   const outcome = decision.outcome;
-  if ((outcome.kind === 'wait' || outcome.kind === 'transient') && outcome.resyncAfterSeconds !== undefined) response.resyncAfterSeconds = outcome.resyncAfterSeconds;
+  if ((outcome.kind === 'wait' || outcome.kind === 'transient') && outcome.resyncAfterSeconds !== undefined)
+    response.resyncAfterSeconds = outcome.resyncAfterSeconds;
   if (ctx.deleting) response.finalized = outcome.kind === 'finalized';
   return response;
 }

@@ -25,7 +25,8 @@ function previous(list: unknown): Stored[] {
 function outcomeText(decision: Decision): { reason: string; message: string } {
   const outcome = decision.outcome;
   const message = outcome.reason;
-  if (outcome.kind === 'wait' || outcome.kind === 'transient' || outcome.kind === 'permanent') return { reason: outcome.conditionReason ?? Reason.NotReady, message };
+  if (outcome.kind === 'wait' || outcome.kind === 'transient' || outcome.kind === 'permanent')
+    return { reason: outcome.conditionReason ?? Reason.NotReady, message };
   return { reason: Reason.NotReady, message };
 }
 
@@ -66,7 +67,13 @@ function ready(ctx: MachineContext, decision: Decision): Draft {
 function drafts(ctx: MachineContext, decision: Decision, old: Stored[]): Draft[] {
   const paused = decision.state === S.Paused;
   if (paused) return [...old.filter((c) => c.type !== Condition.Paused), make(Condition.Paused, true, Reason.Paused, decision.outcome.reason)];
-  const list = [associate(ctx, decision, old), metaData(ctx, decision), dataReady(ctx, decision, old), ready(ctx, decision), make(Condition.Paused, false, Reason.NotPaused)];
+  const list = [
+    associate(ctx, decision, old),
+    metaData(ctx, decision),
+    dataReady(ctx, decision, old),
+    ready(ctx, decision),
+    make(Condition.Paused, false, Reason.NotPaused),
+  ];
   return list.filter((c): c is Draft => c !== undefined);
 }
 
@@ -104,8 +111,13 @@ export function machineConditions(ctx: MachineContext, decision: Decision): { co
   const old = previous(ctx.status.conditions);
   const oldV1 = previous((ctx.status.deprecated as { v1beta1?: { conditions?: unknown } } | undefined)?.v1beta1?.conditions);
   const list = drafts(ctx, decision, old).sort((a, b) => a.type.localeCompare(b.type));
-  const conditions = list.map((d) => ({ ...stamp({ type: d.type, status: d.status, reason: d.reason, message: d.message }, old, ctx.observedTime), observedGeneration: ctx.generation }));
+  const conditions = list.map((d) => ({
+    ...stamp({ type: d.type, status: d.status, reason: d.reason, message: d.message }, old, ctx.observedTime),
+    observedGeneration: ctx.generation,
+  }));
   const v1 = list.map((d) => toV1Beta1(d, decision)).filter((c): c is Stored => c !== undefined);
-  const v1beta1 = v1.map((c) => compact(stamp(c, oldV1, ctx.observedTime))).sort((a, b) => (a.type === 'Ready' ? -1 : b.type === 'Ready' ? 1 : String(a.type).localeCompare(String(b.type))));
+  const v1beta1 = v1
+    .map((c) => compact(stamp(c, oldV1, ctx.observedTime)))
+    .sort((a, b) => (a.type === 'Ready' ? -1 : b.type === 'Ready' ? 1 : String(a.type).localeCompare(String(b.type))));
   return { conditions, v1beta1 };
 }

@@ -53,12 +53,21 @@ function newestTime(ctx: MachineContext): string {
     ...timesOf(ctx.cluster),
     ...ctx.requests.map((r) => str(rec(r.status).completionTime)),
   ];
-  return candidates.filter((t) => t !== '').sort().at(-1) ?? '';
+  return (
+    candidates
+      .filter((t) => t !== '')
+      .sort()
+      .at(-1) ?? ''
+  );
 }
 
 function machineOf(c: CompositeRequest): KObject | undefined {
   const ref = ownerOf(c.parent, CapiKind.Machine, CAPI_GROUP);
-  return ref === undefined ? undefined : objectsOf(c.related, CapiKind.Machine, CAPI_GROUP, c.namespace).find((m) => m.metadata.name === ref.name && (ref.uid === '' || m.metadata.uid === ref.uid));
+  return ref === undefined
+    ? undefined
+    : objectsOf(c.related, CapiKind.Machine, CAPI_GROUP, c.namespace).find(
+        (m) => m.metadata.name === ref.name && (ref.uid === '' || m.metadata.uid === ref.uid),
+      );
 }
 
 /** The cluster name: the Machine's label, else the Metal3Machine's (both carry it, CAPI copies it). */

@@ -4,7 +4,6 @@ import type { HookAccess } from '../kit/index.js';
 import type { ControllerHooks } from '../types.js';
 import { METAL3MACHINE_RELATED, metal3machineCustomize, metal3machineSync } from './sync.js';
 
-
 export const metal3machineHooks: ControllerHooks = { sync: metal3machineSync, finalize: metal3machineSync, customize: metal3machineCustomize };
 
 /** By route, for scripts/chart-rbac.ts. */

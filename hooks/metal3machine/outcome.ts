@@ -8,8 +8,7 @@ import type { MachineState, Purpose } from './names.js';
 
 /** A new request child the hook asks the driver pool for. */
 export type RequestIntent =
-  | { kind: 'ObjectPatch'; purpose: Purpose; spec: ObjectPatchSpec; baseVersion?: string }
-  | { kind: 'NodeOperation'; purpose: Purpose; spec: NodeOperationSpec };
+  { kind: 'ObjectPatch'; purpose: Purpose; spec: ObjectPatchSpec; baseVersion?: string } | { kind: 'NodeOperation'; purpose: Purpose; spec: NodeOperationSpec };
 
 /** Status fields a handler sets (merged into the machine's status at commit). */
 export type StatusPatch = Record<string, unknown>;

@@ -68,7 +68,10 @@ export function claimOps(ctx: MachineContext, host: KObject): Ops {
 
 /** The Metal3Machine's own annotation `metal3.io/BareMetalHost: <ns>/<host>`; guarded by UID. */
 export function associateOps(ctx: MachineContext, hostName: string): Ops {
-  return [{ op: 'test', path: '/metadata/uid', value: ctx.uid }, ...setEntries(ctx.m3m, 'annotations', { [BAREMETALHOST_ANNOTATION]: `${ctx.namespace}/${hostName}` })];
+  return [
+    { op: 'test', path: '/metadata/uid', value: ctx.uid },
+    ...setEntries(ctx.m3m, 'annotations', { [BAREMETALHOST_ANNOTATION]: `${ctx.namespace}/${hostName}` }),
+  ];
 }
 
 export function providerIDOps(ctx: MachineContext, id: string): Ops {
@@ -81,11 +84,17 @@ export function providerIDOps(ctx: MachineContext, id: string): Ops {
 /** Pause: paused by the provider, with the host status (less hardware) kept for clusterctl move. */
 export function pauseOps(ctx: MachineContext, host: KObject): Ops {
   const status = Object.fromEntries(Object.entries(rec(host.status)).filter(([key]) => key !== 'hardware'));
-  return [...stillMine(ctx), ...setEntries(host, 'annotations', { [HOST_PAUSED_ANNOTATION]: PAUSED_BY_CAPM3, [HOST_STATUS_ANNOTATION]: canonicalJSON(status) })];
+  return [
+    ...stillMine(ctx),
+    ...setEntries(host, 'annotations', { [HOST_PAUSED_ANNOTATION]: PAUSED_BY_CAPM3, [HOST_STATUS_ANNOTATION]: canonicalJSON(status) }),
+  ];
 }
 
 export function unpauseOps(host: KObject): Ops {
-  return [{ op: 'test', path: `/metadata/annotations/${pointerSegment(HOST_PAUSED_ANNOTATION)}`, value: PAUSED_BY_CAPM3 }, ...removeEntry(host, 'annotations', HOST_PAUSED_ANNOTATION)];
+  return [
+    { op: 'test', path: `/metadata/annotations/${pointerSegment(HOST_PAUSED_ANNOTATION)}`, value: PAUSED_BY_CAPM3 },
+    ...removeEntry(host, 'annotations', HOST_PAUSED_ANNOTATION),
+  ];
 }
 
 /** Deprovision: what deprovisioning clears, and the power the host should stay in. */

@@ -64,7 +64,11 @@ function unsupported(operator: string, key: string): string {
 /** Compiles spec.hostSelector; an empty or absent selector matches every host. */
 export function compileSelector(selector: unknown): SelectorResult {
   const spec = rec(selector);
-  const requirements: Requirement[] = Object.entries(rec(spec.matchLabels)).map(([key, value]) => (labels: Labels) => labels[key] === str(value));
+  const requirements: Requirement[] = Object.entries(rec(spec.matchLabels)).map(
+    ([key, value]) =>
+      (labels: Labels) =>
+        labels[key] === str(value),
+  );
   const expressions = Array.isArray(spec.matchExpressions) ? spec.matchExpressions : [];
   for (const expression of expressions) {
     const compiled = isRecord(expression) ? requirement(expression) : 'hostSelector.matchExpressions items must be objects';

@@ -4,7 +4,13 @@
 import type { MachineContext } from './context.js';
 import { handleAssociating } from './handlers/associate.js';
 import { handleDeprovisioning, handleFinalized, handleReleasing, handleWaitingForDeprovision } from './handlers/deletion.js';
-import { handlePaused, handleWaitingForBootstrapData, handleWaitingForClusterInfrastructure, handleWaitingForMachine, handleWaitingForMetal3Cluster } from './handlers/prerequisites.js';
+import {
+  handlePaused,
+  handleWaitingForBootstrapData,
+  handleWaitingForClusterInfrastructure,
+  handleWaitingForMachine,
+  handleWaitingForMetal3Cluster,
+} from './handlers/prerequisites.js';
 import { handleProvisioning, handleReady, handleSettingHostSpec, handleSettingProviderID, handleWaitingForData } from './handlers/provisioning.js';
 import { MachineState, STATE_ORDER } from './names.js';
 import type { Decision, Outcome, RequestIntent, StatusPatch } from './outcome.js';

@@ -31,7 +31,9 @@ function namedRules(m3m: KObject): RelatedResourceRule[] {
   const namespace = m3m.metadata.namespace ?? '';
   const cluster = m3m.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '';
   const template = m3m.metadata.annotations?.[CLONED_FROM_NAME_ANNOTATION] ?? '';
-  const rules: RelatedResourceRule[] = [relatedRule(METAL3MACHINE_RELATED.machines, namespace, cluster === '' ? {} : { labelSelector: { matchLabels: { [CLUSTER_NAME_LABEL]: cluster } } })];
+  const rules: RelatedResourceRule[] = [
+    relatedRule(METAL3MACHINE_RELATED.machines, namespace, cluster === '' ? {} : { labelSelector: { matchLabels: { [CLUSTER_NAME_LABEL]: cluster } } }),
+  ];
   if (cluster !== '') rules.push(relatedRule(METAL3MACHINE_RELATED.clusters, namespace, { names: [cluster] }));
   if (template !== '') rules.push(relatedRule(METAL3MACHINE_RELATED.templates, namespace, { names: [template] }));
   return rules;

@@ -16,7 +16,19 @@ import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
 import { labelValue, operationName } from '../../domain/naming.js';
 import { IRONHOOK_API_VERSION, Phase } from '../../domain/operations.js';
-import { echoChild, isDeleting, objectsOf, parseComposite, parseCustomize, rec, relatedRule, relatedType, sortedByName, str, type CompositeRequest } from '../kit/index.js';
+import {
+  echoChild,
+  isDeleting,
+  objectsOf,
+  parseComposite,
+  parseCustomize,
+  rec,
+  relatedRule,
+  relatedType,
+  sortedByName,
+  str,
+  type CompositeRequest,
+} from '../kit/index.js';
 
 const METAL3MACHINETEMPLATE_KIND = 'Metal3MachineTemplate';
 const CLONED_FROM_NAME = 'cluster.x-k8s.io/cloned-from-name';

@@ -6,7 +6,16 @@
 // stays a child until a Restore of the same or a later attempt has succeeded. Besides backups,
 // the current attempt's Fence and Restore are kept while the attempt runs; give-up ObjectPatches
 // are kept while the phase is `Deleting machine` (next sequence after a TestFailed).
-import { NodeAction, OBJECT_PATCH_KIND, NODE_OPERATION_KIND, PURPOSE_LABEL, REQUESTED_BY_LABEL, pointerSegment, type NodeOperation, type ObjectPatch } from '../../domain/capi/requests.js';
+import {
+  NodeAction,
+  OBJECT_PATCH_KIND,
+  NODE_OPERATION_KIND,
+  PURPOSE_LABEL,
+  REQUESTED_BY_LABEL,
+  pointerSegment,
+  type NodeOperation,
+  type ObjectPatch,
+} from '../../domain/capi/requests.js';
 import { CAPI_V1BETA2, CapiKind } from '../../domain/capi/types.js';
 import { Capm3Kind, RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';
@@ -99,7 +108,13 @@ function ownerRemediatedPatch(ctx: RemediationContext, sequence: number): Object
     kind: OBJECT_PATCH_KIND,
     metadata: { name: operationName(ctx.name, Purpose.OwnerRemediated, sequence), labels: labels(ctx, Purpose.OwnerRemediated) },
     spec: {
-      target: { apiVersion: CAPI_V1BETA2, kind: CapiKind.Machine, name: ctx.machine?.metadata.name ?? ctx.name, namespace: ctx.namespace, subresource: 'status' },
+      target: {
+        apiVersion: CAPI_V1BETA2,
+        kind: CapiKind.Machine,
+        name: ctx.machine?.metadata.name ?? ctx.name,
+        namespace: ctx.namespace,
+        subresource: 'status',
+      },
       operations: [],
       conditions: [
         { path: '/status/conditions', condition },

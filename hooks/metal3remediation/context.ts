@@ -1,7 +1,15 @@
 // Everything one remediation step reads, gathered from a Metacontroller v2 request: the parent's
 // strategy and status, the resolved Machine / Metal3Machine / host, the request children, and the
 // newest timestamp any observed object carries (hooks read no clock; docs/capm3-remediation.md).
-import { isNodeOperation, isObjectPatch, NODE_OPERATION_KIND, OBJECT_PATCH_KIND, PURPOSE_LABEL, type NodeOperation, type ObjectPatch } from '../../domain/capi/requests.js';
+import {
+  isNodeOperation,
+  isObjectPatch,
+  NODE_OPERATION_KIND,
+  OBJECT_PATCH_KIND,
+  PURPOSE_LABEL,
+  type NodeOperation,
+  type ObjectPatch,
+} from '../../domain/capi/requests.js';
 import { Capm3Kind, REMEDIATION_DEFAULTS, RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import { named, objectsOf, parseComposite, rec, str } from '../kit/index.js';
@@ -61,7 +69,12 @@ function requestStamps(children: readonly KObject[]): string[] {
 }
 
 function newestStamp(stamps: readonly string[]): string {
-  return stamps.filter((s) => s !== '').sort().at(-1) ?? '';
+  return (
+    stamps
+      .filter((s) => s !== '')
+      .sort()
+      .at(-1) ?? ''
+  );
 }
 
 function observedTime(parent: KObject, host: KObject | undefined, monitor: KObject | undefined, children: readonly KObject[]): string {
@@ -121,7 +134,6 @@ export function remediationContext(request: unknown): RemediationContext {
     deleting: c.parent.metadata.deletionTimestamp !== undefined,
   };
 }
-
 
 /** The attempt being run: 1 for the first power cycle, retryCount + 1 after retries. */
 export function attemptOf(ctx: RemediationContext): number {

@@ -47,7 +47,7 @@ const running: Handler = (ctx) => {
 function restoring(ctx: RemediationContext): Outcome | undefined {
   if (ctx.clusterName === '' || backups(ctx).length === 0) return undefined;
   if (nodeOperation(ctx, Purpose.Restore, attemptOf(ctx)) !== undefined) return undefined;
-  return request('Restore', 'restoring the fenced Node\'s labels and annotations once it is back');
+  return request('Restore', "restoring the fenced Node's labels and annotations once it is back");
 }
 
 function timedOut(ctx: RemediationContext): boolean {
@@ -92,7 +92,8 @@ export function decide(ctx: RemediationContext): Outcome {
   if (handler === terminal) return handler(ctx);
   const gap = missing(ctx);
   if (gap !== undefined) return wait(gap);
-  if (rec(ctx.host?.spec).online === false) return advance(RemediationPhase.Failed, `BareMetalHost ${hostName(ctx)} is powered off on purpose (spec.online: false)`);
+  if (rec(ctx.host?.spec).online === false)
+    return advance(RemediationPhase.Failed, `BareMetalHost ${hostName(ctx)} is powered off on purpose (spec.online: false)`);
   if (ctx.strategyType !== REBOOT_STRATEGY) return done(`strategy ${JSON.stringify(ctx.strategyType)} is not ${REBOOT_STRATEGY}`);
   return handler(ctx);
 }

@@ -3,9 +3,7 @@
 // Secrets are compared in constant time and never logged.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-export type HookAuth =
-  | { readonly kind: 'bearer'; readonly token: string }
-  | { readonly kind: 'basic'; readonly username: string; readonly password: string };
+export type HookAuth = { readonly kind: 'bearer'; readonly token: string } | { readonly kind: 'basic'; readonly username: string; readonly password: string };
 
 export type AuthOutcome = 'ok' | 'missing' | 'wrong-scheme' | 'invalid';
 
@@ -39,10 +37,7 @@ export function checkAuthorization(auth: HookAuth, header: string | undefined): 
   const parts = splitHeader(header);
   if (parts === undefined) return 'invalid';
   if (parts.scheme !== auth.kind) return 'wrong-scheme';
-  const ok =
-    auth.kind === 'bearer'
-      ? constantTimeEqual(parts.value, auth.token)
-      : checkBasic(parts.value, auth.username, auth.password);
+  const ok = auth.kind === 'bearer' ? constantTimeEqual(parts.value, auth.token) : checkBasic(parts.value, auth.username, auth.password);
   return ok ? 'ok' : 'invalid';
 }
 

@@ -12,7 +12,10 @@ export function conversionRouter(options: { bodyLimit: string | number; logger: 
   const router = express.Router();
   router.post('/convert', express.json({ limit: options.bodyLimit, strict: true }), (req, res) => {
     try {
-      res.status(200).type('application/json').send(JSON.stringify(convertReview(req.body)));
+      res
+        .status(200)
+        .type('application/json')
+        .send(JSON.stringify(convertReview(req.body)));
     } catch (error) {
       if (error instanceof HookInputError) {
         sendError(res, 400, { error: error.message, details: [...error.details] });

@@ -27,9 +27,7 @@ export function createLogger(options: Omit<LoggerOptions, 'component'> = {}): Lo
 /** The parts of an error that are safe to log: never a body or a parsed value attached to it. */
 export function errorFields(err: unknown): { type: string; message: string; stack?: string } {
   if (err instanceof Error) {
-    return err.stack === undefined
-      ? { type: err.name, message: err.message }
-      : { type: err.name, message: err.message, stack: err.stack };
+    return err.stack === undefined ? { type: err.name, message: err.message } : { type: err.name, message: err.message, stack: err.stack };
   }
   return { type: typeof err, message: 'non-Error value thrown' };
 }

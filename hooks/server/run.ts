@@ -104,8 +104,15 @@ async function start(deps: RunDeps, started: Started, conversion: ConversionList
   try {
     const [address = { port: settings.port, host: settings.host }, conversionAddress] = await listenAll(settings, started.server, conversion);
     started.readiness.markListening();
-    logger.info({ ...describeSettings(settings), port: address.port, conversionPort: conversionAddress?.port ?? 'off', controllers: Object.keys(deps.registry).sort() }, 'hook server listening');
-    return { ...started, address, ...(conversion === undefined || conversionAddress === undefined ? {} : { conversion: { ...conversion, address: conversionAddress } }) };
+    logger.info(
+      { ...describeSettings(settings), port: address.port, conversionPort: conversionAddress?.port ?? 'off', controllers: Object.keys(deps.registry).sort() },
+      'hook server listening',
+    );
+    return {
+      ...started,
+      address,
+      ...(conversion === undefined || conversionAddress === undefined ? {} : { conversion: { ...conversion, address: conversionAddress } }),
+    };
   } catch (err) {
     conversion?.reload.stop();
     started.server.close();

@@ -135,11 +135,14 @@ function conversionFiles(env: Env): { certFile: string; keyFile: string } | unde
   const certFile = value(env, 'CONVERSION_TLS_CERT_FILE');
   const keyFile = value(env, 'CONVERSION_TLS_KEY_FILE');
   if (value(env, 'CONVERSION_TLS_PORT') === undefined) {
-    if (certFile !== undefined || keyFile !== undefined) throw new SettingsError('CONVERSION_TLS_CERT_FILE and CONVERSION_TLS_KEY_FILE need CONVERSION_TLS_PORT');
+    if (certFile !== undefined || keyFile !== undefined)
+      throw new SettingsError('CONVERSION_TLS_CERT_FILE and CONVERSION_TLS_KEY_FILE need CONVERSION_TLS_PORT');
     return undefined;
   }
   if (certFile === undefined || keyFile === undefined) {
-    throw new SettingsError('CONVERSION_TLS_PORT needs CONVERSION_TLS_CERT_FILE and CONVERSION_TLS_KEY_FILE (the API server calls conversion webhooks over HTTPS only)');
+    throw new SettingsError(
+      'CONVERSION_TLS_PORT needs CONVERSION_TLS_CERT_FILE and CONVERSION_TLS_KEY_FILE (the API server calls conversion webhooks over HTTPS only)',
+    );
   }
   return { certFile, keyFile };
 }

@@ -42,7 +42,10 @@ export function watchTlsFiles(options: TlsReloadOptions): TlsReload {
       options.logger.info({ certFile: options.files.certFile }, 'serving a renewed TLS certificate');
       return 'reloaded';
     } catch (error) {
-      options.logger.warn({ certFile: options.files.certFile, error: errorFields(error).message }, 'cannot load the renewed TLS certificate; keeping the current one');
+      options.logger.warn(
+        { certFile: options.files.certFile, error: errorFields(error).message },
+        'cannot load the renewed TLS certificate; keeping the current one',
+      );
       return 'failed';
     }
   };

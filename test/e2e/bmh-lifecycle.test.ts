@@ -4,10 +4,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../devenv/processes.js';
 import type { Cluster } from './support.js';
-import { apply, createNamespace, host, monitor, openCluster, operations, start, succeed, waitForHookSync, waitForHost, waitForRequest, waitForState } from './support.js';
+import {
+  apply,
+  createNamespace,
+  host,
+  monitor,
+  openCluster,
+  operations,
+  start,
+  succeed,
+  waitForHookSync,
+  waitForHost,
+  waitForRequest,
+  waitForState,
+} from './support.js';
 
 const CREDS = (namespace: string, host = 'server-01'): Record<string, string> => ({ name: `${host}-bmc-secret`, namespace, credentialsVersion: '1' });
-const IMAGE = { url: 'http://127.0.0.1:8088/images/ubuntu.qcow2', checksum: 'http://127.0.0.1:8088/images/ubuntu.qcow2.sha256sum', checksumType: 'sha256', format: 'qcow2' };
+const IMAGE = {
+  url: 'http://127.0.0.1:8088/images/ubuntu.qcow2',
+  checksum: 'http://127.0.0.1:8088/images/ubuntu.qcow2.sha256sum',
+  checksumType: 'sha256',
+  format: 'qcow2',
+};
 const HARDWARE = { cpu: { arch: 'x86_64', count: 2 }, ramMebibytes: 4096, nics: [{ name: 'eth0', mac: '00:5c:52:31:3a:9c', pxe: true }] };
 
 /** A host whose BMC address is loopback: nothing is contacted (no driver pool runs here). */
@@ -119,7 +137,11 @@ describe('BareMetalHost lifecycle through Metacontroller', () => {
   it('writes a blank status for a host created paused, requests nothing, and registers it once unpaused', async () => {
     const env = cluster.env;
     const namespace = await createNamespace(env, 'created-paused');
-    await apply(env, hostYAML('server-07').replace('metadata: {name: server-07}', 'metadata: {name: server-07, annotations: {baremetalhost.metal3.io/paused: e2e}}'), namespace);
+    await apply(
+      env,
+      hostYAML('server-07').replace('metadata: {name: server-07}', 'metadata: {name: server-07, annotations: {baremetalhost.metal3.io/paused: e2e}}'),
+      namespace,
+    );
     // The API server accepts that status (the CRD requires its fields): no SyncError, no request.
     const blank = await waitForHost(env, namespace, 'server-07', { what: 'a blank status', check: (view) => view.status?.operationalStatus === '' });
     expect(blank.status?.provisioning?.state).toBe('');
@@ -156,7 +178,10 @@ describe('BareMetalHost lifecycle through Metacontroller', () => {
     await env.kubectl('annotate', 'bmh', 'server-05', '-n', namespace, 'reboot.metal3.io={"force":true}');
     const powerOff = await waitForRequest(env, namespace, 'PowerOff');
     await succeed(env, namespace, powerOff, { poweredOn: false });
-    await waitForHost(env, namespace, 'server-05', { what: 'reboot annotation removed', check: (view) => view.metadata.annotations?.['reboot.metal3.io'] === undefined });
+    await waitForHost(env, namespace, 'server-05', {
+      what: 'reboot annotation removed',
+      check: (view) => view.metadata.annotations?.['reboot.metal3.io'] === undefined,
+    });
     const again = await waitForRequest(env, namespace, 'PowerOn');
     expect(again).not.toBe(powerOn);
   });

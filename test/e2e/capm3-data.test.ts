@@ -45,7 +45,14 @@ beforeAll(async () => {
     return Promise.resolve();
   });
   const agentPort = cluster.env.pool?.agentPort ?? 0;
-  agents = startFakeAgent({ apiURL: `http://127.0.0.1:${String(agentPort)}`, hosts: [seedHost], sources: [redfishBootEvents(emulator)], heartbeatIntervalMs: 500, lookupIntervalMs: 200, commandDelayMs: 200 });
+  agents = startFakeAgent({
+    apiURL: `http://127.0.0.1:${String(agentPort)}`,
+    hosts: [seedHost],
+    sources: [redfishBootEvents(emulator)],
+    heartbeatIntervalMs: 500,
+    lookupIntervalMs: 200,
+    commandDelayMs: 200,
+  });
 }, 300_000);
 
 afterAll(async () => {
@@ -60,7 +67,13 @@ const IP_POOL = {
   apiVersion: 'ipam.metal3.io/v1alpha1',
   kind: 'IPPool',
   metadata: { name: 'provisioning' },
-  spec: { namePrefix: 'data-provisioning', pools: [{ start: `192.0.2.${String(POOL_FIRST)}`, end: `192.0.2.${String(POOL_LAST)}` }], prefix: 24, gateway: '192.0.2.1', dnsServers: ['192.0.2.1'] },
+  spec: {
+    namePrefix: 'data-provisioning',
+    pools: [{ start: `192.0.2.${String(POOL_FIRST)}`, end: `192.0.2.${String(POOL_LAST)}` }],
+    prefix: 24,
+    gateway: '192.0.2.1',
+    dnsServers: ['192.0.2.1'],
+  },
 };
 
 /** The seed's template (examples/capm3/seed-workers.yaml); the emulator names its first NIC NIC1. */
@@ -72,10 +85,24 @@ function dataTemplate(clusterName: string): Record<string, unknown> {
   };
   const networkData = {
     links: { ethernets: [{ type: 'phy', id: 'eno1', mtu: 1500, macAddress: { fromHostInterface: 'NIC1' } }] },
-    networks: { ipv4: [{ id: 'provisioning', link: 'eno1', ipAddressFromIPPool: 'provisioning', routes: [{ network: '0.0.0.0', prefix: 0, gateway: { fromIPPool: 'provisioning' } }] }] },
+    networks: {
+      ipv4: [
+        {
+          id: 'provisioning',
+          link: 'eno1',
+          ipAddressFromIPPool: 'provisioning',
+          routes: [{ network: '0.0.0.0', prefix: 0, gateway: { fromIPPool: 'provisioning' } }],
+        },
+      ],
+    },
     services: { dnsFromIPPool: 'provisioning' },
   };
-  return { apiVersion: INFRA_API, kind: 'Metal3DataTemplate', metadata: { name: 'workers', labels: { [CLUSTER_NAME_LABEL]: clusterName } }, spec: { clusterName, metaData, networkData } };
+  return {
+    apiVersion: INFRA_API,
+    kind: 'Metal3DataTemplate',
+    metadata: { name: 'workers', labels: { [CLUSTER_NAME_LABEL]: clusterName } },
+    spec: { clusterName, metaData, networkData },
+  };
 }
 
 type Ref = { name?: string; namespace?: string } | undefined;
@@ -128,7 +155,16 @@ async function readWorker(scene: Scene, machine: string, host: string): Promise<
   }
   const metaData = await scene.get<SecretView>('secret', `${machine}-metadata`);
   const networkData = await scene.get<SecretView>('secret', `${machine}-networkdata`);
-  return { machine, host, data, ipClaim, address, meta: decode(metaData, 'metaData') as RenderedMeta, network: decode(networkData, 'networkData') as RenderedNetwork, secrets: { metaData, networkData } };
+  return {
+    machine,
+    host,
+    data,
+    ipClaim,
+    address,
+    meta: decode(metaData, 'metaData') as RenderedMeta,
+    network: decode(networkData, 'networkData') as RenderedNetwork,
+    secrets: { metaData, networkData },
+  };
 }
 
 /** Claimed, provisioned with its data, Node registered by the test's kubelet, machine ready. */
@@ -137,7 +173,10 @@ async function runWorker(scene: Scene, machine: string): Promise<string> {
   await scene.waitHostState(host, 'provisioned');
   await scene.bootNode(`${scene.namespace}-${machine}`, host);
   const providerID = `metal3://${scene.namespace}/${host}/${machine}`;
-  await scene.waitUntil<Metal3MachineView>('metal3machine', machine, { what: `provisioned with ${providerID}`, check: (view) => view.spec.providerID === providerID && view.status?.initialization?.provisioned === true });
+  await scene.waitUntil<Metal3MachineView>('metal3machine', machine, {
+    what: `provisioned with ${providerID}`,
+    check: (view) => view.spec.providerID === providerID && view.status?.initialization?.provisioned === true,
+  });
   return host;
 }
 
@@ -149,7 +188,11 @@ async function poolIndexes(scene: Scene): Promise<Record<string, string>> {
 async function deployWorkers(scene: Scene, replicas: number): Promise<WorkerData[]> {
   const pool = { 'example.com/pool': 'data' };
   for (const id of HOSTS) {
-    await scene.addHost(id, { address: emulator.address(id, 'redfish-virtualmedia'), mac: macOf(id), password: PASSWORD }, { labels: pool, spec: { inspectionMode: 'fast', automatedCleaningMode: 'disabled' } });
+    await scene.addHost(
+      id,
+      { address: emulator.address(id, 'redfish-virtualmedia'), mac: macOf(id), password: PASSWORD },
+      { labels: pool, spec: { inspectionMode: 'fast', automatedCleaningMode: 'disabled' } },
+    );
   }
   await scene.apply([IP_POOL, dataTemplate(scene.cluster)]);
   await Promise.all(HOSTS.map(async (id) => scene.waitHostState(id, 'available')));
@@ -163,18 +206,28 @@ async function deployWorkers(scene: Scene, replicas: number): Promise<WorkerData
 /** The deleted worker's claim, data, IPClaim, IPAddress and Secrets go; its address leaves the pool's allocations. */
 async function waitDataGone(scene: Scene, gone: WorkerData): Promise<void> {
   await waitFor(`${gone.machine} deleted`, async () => !(await scene.exists('metal3machine', gone.machine)), 180_000, 1000);
-  await waitFor(`${gone.machine}'s claim, data, IPClaim, IPAddress and Secrets deleted`, async () => {
-    const left = await Promise.all([
-      scene.exists('metal3dataclaim', gone.machine),
-      scene.exists('metal3data', gone.data.metadata.name),
-      scene.exists('ipclaim', gone.ipClaim.metadata.name),
-      scene.exists('ipaddress', gone.address.metadata.name),
-      scene.exists('secret', `${gone.machine}-metadata`),
-      scene.exists('secret', `${gone.machine}-networkdata`),
-    ]);
-    return left.every((exists) => !exists);
-  }, 120_000, 1000);
-  await waitFor(`${gone.address.spec.address} back in the pool`, async () => (await poolIndexes(scene))[gone.ipClaim.metadata.name] === undefined, 60_000, 1000);
+  await waitFor(
+    `${gone.machine}'s claim, data, IPClaim, IPAddress and Secrets deleted`,
+    async () => {
+      const left = await Promise.all([
+        scene.exists('metal3dataclaim', gone.machine),
+        scene.exists('metal3data', gone.data.metadata.name),
+        scene.exists('ipclaim', gone.ipClaim.metadata.name),
+        scene.exists('ipaddress', gone.address.metadata.name),
+        scene.exists('secret', `${gone.machine}-metadata`),
+        scene.exists('secret', `${gone.machine}-networkdata`),
+      ]);
+      return left.every((exists) => !exists);
+    },
+    120_000,
+    1000,
+  );
+  await waitFor(
+    `${gone.address.spec.address} back in the pool`,
+    async () => (await poolIndexes(scene))[gone.ipClaim.metadata.name] === undefined,
+    60_000,
+    1000,
+  );
   await scene.waitHostState(gone.host, 'available');
 }
 
@@ -194,7 +247,9 @@ async function expectUnmoved(expect: ExpectStatic, scene: Scene, before: WorkerD
 }
 
 describe.concurrent('per-node data and examples through the Cluster API provider', () => {
-  it('a MachineDeployment of two workers with a dataTemplate: each gets its index, hostname, address and Secrets on its host; scaling to one frees only the deleted worker\'s data, and the next worker gets it back', async ({ expect }) => {
+  it("a MachineDeployment of two workers with a dataTemplate: each gets its index, hostname, address and Secrets on its host; scaling to one frees only the deleted worker's data, and the next worker gets it back", async ({
+    expect,
+  }) => {
     const scene = await openScene(cluster.env, workload, 'capm3-data');
     const workers = await deployWorkers(scene, 2);
     expect(workers.map((worker) => worker.data.spec.index).sort()).toEqual([0, 1]);
@@ -237,7 +292,9 @@ describe.concurrent('per-node data and examples through the Cluster API provider
     await examplesApplyAndConvert(cluster.env, expect);
   }, 240_000);
 
-  it('examples/seed/server-01.yaml validates unchanged and, pointed at a loopback Redfish emulator, registers, inspects and becomes available', async ({ expect }) => {
+  it('examples/seed/server-01.yaml validates unchanged and, pointed at a loopback Redfish emulator, registers, inspects and becomes available', async ({
+    expect,
+  }) => {
     await seedServerRegisters(cluster.env, emulator, expect);
   }, 240_000);
 });
@@ -270,9 +327,13 @@ async function expectWired(expect: ExpectStatic, scene: Scene, worker: WorkerDat
   expect(claim.metadata.ownerReferences).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'Metal3Machine', name: machine })]));
   expect(claim.status).toEqual(expect.objectContaining({ renderedData: named(data.metadata.name) }));
   const m3m = await scene.get<MachineDataView>('metal3machine', machine);
-  expect(m3m.status).toEqual(expect.objectContaining({ metaData: named(`${machine}-metadata`), networkData: named(`${machine}-networkdata`), renderedData: named(data.metadata.name) }));
+  expect(m3m.status).toEqual(
+    expect.objectContaining({ metaData: named(`${machine}-metadata`), networkData: named(`${machine}-networkdata`), renderedData: named(data.metadata.name) }),
+  );
   const bmh = await scene.get<HostDataView>('baremetalhost', host);
-  expect(bmh.spec).toEqual(expect.objectContaining({ consumerRef: named(machine), metaData: named(`${machine}-metadata`), networkData: named(`${machine}-networkdata`) }));
+  expect(bmh.spec).toEqual(
+    expect.objectContaining({ consumerRef: named(machine), metaData: named(`${machine}-metadata`), networkData: named(`${machine}-networkdata`) }),
+  );
   expect(await provisionedWith(scene, host)).toContainEqual([`${machine}-metadata`, `${machine}-networkdata`]);
 }
 

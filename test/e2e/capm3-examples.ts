@@ -16,7 +16,9 @@ import { createNamespace, getJSON } from './support.js';
 
 const GROUP = 'infrastructure.cluster.x-k8s.io';
 const SEED_SERVER_FILE = join(REPO_ROOT, 'examples', 'seed', 'server-01.yaml');
-const CAPM3_EXAMPLES = ['seed-cluster.yaml', 'upstream-v1beta1-cluster.yaml', 'upstream-v1beta1-machine.yaml', 'upstream-v1beta1-remediation.yaml'].map((file) => join(REPO_ROOT, 'examples', 'capm3', file));
+const CAPM3_EXAMPLES = ['seed-cluster.yaml', 'upstream-v1beta1-cluster.yaml', 'upstream-v1beta1-machine.yaml', 'upstream-v1beta1-remediation.yaml'].map(
+  (file) => join(REPO_ROOT, 'examples', 'capm3', file),
+);
 /** Upstream v1beta1's failureDomains map, and the v1beta2 list it becomes (sorted by name, controlPlane only when true). */
 const FAILURE_DOMAINS_V1BETA1 = { 'rack-b': {}, 'rack-a': { controlPlane: true, attributes: { row: '1' } } };
 const FAILURE_DOMAINS_V1BETA2 = [{ name: 'rack-a', controlPlane: true, attributes: { row: '1' } }, { name: 'rack-b' }];
@@ -35,7 +37,9 @@ interface Read {
 }
 
 function manifests(file: string): Manifest[] {
-  return parseAllDocuments(readFileSync(file, 'utf8')).map((doc) => doc.toJS() as Manifest).filter((doc) => typeof doc === 'object');
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((doc) => doc.toJS() as Manifest)
+    .filter((doc) => typeof doc === 'object');
 }
 
 /** Reads an object of `plural` in exactly `version` (`<plural>.<version>.<group>`). */
@@ -70,12 +74,17 @@ async function v1beta2ReadAsV1beta1(env: Environment, namespace: string, expect:
   expect(machineSpec.image).toEqual(expect.objectContaining({ format: 'qcow2', checksumType: 'sha256' }));
   expect(machineSpec.image).not.toHaveProperty('diskFormat');
   expect(machineSpec.dataTemplate).toEqual(expect.objectContaining({ name: 'workers' }));
-  expect(machineSpec.hostSelector).toEqual({ matchLabels: { 'ironhook.dev/pool': 'seed' }, matchExpressions: [{ key: 'ironhook.dev/role', operator: 'in', values: ['worker'] }] });
+  expect(machineSpec.hostSelector).toEqual({
+    matchLabels: { 'ironhook.dev/pool': 'seed' },
+    matchExpressions: [{ key: 'ironhook.dev/role', operator: 'in', values: ['worker'] }],
+  });
   const remediation = await read(env, namespace, { plural: 'metal3remediationtemplates', version: 'v1beta1' }, 'seed-workers-reboot');
   const strategy = (remediation.spec.template as { spec: { strategy: Spec } }).spec.strategy;
   expect(strategy).toEqual({ type: 'Reboot', retryLimit: 2, timeout: '600s' });
   const metal3Cluster = await read(env, namespace, { plural: 'metal3clusters', version: 'v1beta1' }, 'seed');
-  expect(metal3Cluster.spec).toEqual(expect.objectContaining({ controlPlaneEndpoint: { host: '192.168.1.5', port: 6443 }, cloudProviderEnabled: false, noCloudProvider: true }));
+  expect(metal3Cluster.spec).toEqual(
+    expect.objectContaining({ controlPlaneEndpoint: { host: '192.168.1.5', port: 6443 }, cloudProviderEnabled: false, noCloudProvider: true }),
+  );
   for (const kind of ['cluster', 'machinedeployment', 'machinehealthcheck', 'secret']) {
     const name = kind === 'secret' ? 'seed-workers-userdata' : kind === 'cluster' ? 'seed' : 'seed-workers';
     expect((await getJSON<{ metadata: { name: string } }>(env, namespace, kind, name)).metadata.name).toBe(name);
@@ -89,7 +98,10 @@ async function v1beta1ReadAsV1beta2(env: Environment, namespace: string, expect:
   const clusterTemplateSpec = (clusterTemplate.spec.template as { spec: Spec }).spec;
   expect(clusterTemplateSpec).toEqual(expect.objectContaining({ cloudProviderEnabled: false }));
   expect(clusterTemplateSpec).not.toHaveProperty('noCloudProvider');
-  for (const [name, diskFormat] of [['test1-controlplane', 'raw'], ['test1-workers', 'qcow2']] as const) {
+  for (const [name, diskFormat] of [
+    ['test1-controlplane', 'raw'],
+    ['test1-workers', 'qcow2'],
+  ] as const) {
     const template = await read(env, namespace, { plural: 'metal3machinetemplates', version: 'v1beta2' }, name);
     const image = (template.spec.template as { spec: { image: Spec } }).spec.image;
     expect(image).toEqual(expect.objectContaining({ diskFormat }));
@@ -119,10 +131,15 @@ async function failureDomainsConvert(env: Environment, namespace: string, expect
   const stored = await read(env, namespace, { plural: 'metal3clusters', version: 'v1beta2' }, 'test1-failure-domains');
   expect(stored.spec.failureDomains).toEqual(FAILURE_DOMAINS_V1BETA2);
   let status: Spec | undefined;
-  await waitFor('the Metal3Cluster to copy its failure domains to status', async () => {
-    status = (await getJSON<{ status?: Spec }>(env, namespace, `metal3clusters.v1beta2.${GROUP}`, 'test1-failure-domains')).status;
-    return status?.failureDomains !== undefined;
-  }, 60_000, 1000);
+  await waitFor(
+    'the Metal3Cluster to copy its failure domains to status',
+    async () => {
+      status = (await getJSON<{ status?: Spec }>(env, namespace, `metal3clusters.v1beta2.${GROUP}`, 'test1-failure-domains')).status;
+      return status?.failureDomains !== undefined;
+    },
+    60_000,
+    1000,
+  );
   expect(status?.failureDomains).toEqual(FAILURE_DOMAINS_V1BETA2);
   const legacy = await getJSON<Read & { status?: Spec }>(env, namespace, `metal3clusters.v1beta1.${GROUP}`, 'test1-failure-domains');
   expect(legacy.spec.failureDomains).toEqual(FAILURE_DOMAINS_V1BETA1);
@@ -158,7 +175,9 @@ export async function seedServerRegisters(env: Environment, emulator: RedfishEmu
   expect((await env.kubectlResult('get', 'baremetalhost', SEED_SERVER.id, '-n', namespace)).code).not.toBe(0);
 
   const address = emulator.address(SEED_SERVER.id, 'redfish-virtualmedia');
-  const docs = manifests(SEED_SERVER_FILE).map((doc) => (doc.kind === 'BareMetalHost' ? { ...doc, spec: { ...doc.spec, bmc: { ...(doc.spec?.bmc as Spec), address } } } : doc));
+  const docs = manifests(SEED_SERVER_FILE).map((doc) =>
+    doc.kind === 'BareMetalHost' ? { ...doc, spec: { ...doc.spec, bmc: { ...(doc.spec?.bmc as Spec), address } } } : doc,
+  );
   loopbackOnly(docs);
   const applied = await kubectlApply(env.kubeconfig, docs.map((doc) => JSON.stringify(doc)).join('\n---\n'), ['--server-side', '-n', namespace]);
   expect(applied).toEqual(expect.objectContaining({ code: 0 }));
@@ -171,10 +190,15 @@ export async function seedServerRegisters(env: Environment, emulator: RedfishEmu
 
 async function waitAvailable(env: Environment, namespace: string, name: string): Promise<HostStatusView> {
   let host: HostStatusView | undefined;
-  await waitFor(`${name} available`, async () => {
-    host = await getJSON<HostStatusView>(env, namespace, 'baremetalhost', name);
-    return host.status?.provisioning?.state === 'available';
-  }, 180_000, 1000);
+  await waitFor(
+    `${name} available`,
+    async () => {
+      host = await getJSON<HostStatusView>(env, namespace, 'baremetalhost', name);
+      return host.status?.provisioning?.state === 'available';
+    },
+    180_000,
+    1000,
+  );
   if (host === undefined) {
     throw new Error(`${name} was never read`);
   }

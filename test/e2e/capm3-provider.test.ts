@@ -42,7 +42,11 @@ afterAll(async () => {
 /** A fleet host: fast (Redfish) inspection, no cleaning, so no agent is involved. */
 async function addFleetHost(scene: Scene, id: string, labels: Record<string, string>): Promise<void> {
   const mac = `52:54:00:3c:00:${FLEET.indexOf(id).toString(16).padStart(2, '0')}`;
-  await scene.addHost(id, { address: fleet.address(id, 'redfish-virtualmedia'), mac, password: PASSWORD }, { labels, spec: { inspectionMode: 'fast', automatedCleaningMode: 'disabled' } });
+  await scene.addHost(
+    id,
+    { address: fleet.address(id, 'redfish-virtualmedia'), mac, password: PASSWORD },
+    { labels, spec: { inspectionMode: 'fast', automatedCleaningMode: 'disabled' } },
+  );
 }
 
 function liveISO(): Record<string, unknown> {
@@ -51,7 +55,10 @@ function liveISO(): Record<string, unknown> {
 
 /** Wait until the Metal3Machine is provisioned with its provider ID and return it. */
 async function waitMachineReady(scene: Scene, name: string, providerID: string): Promise<Metal3MachineView> {
-  return scene.waitUntil<Metal3MachineView>('metal3machine', name, { what: `provisioned with ${providerID}`, check: (view) => view.spec.providerID === providerID && view.status?.initialization?.provisioned === true });
+  return scene.waitUntil<Metal3MachineView>('metal3machine', name, {
+    what: `provisioned with ${providerID}`,
+    check: (view) => view.spec.providerID === providerID && view.status?.initialization?.provisioned === true,
+  });
 }
 
 // vitest runs at most 5 concurrent tests (maxConcurrency); the slowest scenario comes first so it
@@ -73,7 +80,10 @@ describe.concurrent('the Cluster API provider', () => {
     const [machine = ''] = await scene.waitMachines('workers', 1);
     expect(await scene.waitClaim(machine)).toBe('rf-0');
     // The claim and the host spec are two patches (docs/capm3.md): wait for the second.
-    const claimed = await scene.waitUntil<Awaited<ReturnType<Scene['host']>>>('baremetalhost', 'rf-0', { what: 'the host spec from the machine', check: (view) => view.spec.image !== undefined });
+    const claimed = await scene.waitUntil<Awaited<ReturnType<Scene['host']>>>('baremetalhost', 'rf-0', {
+      what: 'the host spec from the machine',
+      check: (view) => view.spec.image !== undefined,
+    });
     expect(claimed.spec.consumerRef).toEqual(expect.objectContaining({ kind: 'Metal3Machine', name: machine, namespace: scene.namespace }));
     expect(claimed.spec.consumerRef?.apiVersion).toMatch(/^infrastructure\.cluster\.x-k8s\.io\//u);
     expect(claimed.spec.image).toEqual(expect.objectContaining({ url: bmcs.files.diskURL }));
@@ -90,7 +100,10 @@ describe.concurrent('the Cluster API provider', () => {
     await waitMachineReady(scene, machine, providerID);
     await waitFor('the workload Node to carry the providerID', async () => (await workload.node(node))?.spec?.providerID === providerID, 60_000, 1000);
     const owner = await scene.machineOf(machine);
-    await scene.waitUntil<{ spec: { providerID?: string }; status?: { nodeRef?: { name: string } } }>('machine', owner, { what: 'nodeRef (Cluster API)', check: (view) => view.spec.providerID === providerID && view.status?.nodeRef?.name === node });
+    await scene.waitUntil<{ spec: { providerID?: string }; status?: { nodeRef?: { name: string } } }>('machine', owner, {
+      what: 'nodeRef (Cluster API)',
+      check: (view) => view.spec.providerID === providerID && view.status?.nodeRef?.name === node,
+    });
 
     await scene.scale('workers', 0);
     await waitFor(`${machine} deleted`, async () => !(await scene.exists('metal3machine', machine)), 300_000, 1000);
@@ -110,15 +123,27 @@ describe.concurrent('the Cluster API provider', () => {
     await scene.createTemplate('race', { image: liveISO(), hostSelector: { matchLabels: pool } });
     await scene.createDeployment('race', 'race', 5);
     const machines = await scene.waitMachines('race', 5);
-    const isWaiting = (view: Metal3MachineView): boolean => condition(view, 'AssociateBareMetalHost')?.status === 'False' && /no available (?:bare ?metal ?)?host/iu.test(condition(view, 'AssociateBareMetalHost')?.message ?? '');
+    const isWaiting = (view: Metal3MachineView): boolean =>
+      condition(view, 'AssociateBareMetalHost')?.status === 'False' &&
+      /no available (?:bare ?metal ?)?host/iu.test(condition(view, 'AssociateBareMetalHost')?.message ?? '');
     let claims = new Map<string, string>();
     let waiting: string[] = [];
-    await waitFor('three claims and two waiting machines', async () => {
-      const views = await Promise.all(machines.map(async (name) => scene.m3m(name)));
-      claims = new Map(views.flatMap((view) => { const host = view.metadata.annotations?.[HOST_ANNOTATION]; return host === undefined ? [] : [[view.metadata.name, host.split('/')[1] ?? '']]; }));
-      waiting = views.filter((view) => view.metadata.annotations?.[HOST_ANNOTATION] === undefined && isWaiting(view)).map((view) => view.metadata.name);
-      return claims.size === 3 && waiting.length === 2;
-    }, 180_000, 1000);
+    await waitFor(
+      'three claims and two waiting machines',
+      async () => {
+        const views = await Promise.all(machines.map(async (name) => scene.m3m(name)));
+        claims = new Map(
+          views.flatMap((view) => {
+            const host = view.metadata.annotations?.[HOST_ANNOTATION];
+            return host === undefined ? [] : [[view.metadata.name, host.split('/')[1] ?? '']];
+          }),
+        );
+        waiting = views.filter((view) => view.metadata.annotations?.[HOST_ANNOTATION] === undefined && isWaiting(view)).map((view) => view.metadata.name);
+        return claims.size === 3 && waiting.length === 2;
+      },
+      180_000,
+      1000,
+    );
     expect(new Set(claims.values())).toEqual(new Set(['race-0', 'race-1', 'race-2']));
     for (const [machine, host] of claims) {
       expect((await scene.host(host)).spec.consumerRef?.name).toBe(machine);
@@ -126,7 +151,9 @@ describe.concurrent('the Cluster API provider', () => {
     expect(waiting.sort()).toEqual(machines.filter((name) => !claims.has(name)).sort());
   }, 480_000);
 
-  it('node reuse: a scaled-down worker leaves its host labelled md-<deployment>, and the next worker takes that host, not an unlabelled one', async ({ expect }) => {
+  it('node reuse: a scaled-down worker leaves its host labelled md-<deployment>, and the next worker takes that host, not an unlabelled one', async ({
+    expect,
+  }) => {
     const scene = await openScene(cluster.env, workload, 'capm3-reuse');
     const pool = { 'example.com/pool': 'reuse' };
     await addFleetHost(scene, 'reuse-0', pool);

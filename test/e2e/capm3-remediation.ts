@@ -36,11 +36,22 @@ async function runningWorker(context: RemediationContext, prefix: string, host: 
   context.expect(await scene.waitClaim(metal3Machine)).toBe(host);
   await scene.waitHostState(host, 'provisioned');
   const node = `${scene.namespace}-worker`;
-  await context.workload.createNode({ name: node, uuid: await scene.uid('baremetalhost', host), labels: { 'example.com/role': 'worker' }, annotations: { 'example.com/rack': 'r1' } });
+  await context.workload.createNode({
+    name: node,
+    uuid: await scene.uid('baremetalhost', host),
+    labels: { 'example.com/role': 'worker' },
+    annotations: { 'example.com/rack': 'r1' },
+  });
   const providerID = `metal3://${scene.namespace}/${host}/${metal3Machine}`;
-  await scene.waitUntil<Metal3MachineView>('metal3machine', metal3Machine, { what: 'provisioned', check: (view) => view.spec.providerID === providerID && view.status?.initialization?.provisioned === true });
+  await scene.waitUntil<Metal3MachineView>('metal3machine', metal3Machine, {
+    what: 'provisioned',
+    check: (view) => view.spec.providerID === providerID && view.status?.initialization?.provisioned === true,
+  });
   const machine = await scene.machineOf(metal3Machine);
-  await scene.waitUntil<{ status?: { nodeRef?: { name: string } } }>('machine', machine, { what: 'nodeRef (Cluster API)', check: (view) => view.status?.nodeRef?.name === node });
+  await scene.waitUntil<{ status?: { nodeRef?: { name: string } } }>('machine', machine, {
+    what: 'nodeRef (Cluster API)',
+    check: (view) => view.status?.nodeRef?.name === node,
+  });
   return { scene, host, machine, node };
 }
 
@@ -48,13 +59,23 @@ async function runningWorker(context: RemediationContext, prefix: string, host: 
 async function remediate(running: Running, strategy: Record<string, unknown>): Promise<string> {
   const { scene, machine } = running;
   const owner = { apiVersion: CAPI_API, kind: 'Machine', name: machine, uid: await scene.uid('machine', machine), controller: true, blockOwnerDeletion: true };
-  await scene.apply([{ apiVersion: INFRA_API, kind: 'Metal3Remediation', metadata: { name: machine, ownerReferences: [owner] }, spec: { strategy: { type: 'Reboot', ...strategy } } }]);
+  await scene.apply([
+    {
+      apiVersion: INFRA_API,
+      kind: 'Metal3Remediation',
+      metadata: { name: machine, ownerReferences: [owner] },
+      spec: { strategy: { type: 'Reboot', ...strategy } },
+    },
+  ]);
   return scene.uid('metal3remediation', machine);
 }
 
 /** Power-off resets the emulator recorded for `id` since `from` actions. */
 function powerOffs(fleet: RedfishEmulator, id: string, from: number): number {
-  return fleet.system(id).actions.slice(from).filter((action) => action.action === 'Reset' && /Off|Shutdown/u.test(action.detail ?? '')).length;
+  return fleet
+    .system(id)
+    .actions.slice(from)
+    .filter((action) => action.action === 'Reset' && /Off|Shutdown/u.test(action.detail ?? '')).length;
 }
 
 /** Polls the host every 250 ms and remembers whether `annotation` was ever present. */
@@ -68,7 +89,12 @@ function watchAnnotation(scene: Scene, host: string, annotation: string): { seen
     }
   };
   void poll().catch(() => undefined);
-  return { seen: () => seen, stop: () => { stopped = true; } };
+  return {
+    seen: () => seen,
+    stop: () => {
+      stopped = true;
+    },
+  };
 }
 
 type RemediationView = ObjectView<unknown, { phase?: string; retryCount?: number }>;
@@ -84,18 +110,33 @@ export async function remediationSucceeds(context: RemediationContext): Promise<
   const watch = watchAnnotation(scene, host, powerAnnotation);
   await waitFor(`${host} powered off by the remediation`, async () => Promise.resolve(powerOffs(fleet, host, actionsBefore) >= 1), 120_000, 250);
   await waitFor(`Node ${node} fenced (deleted)`, async () => (await workload.node(node)) === undefined, 120_000, 1000);
-  const waiting = await scene.waitUntil<RemediationView>('metal3remediation', machine, { what: 'phase Waiting', check: (view) => view.status?.phase === 'Waiting' }, 120_000);
+  const waiting = await scene.waitUntil<RemediationView>(
+    'metal3remediation',
+    machine,
+    { what: 'phase Waiting', check: (view) => view.status?.phase === 'Waiting' },
+    120_000,
+  );
   expect(waiting.status?.retryCount ?? 0).toBe(0);
   await waitFor(`${host} powered on again`, async () => Promise.resolve(fleet.system(host).powerState === 'On'), 120_000, 250);
   watch.stop();
   expect(watch.seen()).toBe(true);
-  await scene.waitUntil<ObjectView>('baremetalhost', host, { what: 'power-off annotation removed', check: (view) => view.metadata.annotations?.[powerAnnotation] === undefined }, 60_000);
+  await scene.waitUntil<ObjectView>(
+    'baremetalhost',
+    host,
+    { what: 'power-off annotation removed', check: (view) => view.metadata.annotations?.[powerAnnotation] === undefined },
+    60_000,
+  );
 
   await workload.createNode({ name: node, uuid: await scene.uid('baremetalhost', host) });
-  await waitFor(`Node ${node} labels and annotations restored`, async () => {
-    const view = await workload.node(node);
-    return view?.metadata.labels?.['example.com/role'] === 'worker' && view.metadata.annotations?.['example.com/rack'] === 'r1';
-  }, 120_000, 1000);
+  await waitFor(
+    `Node ${node} labels and annotations restored`,
+    async () => {
+      const view = await workload.node(node);
+      return view?.metadata.labels?.['example.com/role'] === 'worker' && view.metadata.annotations?.['example.com/rack'] === 'r1';
+    },
+    120_000,
+    1000,
+  );
   const after = await scene.get<RemediationView>('metal3remediation', machine);
   expect(after.status?.phase).toBe('Waiting');
   expect(after.metadata.finalizers ?? []).not.toContain('metal3remediation.infrastructure.cluster.x-k8s.io');
@@ -108,13 +149,28 @@ export async function remediationGivesUp(context: RemediationContext): Promise<v
   const actionsBefore = fleet.system(host).actions.length;
   await remediate(running, { retryLimit: 1, timeoutSeconds: 100 });
   await waitFor(`Node ${node} fenced (deleted)`, async () => (await workload.node(node)) === undefined, 120_000, 1000);
-  const gaveUp = await scene.waitUntil<RemediationView>('metal3remediation', machine, { what: 'phase Deleting machine', check: (view) => view.status?.phase === 'Deleting machine' }, 420_000);
+  const gaveUp = await scene.waitUntil<RemediationView>(
+    'metal3remediation',
+    machine,
+    { what: 'phase Deleting machine', check: (view) => view.status?.phase === 'Deleting machine' },
+    420_000,
+  );
   expect(gaveUp.status?.retryCount).toBe(1);
   expect(powerOffs(fleet, host, actionsBefore)).toBeGreaterThanOrEqual(2);
   // The give-up ObjectPatches are created with the phase; the pool applies them after it lands.
-  const owned = await scene.waitUntil<ObjectView>('machine', machine, { what: 'OwnerRemediated on the Machine', check: (view) => condition(view, 'OwnerRemediated') !== undefined }, 60_000);
+  const owned = await scene.waitUntil<ObjectView>(
+    'machine',
+    machine,
+    { what: 'OwnerRemediated on the Machine', check: (view) => condition(view, 'OwnerRemediated') !== undefined },
+    60_000,
+  );
   expect(condition(owned, 'OwnerRemediated')).toEqual(expect.objectContaining({ status: 'False', reason: 'WaitingForRemediation' }));
-  const marked = await scene.waitUntil<ObjectView>('baremetalhost', host, { what: 'the host marked unhealthy', check: (view) => Object.keys(view.metadata.annotations ?? {}).some((key) => key.endsWith('metal3.io/unhealthy')) }, 60_000);
+  const marked = await scene.waitUntil<ObjectView>(
+    'baremetalhost',
+    host,
+    { what: 'the host marked unhealthy', check: (view) => Object.keys(view.metadata.annotations ?? {}).some((key) => key.endsWith('metal3.io/unhealthy')) },
+    60_000,
+  );
   const unhealthy = marked.metadata.annotations ?? {};
   expect(unhealthy['capm3.metal3.io/unhealthy'] ?? unhealthy['capi.metal3.io/unhealthy']).toBe('capm3/UnhealthyNode');
   expect(await workload.node(node)).toBeUndefined();

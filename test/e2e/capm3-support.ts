@@ -64,7 +64,10 @@ interface HostSpecView {
   automatedCleaningMode?: string;
 }
 export type BareMetalHostView = ObjectView<HostSpecView, { poweredOn?: boolean; provisioning?: { state?: string } }>;
-export type Metal3MachineView = ObjectView<{ providerID?: string }, { initialization?: { provisioned?: boolean }; addresses?: { type: string; address: string }[] }>;
+export type Metal3MachineView = ObjectView<
+  { providerID?: string },
+  { initialization?: { provisioned?: boolean }; addresses?: { type: string; address: string }[] }
+>;
 
 /** What a wait is for (in the timeout message) and when it is over. */
 export interface Until<T> {
@@ -144,10 +147,15 @@ export class Scene {
   async waitUntil<T>(kind: string, name: string, until: Until<T>, timeoutMs = WAIT_MS): Promise<T> {
     const { what, check } = until;
     let last: T | undefined;
-    await waitFor(`${kind} ${this.namespace}/${name}: ${what}`, async () => {
-      last = await this.get<T>(kind, name);
-      return check(last);
-    }, timeoutMs, POLL_MS);
+    await waitFor(
+      `${kind} ${this.namespace}/${name}: ${what}`,
+      async () => {
+        last = await this.get<T>(kind, name);
+        return check(last);
+      },
+      timeoutMs,
+      POLL_MS,
+    );
     return last as T;
   }
 
@@ -156,7 +164,12 @@ export class Scene {
   }
 
   async waitHostState(name: string, state: string, timeoutMs = WAIT_MS): Promise<BareMetalHostView> {
-    return this.waitUntil<BareMetalHostView>('baremetalhost', name, { what: `state ${state}`, check: (view) => view.status?.provisioning?.state === state }, timeoutMs);
+    return this.waitUntil<BareMetalHostView>(
+      'baremetalhost',
+      name,
+      { what: `state ${state}`, check: (view) => view.status?.provisioning?.state === state },
+      timeoutMs,
+    );
   }
 
   async m3m(name: string): Promise<Metal3MachineView> {
@@ -171,16 +184,31 @@ export class Scene {
 
   async waitClaim(machine: string, timeoutMs = WAIT_MS): Promise<string> {
     let host: string | undefined;
-    await waitFor(`${machine} associated with a host`, async () => {
-      host = await this.claimedHost(machine);
-      return host !== undefined;
-    }, timeoutMs, POLL_MS);
+    await waitFor(
+      `${machine} associated with a host`,
+      async () => {
+        host = await this.claimedHost(machine);
+        return host !== undefined;
+      },
+      timeoutMs,
+      POLL_MS,
+    );
     return host ?? '';
   }
 
   /** A BareMetalHost on an emulated Redfish BMC, with its credentials Secret. */
-  async addHost(name: string, bmc: { address: string; mac: string; password: string }, extra: { labels?: Record<string, string>; spec?: Record<string, unknown> } = {}): Promise<void> {
-    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-bmc-secret` }, type: 'Opaque', stringData: { username: BMC_USERNAME, password: bmc.password } };
+  async addHost(
+    name: string,
+    bmc: { address: string; mac: string; password: string },
+    extra: { labels?: Record<string, string>; spec?: Record<string, unknown> } = {},
+  ): Promise<void> {
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-bmc-secret` },
+      type: 'Opaque',
+      stringData: { username: BMC_USERNAME, password: bmc.password },
+    };
     const spec = { online: false, bootMACAddress: bmc.mac, bmc: { address: bmc.address, credentialsName: `${name}-bmc-secret` }, ...extra.spec };
     await this.apply([secret, { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name, labels: extra.labels ?? {} }, spec }]);
   }
@@ -196,14 +224,27 @@ export class Scene {
    */
   async createDeployment(name: string, template: string, replicas: number): Promise<void> {
     const selector = { matchLabels: { [DEPLOYMENT_LABEL]: name } };
-    const bootstrap = { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${name}-bootstrap`, labels: { [CLUSTER_NAME_LABEL]: this.cluster } }, type: 'cluster.x-k8s.io/secret', stringData: { value: `#cloud-config\nhostname: ${name}\n`, format: 'cloud-config' } };
+    const bootstrap = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-bootstrap`, labels: { [CLUSTER_NAME_LABEL]: this.cluster } },
+      type: 'cluster.x-k8s.io/secret',
+      stringData: { value: `#cloud-config\nhostname: ${name}\n`, format: 'cloud-config' },
+    };
     const machine = {
       metadata: { labels: selector.matchLabels },
-      spec: { clusterName: this.cluster, bootstrap: { dataSecretName: `${name}-bootstrap` }, infrastructureRef: { apiGroup: INFRA_GROUP, kind: 'Metal3MachineTemplate', name: template } },
+      spec: {
+        clusterName: this.cluster,
+        bootstrap: { dataSecretName: `${name}-bootstrap` },
+        infrastructureRef: { apiGroup: INFRA_GROUP, kind: 'Metal3MachineTemplate', name: template },
+      },
     };
     const rollout = { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } } };
     const spec = { clusterName: this.cluster, replicas, selector, template: machine, rollout, deletion: { order: 'Oldest' } };
-    await this.apply([bootstrap, { apiVersion: CAPI_API, kind: 'MachineDeployment', metadata: { name, labels: { [CLUSTER_NAME_LABEL]: this.cluster } }, spec }]);
+    await this.apply([
+      bootstrap,
+      { apiVersion: CAPI_API, kind: 'MachineDeployment', metadata: { name, labels: { [CLUSTER_NAME_LABEL]: this.cluster } }, spec },
+    ]);
   }
 
   async scale(deployment: string, replicas: number): Promise<void> {
@@ -214,15 +255,23 @@ export class Scene {
   async machines(deployment: string): Promise<string[]> {
     const path = `${RESOURCES.metal3machine?.replace('{ns}', this.namespace) ?? ''}?labelSelector=${encodeURIComponent(`${DEPLOYMENT_LABEL}=${deployment}`)}`;
     const list = await this.reader.get<{ items: (Metal3MachineView & { metadata: { deletionTimestamp?: string } })[] }>(path);
-    return (list?.items ?? []).filter((item) => item.metadata.deletionTimestamp === undefined).map((item) => item.metadata.name).sort();
+    return (list?.items ?? [])
+      .filter((item) => item.metadata.deletionTimestamp === undefined)
+      .map((item) => item.metadata.name)
+      .sort();
   }
 
   async waitMachines(deployment: string, count: number, timeoutMs = 60_000): Promise<string[]> {
     let names: string[] = [];
-    await waitFor(`${count} Metal3Machines of ${deployment}`, async () => {
-      names = await this.machines(deployment);
-      return names.length === count;
-    }, timeoutMs, POLL_MS);
+    await waitFor(
+      `${count} Metal3Machines of ${deployment}`,
+      async () => {
+        names = await this.machines(deployment);
+        return names.length === count;
+      },
+      timeoutMs,
+      POLL_MS,
+    );
     return names;
   }
 
@@ -249,10 +298,30 @@ export async function openScene(env: Environment, workload: WorkloadCluster, pre
   await apply(env, workload.kubeconfigSecret(cluster, namespace), namespace);
   const labels = { [CLUSTER_NAME_LABEL]: cluster };
   await scene.apply([
-    { apiVersion: CAPI_API, kind: 'Cluster', metadata: { name: cluster, labels }, spec: { infrastructureRef: { apiGroup: INFRA_GROUP, kind: 'Metal3Cluster', name: cluster } } },
-    { apiVersion: INFRA_API, kind: 'Metal3Cluster', metadata: { name: cluster, labels }, spec: { controlPlaneEndpoint: { host: '127.0.0.1', port: 6443 }, cloudProviderEnabled: false } },
+    {
+      apiVersion: CAPI_API,
+      kind: 'Cluster',
+      metadata: { name: cluster, labels },
+      spec: { infrastructureRef: { apiGroup: INFRA_GROUP, kind: 'Metal3Cluster', name: cluster } },
+    },
+    {
+      apiVersion: INFRA_API,
+      kind: 'Metal3Cluster',
+      metadata: { name: cluster, labels },
+      spec: { controlPlaneEndpoint: { host: '127.0.0.1', port: 6443 }, cloudProviderEnabled: false },
+    },
   ]);
-  await scene.waitUntil<ObjectView<unknown, { initialization?: { provisioned?: boolean } }>>('metal3cluster', cluster, { what: 'provisioned', check: (view) => view.status?.initialization?.provisioned === true }, 60_000);
-  await scene.waitUntil<ObjectView<unknown, { initialization?: { infrastructureProvisioned?: boolean } }>>('cluster', cluster, { what: 'infrastructure provisioned (Cluster API)', check: (view) => view.status?.initialization?.infrastructureProvisioned === true }, 60_000);
+  await scene.waitUntil<ObjectView<unknown, { initialization?: { provisioned?: boolean } }>>(
+    'metal3cluster',
+    cluster,
+    { what: 'provisioned', check: (view) => view.status?.initialization?.provisioned === true },
+    60_000,
+  );
+  await scene.waitUntil<ObjectView<unknown, { initialization?: { infrastructureProvisioned?: boolean } }>>(
+    'cluster',
+    cluster,
+    { what: 'infrastructure provisioned (Cluster API)', check: (view) => view.status?.initialization?.infrastructureProvisioned === true },
+    60_000,
+  );
   return scene;
 }

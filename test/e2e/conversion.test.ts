@@ -46,7 +46,16 @@ const legacyTemplate: Obj = {
     networkData: {
       links: {
         ethernets: [{ type: 'phy', id: 'eno1', mtu: 1500, macAddress: { fromHostInterface: 'eno1' } }],
-        bonds: [{ id: 'bond0', bondMode: '802.3ad', bondLinks: ['eno1'], mtu: 1500, macAddress: { fromHostInterface: 'eno1' }, parameters: { miimon: 100, lacp_rate: 'fast' } }],
+        bonds: [
+          {
+            id: 'bond0',
+            bondMode: '802.3ad',
+            bondLinks: ['eno1'],
+            mtu: 1500,
+            macAddress: { fromHostInterface: 'eno1' },
+            parameters: { miimon: 100, lacp_rate: 'fast' },
+          },
+        ],
       },
     },
   },
@@ -84,10 +93,16 @@ describe('conversion webhook through kube-apiserver', () => {
   });
 
   const read = (plural: string, apiVersion: string, name: string): Promise<Obj> => getJSON<Obj>(cluster.env, namespace, resource(plural, apiVersion), name);
-  const list = async (plural: string, apiVersion: string): Promise<Obj[]> => (await getJSON<{ items: Obj[] }>(cluster.env, namespace, resource(plural, apiVersion))).items;
+  const list = async (plural: string, apiVersion: string): Promise<Obj[]> =>
+    (await getJSON<{ items: Obj[] }>(cluster.env, namespace, resource(plural, apiVersion))).items;
 
   it('points every Webhook conversion of the installed CRDs at the HTTPS conversion listener', async () => {
-    const crds = JSON.parse(await cluster.env.kubectl('get', 'crd', '-o', 'json')) as { items: { metadata: { name: string }; spec: { conversion?: { strategy: string; webhook?: { clientConfig?: { url?: string; caBundle?: string; service?: unknown } } } } }[] };
+    const crds = JSON.parse(await cluster.env.kubectl('get', 'crd', '-o', 'json')) as {
+      items: {
+        metadata: { name: string };
+        spec: { conversion?: { strategy: string; webhook?: { clientConfig?: { url?: string; caBundle?: string; service?: unknown } } } };
+      }[];
+    };
     const webhooks = crds.items.filter((crd) => crd.spec.conversion?.strategy === 'Webhook');
     expect(webhooks.map((crd) => crd.metadata.name)).toContain(`metal3datatemplates.${GROUP}`);
     for (const crd of webhooks) {
@@ -105,7 +120,7 @@ describe('conversion webhook through kube-apiserver', () => {
     expect(keysOf(meta)).toEqual(['dnsServersFromPool', 'gatewaysFromPool', 'indexes', 'ipAddressesFromPool', 'prefixesFromPool', 'strings']);
     expect(meta.ipAddressesFromPool).toEqual(V1BETA1_META.ipAddressesFromIPPool);
     expect(meta.dnsServersFromPool).toEqual(V1BETA1_META.dnsServersFromIPPool);
-    const bond = ((stored.spec.networkData as { links: { bonds: { parameters: unknown }[] } }).links.bonds)[0];
+    const bond = (stored.spec.networkData as { links: { bonds: { parameters: unknown }[] } }).links.bonds[0];
     expect(bond?.parameters).toEqual([
       { name: 'lacp_rate', value: 'fast' },
       { name: 'miimon', value: 100 },
@@ -149,7 +164,12 @@ describe('conversion webhook through kube-apiserver', () => {
   });
 
   it.skipIf(!hasCRD('metal3machines'))('reads a v1beta1 Metal3Machine image.format as v1beta2 image.diskFormat, and back', async () => {
-    const image = { url: 'http://images.example/ubuntu.qcow2', checksum: 'http://images.example/ubuntu.qcow2.sha256sum', checksumType: 'sha256', format: 'qcow2' };
+    const image = {
+      url: 'http://images.example/ubuntu.qcow2',
+      checksum: 'http://images.example/ubuntu.qcow2.sha256sum',
+      checksumType: 'sha256',
+      format: 'qcow2',
+    };
     const machine = { apiVersion: V1BETA1, kind: 'Metal3Machine', metadata: { name: 'worker-0' }, spec: { image } };
     await apply(cluster.env, JSON.stringify(machine), namespace);
     const current = await read('metal3machines', V1BETA2, 'worker-0');

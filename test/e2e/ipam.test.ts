@@ -53,7 +53,9 @@ async function allocations(namespace: string, names: string[]): Promise<Map<stri
       const claimList = await getJSON<{ items: ClaimView[] }>(cluster.env, namespace, 'ipclaims');
       const addressList = await getJSON<{ items: AddressView[] }>(cluster.env, namespace, 'ipaddresses.ipam.metal3.io');
       const byName = new Map(addressList.items.map((item) => [item.metadata.name, item.spec.address]));
-      result = new Map(claimList.items.filter((item) => item.status?.address).map((item) => [item.metadata.name, byName.get(item.status?.address?.name ?? '') ?? '']));
+      result = new Map(
+        claimList.items.filter((item) => item.status?.address).map((item) => [item.metadata.name, byName.get(item.status?.address?.name ?? '') ?? '']),
+      );
       return names.every((name) => Boolean(result.get(name)));
     },
     120_000,
@@ -83,7 +85,12 @@ describe('IPAM through Metacontroller', () => {
 
     await env.kubectl('delete', 'ippool', 'pool-1', '-n', namespace, '--wait=false');
     await waitFor('the pool to report that deletion is blocked', async () => {
-      const pool = await getJSON<{ metadata: { deletionTimestamp?: string }; status?: { ironhook?: { errors?: string[] } } }>(env, namespace, 'ippool', 'pool-1');
+      const pool = await getJSON<{ metadata: { deletionTimestamp?: string }; status?: { ironhook?: { errors?: string[] } } }>(
+        env,
+        namespace,
+        'ippool',
+        'pool-1',
+      );
       return Boolean(pool.metadata.deletionTimestamp) && (pool.status?.ironhook?.errors ?? []).some((error) => error.includes('deletion blocked'));
     });
     await env.kubectl('delete', 'ipclaim', '--all', '-n', namespace);

@@ -192,7 +192,13 @@ describe('child apply semantics (real Metacontroller)', () => {
     h.hooks.on('/partstatus/sync', (body) => {
       const parent = body.parent as Obj;
       const message = (parent.spec as unknown as WidgetSpec).message;
-      const part = { apiVersion: 'test.ironhook.dev/v1', kind: 'Part', metadata: { name: `${parent.metadata.name}-part` }, spec: { message }, status: { fromHook: message } };
+      const part = {
+        apiVersion: 'test.ironhook.dev/v1',
+        kind: 'Part',
+        metadata: { name: `${parent.metadata.name}-part` },
+        spec: { message },
+        status: { fromHook: message },
+      };
       return { body: { status: { message }, children: [part] } };
     });
     await h.apply(controllerYAML('partstatus', 'InPlace', 'parts'));

@@ -58,7 +58,10 @@ describe('CompositeController hook contract (real Metacontroller)', () => {
     const ns = await h.namespace('children');
     h.hooks.on('/children/sync', (body) => {
       const parent = body.parent as Obj;
-      const children = parent.spec?.drop === true ? [] : [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${parent.metadata.name}-cm` }, data: { message: parent.spec?.message } }];
+      const children =
+        parent.spec?.drop === true
+          ? []
+          : [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${parent.metadata.name}-cm` }, data: { message: parent.spec?.message } }];
       const observed = (body.children as Record<string, Record<string, unknown>>)['ConfigMap.v1'] ?? {};
       return { body: { status: { observedChildren: Object.keys(observed) }, children } };
     });
@@ -69,7 +72,9 @@ describe('CompositeController hook contract (real Metacontroller)', () => {
     const parent = await h.getJSON<Obj>('widget', 'w1', '-n', ns);
     expect(cm.data).toEqual({ message: 'hello' });
     expect(cm.metadata.labels).toEqual({ 'controller-uid': parent.metadata.uid });
-    expect(cm.metadata.ownerReferences).toEqual([{ apiVersion: 'test.ironhook.dev/v1', kind: 'Widget', name: 'w1', uid: parent.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+    expect(cm.metadata.ownerReferences).toEqual([
+      { apiVersion: 'test.ironhook.dev/v1', kind: 'Widget', name: 'w1', uid: parent.metadata.uid, controller: true, blockOwnerDeletion: true },
+    ]);
     expect(JSON.parse(cm.metadata.annotations?.['metacontroller.k8s.io/last-applied-configuration'] ?? '{}')).toEqual({
       apiVersion: 'v1',
       kind: 'ConfigMap',
@@ -112,7 +117,9 @@ describe('CompositeController hook contract (real Metacontroller)', () => {
     });
     await h.apply(controllerYAML('final', hook('sync', '/final/sync') + hook('finalize', '/final/finalize')));
     await widget(ns, 'w2', 'final', {});
-    await eventually('finalizer added', async () => ((await h.getJSON<Obj>('widget', 'w2', '-n', ns)).metadata.finalizers?.includes('metacontroller.io/compositecontroller-final') === true ? true : undefined));
+    await eventually('finalizer added', async () =>
+      (await h.getJSON<Obj>('widget', 'w2', '-n', ns)).metadata.finalizers?.includes('metacontroller.io/compositecontroller-final') === true ? true : undefined,
+    );
     await eventually('status from sync', async () => ((await widgetStatus(ns, 'w2'))?.phase === 'Ready' ? true : undefined));
     expect(h.hooks.callsTo('/final/finalize')).toHaveLength(0);
 
@@ -132,7 +139,10 @@ describe('CompositeController hook contract (real Metacontroller)', () => {
     // Once the status is steady no event reaches the parent: every further call is a resync.
     await eventually('six syncs', () => Promise.resolve(h.hooks.callsTo('/resync/sync').length >= 6 ? true : undefined), 30_000);
     const times = h.hooks.timedCallsTo('/resync/sync').map((call) => call.at);
-    const gaps = times.slice(-4).map((time, index, list) => time - (list[index - 1] ?? time)).slice(1);
+    const gaps = times
+      .slice(-4)
+      .map((time, index, list) => time - (list[index - 1] ?? time))
+      .slice(1);
     for (const gap of gaps) {
       expect(gap).toBeGreaterThanOrEqual(900);
       expect(gap).toBeLessThan(5000);
@@ -142,7 +152,12 @@ describe('CompositeController hook contract (real Metacontroller)', () => {
   it('keeps resyncing periodically with ignoreStatusChanges, and a spec change still reaches the hook', async () => {
     const ns = await h.namespace('ignore-status');
     h.hooks.on('/quiet/sync', (body) => ({ body: { status: { seen: (body.parent as Obj).spec?.value ?? null }, children: [] } }));
-    await h.apply(controllerYAML('quiet', hook('sync', '/quiet/sync'), '  resyncPeriodSeconds: 1\n').replace('labelSelector:', 'ignoreStatusChanges: true\n    labelSelector:'));
+    await h.apply(
+      controllerYAML('quiet', hook('sync', '/quiet/sync'), '  resyncPeriodSeconds: 1\n').replace(
+        'labelSelector:',
+        'ignoreStatusChanges: true\n    labelSelector:',
+      ),
+    );
     await widget(ns, 'w4', 'quiet', { value: 'a' });
     await eventually('status from the first sync', async () => ((await widgetStatus(ns, 'w4'))?.seen === 'a' ? true : undefined));
     const before = h.hooks.callsTo('/quiet/sync').length;
@@ -166,14 +181,24 @@ describe('CompositeController hook contract (real Metacontroller)', () => {
     // Nothing else enqueues the parent between the two calls: the retry waited for Retry-After.
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(1900);
     expect(await h.warnings(ns, 'w5')).toEqual([]);
-    expect(await metacontrollerMetric(h.metacontroller.metricsPort, 'metacontroller_sync_requests_total', { controller_name: 'throttle', code: '429' })).toBe(1);
+    expect(await metacontrollerMetric(h.metacontroller.metricsPort, 'metacontroller_sync_requests_total', { controller_name: 'throttle', code: '429' })).toBe(
+      1,
+    );
   });
 
   it.each([
-    ['an unknown field', { status: { x: 1 }, children: [], childern: [] }, /^SyncError: Sync error: sync hook failed for Widget .*: sync hook failed \(version=v2\): strict validation failed for v2 webhookResponse \(type: sync, mode: strict\): unknown field "childern"$/u],
+    [
+      'an unknown field',
+      { status: { x: 1 }, children: [], childern: [] },
+      /^SyncError: Sync error: sync hook failed for Widget .*: sync hook failed \(version=v2\): strict validation failed for v2 webhookResponse \(type: sync, mode: strict\): unknown field "childern"$/u,
+    ],
     ['a wrongly cased field', { Status: { x: 1 }, children: [] }, /strict validation failed .*: unknown field "Status"$/u],
     ['a duplicated field', '{"status":{"x":1},"children":[],"children":[]}', /strict validation failed .*: duplicate field "children"$/u],
-    ['a child without kind', { status: { x: 1 }, children: [{ apiVersion: 'v1', metadata: { name: 'x' } }] }, /can't unmarshal webhookResponse \(version: v2, type: sync\): Object 'Kind' is missing/u],
+    [
+      'a child without kind',
+      { status: { x: 1 }, children: [{ apiVersion: 'v1', metadata: { name: 'x' } }] },
+      /can't unmarshal webhookResponse \(version: v2, type: sync\): Object 'Kind' is missing/u,
+    ],
     ['a top-level array', '[]', /can't unmarshal webhookResponse \(version: v2, type: sync\)/u],
   ])('refuses a v2 response with %s: SyncError on the parent, status not written', async (what, body, error) => {
     const name = `strict-${what.replaceAll(' ', '-')}`;
@@ -238,7 +263,9 @@ ${hook('sync', '/no-status/sync')}`);
       const list = await h.warnings('default', 'no-status');
       return list.length > 0 ? list : undefined;
     });
-    expect(found).toEqual(["SyncError: [no-status] Sync error - ignoring, CRD [apiextensions.k8s.io/v1, Kind=CustomResourceDefinition] does not have subresource 'Status' enabled"]);
+    expect(found).toEqual([
+      "SyncError: [no-status] Sync error - ignoring, CRD [apiextensions.k8s.io/v1, Kind=CustomResourceDefinition] does not have subresource 'Status' enabled",
+    ]);
     expect(h.log()).toMatch(/"Ignoring CompositeController".*"name":"no-status".*"reason":"subresource 'Status' not enabled"/u);
     // The reconcile that recorded the warning returned without starting a controller.
     expect((await h.events('default', 'no-status')).map((event) => event.reason)).not.toContain('Started');
@@ -248,7 +275,14 @@ ${hook('sync', '/no-status/sync')}`);
     // started controller keeps the discovery snapshot of its start (whether gadgets/status exists;
     // without it the status write goes to the main resource and is dropped), so each poke changes
     // the spec, which restarts the controller, until Metacontroller's discovery has caught up.
-    await h.kubectl('patch', 'crd', 'gadgets.test.ironhook.dev', '--type=json', '-p', '[{"op":"add","path":"/spec/versions/0/subresources","value":{"status":{}}}]');
+    await h.kubectl(
+      'patch',
+      'crd',
+      'gadgets.test.ironhook.dev',
+      '--type=json',
+      '-p',
+      '[{"op":"add","path":"/spec/versions/0/subresources","value":{"status":{}}}]',
+    );
     let poke = 0;
     await waitFor(
       'the controller started once the CRD has status',

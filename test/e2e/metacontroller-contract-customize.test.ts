@@ -77,7 +77,9 @@ kind: Widget
 metadata: {name: w, namespace: app, labels: {test: rel}}
 spec: {from: shared}
 `);
-    await eventually('status from the related ConfigMap', async () => ((await h.getJSON<{ status?: { colour?: string } }>('widget', 'w', '-n', 'app')).status?.colour === 'red' ? true : undefined));
+    await eventually('status from the related ConfigMap', async () =>
+      (await h.getJSON<{ status?: { colour?: string } }>('widget', 'w', '-n', 'app')).status?.colour === 'red' ? true : undefined,
+    );
     const request = h.hooks.callsTo('/rel/sync').at(-1)!;
     const related = request.related as ObjectMap;
     expect(Object.keys(related).sort()).toEqual(['ConfigMap.v1', 'Namespace.v1']);
@@ -87,14 +89,26 @@ spec: {from: shared}
     expect(Object.keys(customize).sort()).toEqual(['controller', 'parent']);
 
     await h.kubectl('patch', 'configmap', 'defaults', '-n', 'shared', '--type=merge', '-p', '{"data":{"colour":"blue"}}');
-    await eventually('re-sync on the related change', async () => ((await h.getJSON<{ status?: { colour?: string } }>('widget', 'w', '-n', 'app')).status?.colour === 'blue' ? true : undefined));
+    await eventually('re-sync on the related change', async () =>
+      (await h.getJSON<{ status?: { colour?: string } }>('widget', 'w', '-n', 'app')).status?.colour === 'blue' ? true : undefined,
+    );
     // One customize call per parent generation: the related change did not ask again.
-    expect(new Set(h.hooks.callsTo('/rel/customize').map((body) => (body.parent as { metadata: { generation: number } }).metadata.generation))).toEqual(new Set([1]));
+    expect(new Set(h.hooks.callsTo('/rel/customize').map((body) => (body.parent as { metadata: { generation: number } }).metadata.generation))).toEqual(
+      new Set([1]),
+    );
   });
 
   it.each([
-    ['a misspelled selector field', { relatedResources: [{ apiVersion: 'v1', resource: 'secrets', labelSelector: { matchLabel: { a: 'b' } } }] }, /^SyncError: Sync error: strict validation failed for v2 webhookResponse \(type: customize, mode: strict\): unknown field "relatedResources\[0\]\.labelSelector\.matchLabel"$/u],
-    ['a bare array of rules', [{ apiVersion: 'v1', resource: 'secrets' }], /^SyncError: Sync error: can't unmarshal webhookResponse \(version: v2, type: customize\)/u],
+    [
+      'a misspelled selector field',
+      { relatedResources: [{ apiVersion: 'v1', resource: 'secrets', labelSelector: { matchLabel: { a: 'b' } } }] },
+      /^SyncError: Sync error: strict validation failed for v2 webhookResponse \(type: customize, mode: strict\): unknown field "relatedResources\[0\]\.labelSelector\.matchLabel"$/u,
+    ],
+    [
+      'a bare array of rules',
+      [{ apiVersion: 'v1', resource: 'secrets' }],
+      /^SyncError: Sync error: can't unmarshal webhookResponse \(version: v2, type: customize\)/u,
+    ],
   ])('refuses a v2 customize response with %s: SyncError, no sync call', async (what, answer, error) => {
     const name = `customize-${what.replaceAll(' ', '-')}`;
     await h.kubectl('create', 'namespace', name);

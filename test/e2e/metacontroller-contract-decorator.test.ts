@@ -27,8 +27,19 @@ describe('DecoratorController hook contract (real Metacontroller)', () => {
     h.hooks.on('/dec/sync', (body) => {
       const target = body.object as Obj;
       const done = target.data?.done === 'true';
-      const attachments = done ? [] : [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${target.metadata.name}-att` }, data: { from: Buffer.from(target.metadata.name).toString('base64') } }];
-      return { body: { labels: { 'decorated.example/seen': 'true' }, annotations: { 'decorated.example/by': done ? null : 'decorator' }, status: null, attachments } };
+      const attachments = done
+        ? []
+        : [
+            {
+              apiVersion: 'v1',
+              kind: 'Secret',
+              metadata: { name: `${target.metadata.name}-att` },
+              data: { from: Buffer.from(target.metadata.name).toString('base64') },
+            },
+          ];
+      return {
+        body: { labels: { 'decorated.example/seen': 'true' }, annotations: { 'decorated.example/by': done ? null : 'decorator' }, status: null, attachments },
+      };
     });
     await h.apply(`apiVersion: metacontroller.k8s.io/v1alpha1
 kind: DecoratorController
@@ -108,7 +119,11 @@ spec:
 kind: ConfigMap
 metadata: {name: guarded, namespace: ${ns}, annotations: {finalize.example/me: "yes"}}
 `);
-    await eventually('decorator finalizer', async () => ((await h.getJSON<Obj>('configmap', 'guarded', '-n', ns)).metadata.finalizers?.includes('metacontroller.io/decoratorcontroller-decf') === true ? true : undefined));
+    await eventually('decorator finalizer', async () =>
+      (await h.getJSON<Obj>('configmap', 'guarded', '-n', ns)).metadata.finalizers?.includes('metacontroller.io/decoratorcontroller-decf') === true
+        ? true
+        : undefined,
+    );
     await h.kubectl('delete', 'configmap', 'guarded', '-n', ns, '--wait=false');
     await eventually('target gone', async () => ((await h.tryGet('configmap', 'guarded', '-n', ns)) === undefined ? true : undefined));
     expect(finalizeCalls).toBeGreaterThanOrEqual(2);
@@ -136,7 +151,9 @@ metadata: {name: strict, namespace: ${ns}, labels: {strict: "yes"}}
       const list = await h.warnings(ns, 'strict');
       return list.length > 0 ? list : undefined;
     });
-    expect(found[0]).toMatch(/^SyncError: Sync error: sync hook failed \(version=v2\): strict validation failed for v2 webhookResponse \(type: sync, mode: strict\): unknown field "children"$/u);
+    expect(found[0]).toMatch(
+      /^SyncError: Sync error: sync hook failed \(version=v2\): strict validation failed for v2 webhookResponse \(type: sync, mode: strict\): unknown field "children"$/u,
+    );
     expect((await h.getJSON<Obj>('configmap', 'strict', '-n', ns)).metadata.annotations?.['decorated.example/strict']).toBeUndefined();
   });
 });

@@ -92,7 +92,9 @@ async function addWorker(namespace: string, n: number): Promise<void> {
   const env = cluster.env;
   const name = `w-${String(n)}`;
   const mac = `52:54:00:aa:00:${String(n).padStart(2, '0')}`;
-  await apply(env, `apiVersion: metal3.io/v1alpha1
+  await apply(
+    env,
+    `apiVersion: metal3.io/v1alpha1
 kind: BareMetalHost
 metadata: {name: host-${String(n)}, annotations: {example.com/eno1-mac: "${mac}"}}
 spec: {online: false, bootMACAddress: "${mac}"}
@@ -104,9 +106,13 @@ spec:
   clusterName: e2e
   bootstrap: {dataSecretName: ${name}-bootstrap}
   infrastructureRef: {apiGroup: ${GROUP}, kind: Metal3Machine, name: ${name}}
-`, namespace);
+`,
+    namespace,
+  );
   const machineUid = await uidOf(namespace, 'machines.cluster.x-k8s.io', `${name}-m`);
-  await apply(env, `apiVersion: ${GROUP}/v1beta2
+  await apply(
+    env,
+    `apiVersion: ${GROUP}/v1beta2
 kind: Metal3Machine
 metadata:
   name: ${name}
@@ -114,16 +120,22 @@ metadata:
   annotations: {metal3.io/BareMetalHost: ${namespace}/host-${String(n)}}
   ownerReferences: [{apiVersion: cluster.x-k8s.io/v1beta2, kind: Machine, name: ${name}-m, uid: ${machineUid}, controller: true}]
 spec: {image: {url: "http://127.0.0.1:9/never-fetched.iso", diskFormat: live-iso}}
-`, namespace);
+`,
+    namespace,
+  );
   const m3mUid = await uidOf(namespace, `metal3machines.${GROUP}`, name);
-  await apply(env, `apiVersion: ${GROUP}/v1beta2
+  await apply(
+    env,
+    `apiVersion: ${GROUP}/v1beta2
 kind: Metal3DataClaim
 metadata:
   name: ${name}
   labels: {cluster.x-k8s.io/cluster-name: e2e}
   ownerReferences: [{apiVersion: ${GROUP}/v1beta2, kind: Metal3Machine, name: ${name}, uid: ${m3mUid}}]
 spec: {template: {name: workers}}
-`, namespace);
+`,
+    namespace,
+  );
 }
 
 interface Snapshot {
@@ -147,7 +159,9 @@ async function settled(namespace: string, claims: string[]): Promise<Snapshot> {
     `ready data for ${claims.join(', ')}`,
     async () => {
       last = await snapshot(namespace);
-      const complete = claims.every((c) => last.data.get(c)?.status?.ready === true && last.secrets.has(`${c}-metadata`) && last.secrets.has(`${c}-networkdata`));
+      const complete = claims.every(
+        (c) => last.data.get(c)?.status?.ready === true && last.secrets.has(`${c}-metadata`) && last.secrets.has(`${c}-networkdata`),
+      );
       return complete && last.data.size === claims.length;
     },
     180_000,
@@ -177,7 +191,9 @@ function expectNothingMoved(before: Snapshot, after: Snapshot, claims: string[])
     const now = after.data.get(c)!;
     expect([now.metadata.uid, now.spec.index, addressOf(now)], `${c} did not move`).toEqual([was.metadata.uid, was.spec.index, addressOf(was)]);
     for (const suffix of ['metadata', 'networkdata']) {
-      expect(after.secrets.get(`${c}-${suffix}`)?.metadata.resourceVersion, `${c}-${suffix} was not rewritten`).toBe(before.secrets.get(`${c}-${suffix}`)?.metadata.resourceVersion);
+      expect(after.secrets.get(`${c}-${suffix}`)?.metadata.resourceVersion, `${c}-${suffix} was not rewritten`).toBe(
+        before.secrets.get(`${c}-${suffix}`)?.metadata.resourceVersion,
+      );
     }
   }
 }
@@ -194,7 +210,9 @@ describe('Metal3DataTemplate / Metal3Data / Metal3DataClaim through Metacontroll
     const first = await settled(namespace, ['w-0']);
     expect(first.data.get('w-0')?.spec.index).toBe(0);
     expect(addressOf(first.data.get('w-0'))).toBe('192.168.1.10');
-    expect(decode(first.secrets.get('w-0-metadata'), 'metaData')).toBe(`boot_mac: 52:54:00:aa:00:00\nip_address: 192.168.1.10\nlocal-hostname: worker-0\nproviderid: ${namespace}/host-0/w-0\n`);
+    expect(decode(first.secrets.get('w-0-metadata'), 'metaData')).toBe(
+      `boot_mac: 52:54:00:aa:00:00\nip_address: 192.168.1.10\nlocal-hostname: worker-0\nproviderid: ${namespace}/host-0/w-0\n`,
+    );
 
     for (const n of [1, 2, 3, 4]) await addWorker(namespace, n);
     const five = ['w-0', 'w-1', 'w-2', 'w-3', 'w-4'];
@@ -211,10 +229,15 @@ describe('Metal3DataTemplate / Metal3Data / Metal3DataClaim through Metacontroll
     await env.kubectl('delete', `metal3dataclaims.${GROUP}`, removed, '-n', namespace, '--wait=false');
     const kept = five.filter((c) => c !== removed);
     await settled(namespace, kept);
-    await waitFor(`the IPClaim of ${removed} to be released`, async () => {
-      const claims = await getJSON<{ items: Named[] }>(env, namespace, 'ipclaims');
-      return claims.items.length === 4;
-    }, 120_000, 500);
+    await waitFor(
+      `the IPClaim of ${removed} to be released`,
+      async () => {
+        const claims = await getJSON<{ items: Named[] }>(env, namespace, 'ipclaims');
+        return claims.items.length === 4;
+      },
+      120_000,
+      500,
+    );
 
     await addWorker(namespace, 5);
     await addWorker(namespace, 6);
@@ -241,11 +264,21 @@ describe('Metal3DataTemplate / Metal3Data / Metal3DataClaim through Metacontroll
     expect((await snapshot(namespace)).data.get('w-0')?.status?.ready).toBe(true);
     expect((await env.kubectlResult('get', `metal3datatemplates.${GROUP}`, 'workers', '-n', namespace)).code).toBe(0);
     await env.kubectl('delete', `metal3dataclaims.${GROUP}`, 'w-0', '-n', namespace, '--wait=false');
-    await waitFor('the template to be gone', async () => (await env.kubectlResult('get', `metal3datatemplates.${GROUP}`, 'workers', '-n', namespace)).code !== 0, 120_000, 500);
-    await waitFor('addresses and Secrets to be released', async () => {
-      const claims = await getJSON<{ items: Named[] }>(env, namespace, 'ipclaims');
-      const left = await snapshot(namespace);
-      return claims.items.length === 0 && !left.secrets.has('w-0-metadata');
-    }, 120_000, 500);
+    await waitFor(
+      'the template to be gone',
+      async () => (await env.kubectlResult('get', `metal3datatemplates.${GROUP}`, 'workers', '-n', namespace)).code !== 0,
+      120_000,
+      500,
+    );
+    await waitFor(
+      'addresses and Secrets to be released',
+      async () => {
+        const claims = await getJSON<{ items: Named[] }>(env, namespace, 'ipclaims');
+        const left = await snapshot(namespace);
+        return claims.items.length === 0 && !left.secrets.has('w-0-metadata');
+      },
+      120_000,
+      500,
+    );
   });
 });

@@ -46,7 +46,11 @@ describe('the driver pool with ipmi_sim', () => {
     const bmcs = bmcsOf(env);
     const namespace = await createNamespace(env, 'pool-ipmi');
     const started = Date.now();
-    await apply(env, poolHostYAML(IPMI_HOST, PASSWORD, { bootMACAddress: IPMI_MAC, bmc: { address: bmcs.ipmi.address, credentialsName: `${IPMI_HOST}-bmc-secret` } }), namespace);
+    await apply(
+      env,
+      poolHostYAML(IPMI_HOST, PASSWORD, { bootMACAddress: IPMI_MAC, bmc: { address: bmcs.ipmi.address, credentialsName: `${IPMI_HOST}-bmc-secret` } }),
+      namespace,
+    );
     await waitForPoolState(env, namespace, IPMI_HOST, 'available');
     process.stdout.write(`ipmi-0 available after ${String(Date.now() - started)} ms\n`);
     expect(bmcs.fleet.record(IPMI_HOST).inspections).toBeGreaterThanOrEqual(1);
@@ -56,7 +60,9 @@ describe('the driver pool with ipmi_sim', () => {
     await patchHost(namespace, { online: true, image });
     await waitForPoolState(env, namespace, IPMI_HOST, 'provisioned');
     process.stdout.write(`ipmi-0 provisioned after ${String(Date.now() - started)} ms\n`);
-    expect(bmcs.fleet.record(IPMI_HOST).images).toEqual([expect.objectContaining({ url: bmcs.files.diskURL, algorithm: 'sha256', digest: bmcs.files.diskSHA256 })]);
+    expect(bmcs.fleet.record(IPMI_HOST).images).toEqual([
+      expect.objectContaining({ url: bmcs.files.diskURL, algorithm: 'sha256', digest: bmcs.files.diskSHA256 }),
+    ]);
     await waitForPower('on');
     expect((await bmcs.ipmi.state()).bootDevice).toBe('disk');
 
@@ -72,7 +78,12 @@ describe('the driver pool with ipmi_sim', () => {
     await env.kubectl('annotate', 'bmh', IPMI_HOST, '-n', namespace, 'reboot.metal3.io=');
     await waitFor('the reboot in ipmi_sim', async () => (await powerEvents(beforeReboot)).includes('power 1') && (await power()) === 'on', 200_000, 500);
     expect((await powerEvents(beforeReboot))[0]).toMatch(/^(power 0|shutdown 1)$/u);
-    await waitFor('reboot annotation consumed', async () => (await host(env, namespace, IPMI_HOST)).metadata.annotations?.['reboot.metal3.io'] === undefined, 60_000, 250);
+    await waitFor(
+      'reboot annotation consumed',
+      async () => (await host(env, namespace, IPMI_HOST)).metadata.annotations?.['reboot.metal3.io'] === undefined,
+      60_000,
+      250,
+    );
 
     await env.kubectl('delete', 'bmh', IPMI_HOST, '-n', namespace, '--wait=false');
     // Deprovisioning over IPMI (5 s between commands) plus the agent's cleaning: allow more than the default.

@@ -41,7 +41,11 @@ async function waitForPower(id: string, state: 'On' | 'Off'): Promise<void> {
 
 async function addHost(namespace: string, id: string, spec: Record<string, unknown> = {}): Promise<void> {
   const bmcs = bmcsOf(cluster.env);
-  await apply(cluster.env, poolHostYAML(id, PASSWORD, { bootMACAddress: redfishMAC(id), bmc: { address: bmcs.address(id), credentialsName: `${id}-bmc-secret` }, ...spec }), namespace);
+  await apply(
+    cluster.env,
+    poolHostYAML(id, PASSWORD, { bootMACAddress: redfishMAC(id), bmc: { address: bmcs.address(id), credentialsName: `${id}-bmc-secret` }, ...spec }),
+    namespace,
+  );
 }
 
 async function patchHost(namespace: string, id: string, spec: Record<string, unknown>): Promise<void> {
@@ -57,7 +61,9 @@ describe('the driver pool with the Redfish emulator', () => {
     await addHost(namespace, 'rf-0');
     await waitForPoolState(env, namespace, 'rf-0', 'available');
     expect(bmcs.fleet.record('rf-0').inspections).toBeGreaterThanOrEqual(1);
-    const hardware = JSON.parse(await env.kubectl('get', 'hardwaredata', 'rf-0', '-n', namespace, '-o', 'json')) as { spec: { hardware: { nics: { mac: string }[] } } };
+    const hardware = JSON.parse(await env.kubectl('get', 'hardwaredata', 'rf-0', '-n', namespace, '-o', 'json')) as {
+      spec: { hardware: { nics: { mac: string }[] } };
+    };
     expect(hardware.spec.hardware.nics.map((nic) => nic.mac)).toContain(redfishMAC('rf-0'));
     process.stdout.write(`rf-0 available after ${String(Date.now() - started)} ms\n`);
 
@@ -79,9 +85,19 @@ describe('the driver pool with the Redfish emulator', () => {
 
     const beforeReboot = resets('rf-0').length;
     await env.kubectl('annotate', 'bmh', 'rf-0', '-n', namespace, 'reboot.metal3.io=');
-    await waitFor('the reboot in the emulator', async () => Promise.resolve(resets('rf-0').length >= beforeReboot + 2 && powerOf('rf-0') === 'On'), 60_000, 100);
+    await waitFor(
+      'the reboot in the emulator',
+      async () => Promise.resolve(resets('rf-0').length >= beforeReboot + 2 && powerOf('rf-0') === 'On'),
+      60_000,
+      100,
+    );
     expect(resets('rf-0').slice(beforeReboot)).toEqual([expect.stringMatching(/Off|Shutdown/u), 'On']);
-    await waitFor('reboot annotation consumed', async () => (await host(env, namespace, 'rf-0')).metadata.annotations?.['reboot.metal3.io'] === undefined, 60_000, 250);
+    await waitFor(
+      'reboot annotation consumed',
+      async () => (await host(env, namespace, 'rf-0')).metadata.annotations?.['reboot.metal3.io'] === undefined,
+      60_000,
+      250,
+    );
 
     await env.kubectl('delete', 'bmh', 'rf-0', '-n', namespace, '--wait=false');
     await waitForGone(env, namespace, 'rf-0');

@@ -37,7 +37,11 @@ function resets(id: string): string[] {
 
 async function toAvailable(namespace: string, id: string): Promise<void> {
   const bmcs = bmcsOf(cluster.env);
-  await apply(cluster.env, poolHostYAML(id, CANARY, { bootMACAddress: redfishMAC(id), bmc: { address: bmcs.address(id), credentialsName: `${id}-bmc-secret` } }), namespace);
+  await apply(
+    cluster.env,
+    poolHostYAML(id, CANARY, { bootMACAddress: redfishMAC(id), bmc: { address: bmcs.address(id), credentialsName: `${id}-bmc-secret` } }),
+    namespace,
+  );
   await waitForPoolState(cluster.env, namespace, id, 'available');
 }
 
@@ -53,7 +57,11 @@ interface StepView {
 }
 
 async function provisionSteps(namespace: string, id: string): Promise<StepView[]> {
-  const list = await getJSON<{ items: { spec: { action: string; host: { name: string } }; status?: { steps?: StepView[] } }[] }>(cluster.env, namespace, 'hostoperations');
+  const list = await getJSON<{ items: { spec: { action: string; host: { name: string } }; status?: { steps?: StepView[] } }[] }>(
+    cluster.env,
+    namespace,
+    'hostoperations',
+  );
   return list.items.find((item) => item.spec.action === 'Provision' && item.spec.host.name === id)?.status?.steps ?? [];
 }
 
@@ -105,7 +113,12 @@ describe('the driver pool killed mid-deployment, and the canary password', () =>
     expect(clean.prepareImages).toBe(1);
     const started = Date.now();
     const killed = await deploy(namespace, 'rf-2', async () => {
-      await waitFor('WriteImage running', async () => (await provisionSteps(namespace, 'rf-2')).some((step) => step.name === 'WriteImage' && step.state === 'Running'), 120_000, 100);
+      await waitFor(
+        'WriteImage running',
+        async () => (await provisionSteps(namespace, 'rf-2')).some((step) => step.name === 'WriteImage' && step.state === 'Running'),
+        120_000,
+        100,
+      );
       await env.pool?.restart({ kill: true });
       process.stdout.write(`pool SIGKILLed and restarted ${String(Date.now() - started)} ms into the deployment\n`);
     });
@@ -118,10 +131,26 @@ describe('the driver pool killed mid-deployment, and the canary password', () =>
     const env = cluster.env;
     const bmcs = bmcsOf(env);
     const namespace = await createNamespace(env, 'pool-canary');
-    await apply(env, poolHostYAML(IPMI_HOST, CANARY, { bootMACAddress: IPMI_MAC, bmc: { address: bmcs.ipmi.address, credentialsName: `${IPMI_HOST}-bmc-secret` } }), namespace);
+    await apply(
+      env,
+      poolHostYAML(IPMI_HOST, CANARY, { bootMACAddress: IPMI_MAC, bmc: { address: bmcs.ipmi.address, credentialsName: `${IPMI_HOST}-bmc-secret` } }),
+      namespace,
+    );
     await waitForPoolState(env, namespace, IPMI_HOST, 'available');
-    await apply(env, poolHostYAML('wrong-pw', 'not-the-canary', { bootMACAddress: redfishMAC('rf-0'), bmc: { address: bmcs.address('rf-0'), credentialsName: 'wrong-pw-bmc-secret' } }), namespace);
-    await waitFor('a registration error for the wrong password', async () => ((await getJSON<{ status?: { errorType?: string } }>(env, namespace, 'bmh', 'wrong-pw')).status?.errorType ?? '') !== '', 120_000, 500);
+    await apply(
+      env,
+      poolHostYAML('wrong-pw', 'not-the-canary', {
+        bootMACAddress: redfishMAC('rf-0'),
+        bmc: { address: bmcs.address('rf-0'), credentialsName: 'wrong-pw-bmc-secret' },
+      }),
+      namespace,
+    );
+    await waitFor(
+      'a registration error for the wrong password',
+      async () => ((await getJSON<{ status?: { errorType?: string } }>(env, namespace, 'bmh', 'wrong-pw')).status?.errorType ?? '') !== '',
+      120_000,
+      500,
+    );
     const outputs = [
       await cli('check', bmcs.address('rf-0')),
       await cli('power', 'status', bmcs.address('rf-0')),

@@ -15,7 +15,12 @@ import type { Cluster } from './support.js';
 import { apply, bmcsOf, createNamespace, openCluster, poolHostYAML, waitForGone, waitForPoolState } from './support.js';
 
 const PASSWORD = 'canary-Sushy-2b8';
-const NODE: SushySystem = { uuid: '5b0d1c3e-7a41-4a52-9d0e-1f2a3b4c5d6e', name: 'sushy-0', powerState: 'Off', nics: [{ mac: '52:54:00:1c:00:01', ip: '127.0.0.1' }] };
+const NODE: SushySystem = {
+  uuid: '5b0d1c3e-7a41-4a52-9d0e-1f2a3b4c5d6e',
+  name: 'sushy-0',
+  powerState: 'Off',
+  nics: [{ mac: '52:54:00:1c:00:01', ip: '127.0.0.1' }],
+};
 let cluster: Cluster;
 let sushy: RunningSushy;
 
@@ -55,7 +60,12 @@ async function sushyVirtualMedia(): Promise<{ inserted: boolean; image?: string 
   if (parsed.kind !== 'parsed') {
     throw new Error('sushy address does not parse');
   }
-  const driver = createBMCDriver({ address: parsed.bmc, credentials: { username: 'admin', password: PASSWORD }, disableCertificateVerification: false, timeoutMs: 10_000 });
+  const driver = createBMCDriver({
+    address: parsed.bmc,
+    credentials: { username: 'admin', password: PASSWORD },
+    disableCertificateVerification: false,
+    timeoutMs: 10_000,
+  });
   try {
     return await driver.getVirtualMedia();
   } finally {
@@ -69,11 +79,18 @@ describe.skipIf(!sushyAvailable())('the driver pool with sushy-tools (fake drive
     const bmcs = bmcsOf(env);
     const namespace = await createNamespace(env, 'pool-sushy');
     const started = Date.now();
-    const spec = { bootMACAddress: NODE.nics[0]?.mac, inspectionMode: 'fast', automatedCleaningMode: 'disabled', bmc: { address: sushy.address(NODE.uuid, 'redfish-virtualmedia'), credentialsName: `${NODE.name}-bmc-secret` } };
+    const spec = {
+      bootMACAddress: NODE.nics[0]?.mac,
+      inspectionMode: 'fast',
+      automatedCleaningMode: 'disabled',
+      bmc: { address: sushy.address(NODE.uuid, 'redfish-virtualmedia'), credentialsName: `${NODE.name}-bmc-secret` },
+    };
     await apply(env, poolHostYAML(NODE.name, PASSWORD, spec), namespace);
     await waitForPoolState(env, namespace, NODE.name, 'available');
     process.stdout.write(`sushy-0 available after ${String(Date.now() - started)} ms\n`);
-    const hardware = JSON.parse(await env.kubectl('get', 'hardwaredata', NODE.name, '-n', namespace, '-o', 'json')) as { spec: { hardware: { nics?: { mac: string }[] } } };
+    const hardware = JSON.parse(await env.kubectl('get', 'hardwaredata', NODE.name, '-n', namespace, '-o', 'json')) as {
+      spec: { hardware: { nics?: { mac: string }[] } };
+    };
     expect((hardware.spec.hardware.nics ?? []).map((nic) => nic.mac.toLowerCase())).toContain(NODE.nics[0]?.mac);
 
     await patchHost(namespace, { online: true, image: { url: bmcs.files.liveISOURL, format: 'live-iso' } });

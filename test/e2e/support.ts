@@ -54,7 +54,10 @@ export async function getJSON<T = Record<string, unknown>>(env: Environment, nam
  * LOG_LEVEL=debug). Real Metacontroller coalesces events and may sync from a stale cache, so a
  * call count says nothing about which version the hook saw.
  */
-export async function waitForHookSync(env: Environment, parent: { controller: string; namespace: string; name: string; resourceVersion: string }): Promise<void> {
+export async function waitForHookSync(
+  env: Environment,
+  parent: { controller: string; namespace: string; name: string; resourceVersion: string },
+): Promise<void> {
   const { controller, namespace, name, resourceVersion } = parent;
   const hooks = env.processes.find((started) => started.name === 'hooks');
   if (hooks === undefined) throw new Error('no hook server process in this environment');
@@ -65,9 +68,20 @@ export async function waitForHookSync(env: Environment, parent: { controller: st
       .some((line) => {
         if (!line.includes('"hook call"') || !line.includes(`"name":"${name}"`)) return false;
         const call = JSON.parse(line) as { controller?: string; hook?: string; namespace?: string; resourceVersion?: string; status?: number };
-        return call.controller === controller && call.hook === 'sync' && call.namespace === namespace && call.status === 200 && BigInt(call.resourceVersion ?? '0') >= wanted;
+        return (
+          call.controller === controller &&
+          call.hook === 'sync' &&
+          call.namespace === namespace &&
+          call.status === 200 &&
+          BigInt(call.resourceVersion ?? '0') >= wanted
+        );
       });
-  await waitFor(`a ${controller} sync of ${namespace}/${name} at resourceVersion ${resourceVersion} or later`, async () => Promise.resolve(seen()), 30_000, 100);
+  await waitFor(
+    `a ${controller} sync of ${namespace}/${name} at resourceVersion ${resourceVersion} or later`,
+    async () => Promise.resolve(seen()),
+    30_000,
+    100,
+  );
 }
 
 export interface HostView {
@@ -160,7 +174,17 @@ export async function start(env: Environment, namespace: string, name: string, m
 
 export async function monitor(env: Environment, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
   const now = NOW();
-  await env.kubectl('patch', 'bmcmonitor', name, '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { observedTime: now, changedTime: now, reachable: true, ...status } }));
+  await env.kubectl(
+    'patch',
+    'bmcmonitor',
+    name,
+    '-n',
+    namespace,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status: { observedTime: now, changedTime: now, reachable: true, ...status } }),
+  );
 }
 
 /** The BMC of a pool environment (openCluster({bmcs})); throws without one. */

@@ -131,7 +131,9 @@ describe('the CRDs', () => {
       const [group, plural] = file.replace(/\.yaml$/u, '').split('_');
       expect(names).toContain(`customresourcedefinition.apiextensions.k8s.io/${plural!}.${group!}`);
     }
-    expect(await mustKubectl(['api-resources', '--categories', 'ironhook', '-o', 'name'])).toMatch(/hostoperations.*\n.*bmcmonitors|bmcmonitors.*\n.*hostoperations/su);
+    expect(await mustKubectl(['api-resources', '--categories', 'ironhook', '-o', 'name'])).toMatch(
+      /hostoperations.*\n.*bmcmonitors|bmcmonitors.*\n.*hostoperations/su,
+    );
   });
 });
 
@@ -195,25 +197,76 @@ const TRANSITIONS: Transition[] = [
   { name: 'bootMACAddress only changes case', status: hostStatus('available'), patch: { spec: { bootMACAddress: MAC.toUpperCase() } }, reject: null },
   { name: 'bootMACAddress removed', status: hostStatus('available'), patch: [{ op: 'remove', path: '/spec/bootMACAddress' }], reject: MAC_RULE },
   { name: 'bootMACAddress set for the first time', spec: { bootMACAddress: null }, patch: { spec: { bootMACAddress: MAC } }, reject: null },
-  { name: 'bmc.address changed while inspecting', status: hostStatus('inspecting'), patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } }, reject: `${BMC_RULE} (provisioning state 'inspecting'` },
+  {
+    name: 'bmc.address changed while inspecting',
+    status: hostStatus('inspecting'),
+    patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } },
+    reject: `${BMC_RULE} (provisioning state 'inspecting'`,
+  },
   { name: 'bmc.address changed before any status', patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } }, reject: BMC_RULE },
   { name: 'bmc.address removed while provisioned', status: hostStatus('provisioned'), patch: [{ op: 'remove', path: '/spec/bmc' }], reject: BMC_RULE },
-  { name: 'bmc.address changed while registering', status: hostStatus('registering'), patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } }, reject: null },
-  { name: 'bmc.address changed while detached', status: hostStatus('provisioned', 'detached'), patch: { spec: { bmc: { address: 'redfish://192.168.1.14/redfish/v1/Systems/1' } } }, reject: null },
-  { name: 'bmc.address set when it was empty', spec: { bmc: { address: '', credentialsName: 'server-01-bmc-secret' } }, status: hostStatus('unmanaged', 'discovered'), patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } }, reject: null },
-  { name: 'externallyProvisioned enabled while inspecting', status: hostStatus('inspecting'), patch: { spec: { externallyProvisioned: true } }, reject: `${EXT_RULE}, currently in 'inspecting'` },
+  {
+    name: 'bmc.address changed while registering',
+    status: hostStatus('registering'),
+    patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } },
+    reject: null,
+  },
+  {
+    name: 'bmc.address changed while detached',
+    status: hostStatus('provisioned', 'detached'),
+    patch: { spec: { bmc: { address: 'redfish://192.168.1.14/redfish/v1/Systems/1' } } },
+    reject: null,
+  },
+  {
+    name: 'bmc.address set when it was empty',
+    spec: { bmc: { address: '', credentialsName: 'server-01-bmc-secret' } },
+    status: hostStatus('unmanaged', 'discovered'),
+    patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } },
+    reject: null,
+  },
+  {
+    name: 'externallyProvisioned enabled while inspecting',
+    status: hostStatus('inspecting'),
+    patch: { spec: { externallyProvisioned: true } },
+    reject: `${EXT_RULE}, currently in 'inspecting'`,
+  },
   { name: 'externallyProvisioned enabled before any status', patch: { spec: { externallyProvisioned: true } }, reject: `${EXT_RULE}, currently in ''` },
   { name: 'externallyProvisioned enabled while available', status: hostStatus('available'), patch: { spec: { externallyProvisioned: true } }, reject: null },
-  { name: 'externallyProvisioned enabled while ready (legacy available)', status: hostStatus('ready'), patch: { spec: { externallyProvisioned: true } }, reject: null },
-  { name: 'other edits of a host created externally provisioned', spec: { externallyProvisioned: true }, status: hostStatus('externally provisioned'), patch: { spec: { online: true, description: 'adopted' } }, reject: null },
-  { name: 'externallyProvisioned disabled while provisioned', spec: { externallyProvisioned: true }, status: hostStatus('externally provisioned'), patch: { spec: { externallyProvisioned: false } }, reject: null },
+  {
+    name: 'externallyProvisioned enabled while ready (legacy available)',
+    status: hostStatus('ready'),
+    patch: { spec: { externallyProvisioned: true } },
+    reject: null,
+  },
+  {
+    name: 'other edits of a host created externally provisioned',
+    spec: { externallyProvisioned: true },
+    status: hostStatus('externally provisioned'),
+    patch: { spec: { online: true, description: 'adopted' } },
+    reject: null,
+  },
+  {
+    name: 'externallyProvisioned disabled while provisioned',
+    spec: { externallyProvisioned: true },
+    status: hostStatus('externally provisioned'),
+    patch: { spec: { externallyProvisioned: false } },
+    reject: null,
+  },
 ];
 
 async function createHost(name: string, t: Transition): Promise<void> {
-  const spec: Record<string, unknown> = { online: false, bootMACAddress: MAC, bmc: { address: 'ipmi://192.168.1.13', credentialsName: 'server-01-bmc-secret' }, ...t.spec };
+  const spec: Record<string, unknown> = {
+    online: false,
+    bootMACAddress: MAC,
+    bmc: { address: 'ipmi://192.168.1.13', credentialsName: 'server-01-bmc-secret' },
+    ...t.spec,
+  };
   // A null in Transition.spec removes the default field.
   const clean = Object.fromEntries(Object.entries(spec).filter(([, v]) => v !== null));
-  await mustKubectl(['create', '-f', '-'], asJSON({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name, namespace: NAMESPACE }, spec: clean }));
+  await mustKubectl(
+    ['create', '-f', '-'],
+    asJSON({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name, namespace: NAMESPACE }, spec: clean }),
+  );
   if (t.status !== undefined) {
     await mustKubectl(['patch', '-n', NAMESPACE, 'bmh', name, '--subresource=status', '--type=merge', '-p', asJSON({ status: t.status })]);
   }
@@ -236,7 +289,7 @@ describe('update rules on BareMetalHost', () => {
     }
   });
 
-  it('status writes carry every upstream key plus Ironhook\'s (detach error included)', async () => {
+  it("status writes carry every upstream key plus Ironhook's (detach error included)", async () => {
     await createHost('status-full', { name: 'status', patch: {}, reject: null });
     const status = { ...fullHost.status, errorType: 'detach error' };
     const result = await kubectl(patchArgs('bmh', 'status-full', { status }, ['--subresource=status']));

@@ -31,7 +31,10 @@ const SYSTEMS: SystemConfig[] = [
     macs: ['52:54:00:10:00:02'],
     cpu: { sockets: 1, coresPerSocket: 4, threadsPerSocket: 8, model: 'Test CPU', maxSpeedMHz: 2400 },
     memoryGiB: 48,
-    disks: [{ sizeGiB: 240, type: 'SSD', model: 'M1', vendor: 'V1', serialNumber: 'SER-1' }, { sizeGiB: 960, type: 'NVME' }],
+    disks: [
+      { sizeGiB: 240, type: 'SSD', model: 'M1', vendor: 'V1', serialNumber: 'SER-1' },
+      { sizeGiB: 960, type: 'NVME' },
+    ],
     manufacturer: 'Dell Inc.',
     model: 'PowerEdge R650',
   },
@@ -48,7 +51,13 @@ beforeAll(async () => {
     res.writeHead(ok ? 200 : 404, { 'content-length': '4096' }).end(req.method === 'HEAD' || !ok ? undefined : Buffer.alloc(4096));
   });
   filesURL = files.url;
-  side = await startAgentSide({ host: '127.0.0.1', port: 0, heartbeatTimeoutSeconds: 5, client: { pollIntervalMs: 50 }, timeouts: { powerOffMs: 5_000, commandWaitMs: 10_000, inventoryMs: 10_000 } });
+  side = await startAgentSide({
+    host: '127.0.0.1',
+    port: 0,
+    heartbeatTimeoutSeconds: 5,
+    client: { pollIntervalMs: 50 },
+    timeouts: { powerOffMs: 5_000, commandWaitMs: 10_000, inventoryMs: 10_000 },
+  });
 });
 
 afterAll(async () => {
@@ -63,11 +72,20 @@ describe('Redfish emulator state changes boot the fake agent', () => {
 
   beforeAll(async () => {
     emulator = await startRedfishEmulator({ http: true, systems: SYSTEMS });
-    const hosts = SYSTEMS.map((config) => hostFromRedfishConfig(config, () => {
-      emulator.system(config.id).setPower('Off');
-      return Promise.resolve();
-    }));
-    fleet = startFakeAgent({ apiURL: side.url, hosts, sources: [redfishBootEvents(emulator)], heartbeatIntervalMs: 100, lookupIntervalMs: 50, commandDelayMs: 50 });
+    const hosts = SYSTEMS.map((config) =>
+      hostFromRedfishConfig(config, () => {
+        emulator.system(config.id).setPower('Off');
+        return Promise.resolve();
+      }),
+    );
+    fleet = startFakeAgent({
+      apiURL: side.url,
+      hosts,
+      sources: [redfishBootEvents(emulator)],
+      heartbeatIntervalMs: 100,
+      lookupIntervalMs: 50,
+      commandDelayMs: 50,
+    });
     driver = createBMCDriver(emulatedConnection(emulator, 'rf-0', { scheme: 'redfish-virtualmedia', username: 'admin', password: PASSWORD }));
   });
 
@@ -134,7 +152,11 @@ describe('Redfish emulator state changes boot the fake agent', () => {
   it('the HTTP notifier path: the emulator posts power-ons to the control endpoint', async () => {
     const notified = startFakeAgent({ apiURL: side.url, hosts: [], heartbeatIntervalMs: 100, lookupIntervalMs: 50 });
     const control: ControlServer = await startControlServer(notified, { host: '127.0.0.1', port: 0 });
-    const second = await startRedfishEmulator({ http: true, systems: [{ id: 'rf-n', username: 'admin', password: PASSWORD, macs: ['52:54:00:10:00:77'] }], notifyURL: `${control.url}/events` });
+    const second = await startRedfishEmulator({
+      http: true,
+      systems: [{ id: 'rf-n', username: 'admin', password: PASSWORD, macs: ['52:54:00:10:00:77'] }],
+      notifyURL: `${control.url}/events`,
+    });
     const bmc = createBMCDriver(emulatedConnection(second, 'rf-n', { username: 'admin', password: PASSWORD }));
     try {
       await side.service.expect(ref('rf-n'), ['52:54:00:10:00:77']);
@@ -168,7 +190,14 @@ describe('ipmi_sim boots the fake agent on PXE', () => {
       { minCommandIntervalMs: 0, retries: 1, retryIntervalSeconds: 1, powerPollIntervalMs: 100, gates: new GateRegistry() },
     );
     const spec = { id: 'ipmi-0', nics: [{ mac: '52:54:00:20:00:01' }], powerOff: () => ipmi.setPower('off') };
-    fleet = startFakeAgent({ apiURL: side.url, hosts: [spec], sources: [ipmiBootEvents(sim, 'ipmi-0')], heartbeatIntervalMs: 100, lookupIntervalMs: 50, commandDelayMs: 50 });
+    fleet = startFakeAgent({
+      apiURL: side.url,
+      hosts: [spec],
+      sources: [ipmiBootEvents(sim, 'ipmi-0')],
+      heartbeatIntervalMs: 100,
+      lookupIntervalMs: 50,
+      commandDelayMs: 50,
+    });
   }, 60_000);
 
   afterAll(async () => {

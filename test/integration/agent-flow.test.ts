@@ -115,15 +115,30 @@ describe('fake agent ↔ agent API ↔ AgentService', () => {
 
     const hardware = await r.side.service.inventory(handle);
     expect(hardware.nics?.map((nic) => nic.mac)).toEqual(MACS);
-    expect(hardware).toMatchObject({ ramMebibytes: 65536, cpu: { count: 32, arch: 'x86_64' }, systemVendor: { manufacturer: 'Dell Inc.', productName: 'PowerEdge R650' } });
+    expect(hardware).toMatchObject({
+      ramMebibytes: 65536,
+      cpu: { count: 32, arch: 'x86_64' },
+      systemVendor: { manufacturer: 'Dell Inc.', productName: 'PowerEdge R650' },
+    });
     expect(hardware.storage?.[0]).toMatchObject({ sizeBytes: 447 * 1024 ** 3, type: 'SSD', serialNumber: 'S1', model: 'MZ7L3480HCHQ', vendor: 'Samsung' });
 
     const before = downloads;
-    await r.side.service.writeImage(handle, { url: `${filesURL}/images/disk.raw`, checksum: SHA256, checksumType: 'sha256', format: 'raw' }, { userData: '#cloud-config\n', networkData: 'links: []\n' });
+    await r.side.service.writeImage(
+      handle,
+      { url: `${filesURL}/images/disk.raw`, checksum: SHA256, checksumType: 'sha256', format: 'raw' },
+      { userData: '#cloud-config\n', networkData: 'links: []\n' },
+    );
     expect(downloads).toBe(before + 1);
     const afterWrite = r.fleet.record('host-0');
     expect(afterWrite.images).toEqual([
-      expect.objectContaining({ id: 'disk.raw', bytes: IMAGE.length, algorithm: 'sha256', digest: SHA256, diskFormat: 'raw', configDrive: { user_data: '#cloud-config\n', network_data: { links: [] } } }),
+      expect.objectContaining({
+        id: 'disk.raw',
+        bytes: IMAGE.length,
+        algorithm: 'sha256',
+        digest: SHA256,
+        diskFormat: 'raw',
+        configDrive: { user_data: '#cloud-config\n', network_data: { links: [] } },
+      }),
     ]);
 
     await r.side.service.eraseDevicesMetadata(handle);
@@ -154,7 +169,10 @@ describe('fake agent ↔ agent API ↔ AgentService', () => {
   it('a download error fails the command as transient', async () => {
     const r = await setup();
     const { handle } = await bootAgent(r);
-    await expect(r.side.service.writeImage(handle, { url: `${filesURL}/images/missing.raw`, checksum: SHA256 })).rejects.toMatchObject({ reason: 'AgentCommandFailed', kind: 'Transient' });
+    await expect(r.side.service.writeImage(handle, { url: `${filesURL}/images/missing.raw`, checksum: SHA256 })).rejects.toMatchObject({
+      reason: 'AgentCommandFailed',
+      kind: 'Transient',
+    });
   });
 
   it('a disk boot runs the OS, not the agent; waitForAgent times out', async () => {

@@ -57,10 +57,16 @@ async function admit(...extra: string[]): Promise<{ stdout: string; stderr: stri
   const file = join(dir, 'release.yaml');
   writeFileSync(file, (JSON.parse(res.stdout) as { manifest: string }).manifest);
   await kubectl('label', 'namespace', NAMESPACE, '--overwrite', 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/warn=restricted');
-  return execFileAsync(binary('kubectl'), ['--kubeconfig', plane!.kubeconfig, 'create', '--dry-run=server', '-n', NAMESPACE, '-f', file], { maxBuffer: 16 * 1024 * 1024 });
+  return execFileAsync(binary('kubectl'), ['--kubeconfig', plane!.kubeconfig, 'create', '--dry-run=server', '-n', NAMESPACE, '-f', file], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
 }
 
-const names = (objects: RenderedObject[], kind: string): string[] => objects.filter((o) => o.kind === kind).map((o) => o.metadata.name).sort();
+const names = (objects: RenderedObject[], kind: string): string[] =>
+  objects
+    .filter((o) => o.kind === kind)
+    .map((o) => o.metadata.name)
+    .sort();
 const containerArgs = (sts: RenderedObject | undefined): string[] =>
   (sts?.spec as { template: { spec: { containers: { args: string[] }[] } } } | undefined)?.template.spec.containers[0]?.args ?? [];
 
@@ -118,7 +124,9 @@ describe('helm install --dry-run=server into a kube-apiserver', () => {
     const { stderr } = await admit('--set', 'metacontroller.podSecurityContext=null', '--set', 'metacontroller.securityContext=null');
     const warnings = stderr.trim().split('\n');
     expect(warnings, 'one warning: the StatefulSet only').toHaveLength(1);
-    expect(warnings[0]).toMatch(/would violate PodSecurity "restricted:latest": .*container "metacontroller" must set securityContext\.allowPrivilegeEscalation=false/);
+    expect(warnings[0]).toMatch(
+      /would violate PodSecurity "restricted:latest": .*container "metacontroller" must set securityContext\.allowPrivilegeEscalation=false/,
+    );
   });
 
   it('is checked by the server: a kind the cluster does not serve fails the dry run', async () => {

@@ -28,7 +28,11 @@ async function freeTCPPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
   return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
@@ -52,7 +56,13 @@ async function cli(argv: string[], env: Record<string, string | undefined> = {})
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ironhook-cli-'));
   const system = { username: 'admin', password: PASSWORD, macs: ['52:54:00:cc:00:01'], memoryGiB: 32 };
-  plain = await startRedfishEmulator({ http: true, systems: [{ id: 'host-0', ...system }, { id: 'no-vmedia', ...system, virtualMedia: false }] });
+  plain = await startRedfishEmulator({
+    http: true,
+    systems: [
+      { id: 'host-0', ...system },
+      { id: 'no-vmedia', ...system, virtualMedia: false },
+    ],
+  });
   tls = await startRedfishEmulator({ systems: [{ id: 'host-0', ...system }] });
   await writeFile(join(dir, 'ca.pem'), tls.ca ?? '');
   await writeFile(join(dir, 'creds'), `admin\n${PASSWORD}\n`, { mode: 0o600 });
@@ -70,11 +80,41 @@ afterAll(async () => {
 describe('check against Ironhook’s Redfish emulator', () => {
   it.each([
     { name: 'usable', address: () => plain.address('host-0', 'redfish-virtualmedia'), env: {}, code: 0, message: /✓ usable/ },
-    { name: 'wrong password', address: () => plain.address('host-0', 'redfish'), env: { BMC_PASSWORD: 'not-the-password' }, code: 6, message: /✗ credentials rejected: .* refused user "admin"/ },
-    { name: 'unreachable (closed port)', address: () => `redfish+http://127.0.0.1:${String(closedPort)}/redfish/v1/Systems/host-0`, env: {}, code: 5, message: /✗ unreachable: no answer .*ECONNREFUSED/ },
-    { name: 'unknown scheme', address: () => `redfish-foo://127.0.0.1:${String(closedPort)}/redfish/v1/Systems/host-0`, env: {}, code: 3, message: /✗ unknown BMC scheme: Unknown BMC type 'redfish-foo'/ },
-    { name: 'missing virtual media for a virtual-media scheme', address: () => plain.address('no-vmedia', 'redfish-virtualmedia'), env: {}, code: 7, message: /✗ missing capability: .*VirtualMedia/ },
-    { name: 'outside the allowed networks', address: () => plain.address('host-0', 'redfish'), env: { ALLOWED_BMC_NETWORKS: '10.0.0.0/8' }, code: 4, message: /✗ not allowed: .*outside the networks/ },
+    {
+      name: 'wrong password',
+      address: () => plain.address('host-0', 'redfish'),
+      env: { BMC_PASSWORD: 'not-the-password' },
+      code: 6,
+      message: /✗ credentials rejected: .* refused user "admin"/,
+    },
+    {
+      name: 'unreachable (closed port)',
+      address: () => `redfish+http://127.0.0.1:${String(closedPort)}/redfish/v1/Systems/host-0`,
+      env: {},
+      code: 5,
+      message: /✗ unreachable: no answer .*ECONNREFUSED/,
+    },
+    {
+      name: 'unknown scheme',
+      address: () => `redfish-foo://127.0.0.1:${String(closedPort)}/redfish/v1/Systems/host-0`,
+      env: {},
+      code: 3,
+      message: /✗ unknown BMC scheme: Unknown BMC type 'redfish-foo'/,
+    },
+    {
+      name: 'missing virtual media for a virtual-media scheme',
+      address: () => plain.address('no-vmedia', 'redfish-virtualmedia'),
+      env: {},
+      code: 7,
+      message: /✗ missing capability: .*VirtualMedia/,
+    },
+    {
+      name: 'outside the allowed networks',
+      address: () => plain.address('host-0', 'redfish'),
+      env: { ALLOWED_BMC_NETWORKS: '10.0.0.0/8' },
+      code: 4,
+      message: /✗ not allowed: .*outside the networks/,
+    },
   ])('$name → exit $code', async (row) => {
     const result = await cli(['bmc', 'check', row.address()], row.env);
     expect(result.code).toBe(row.code);
@@ -135,7 +175,12 @@ describe('check against ipmi_sim', () => {
 describe.skipIf(!sushyAvailable())('check against sushy-tools', () => {
   let sushy: RunningSushy;
   beforeAll(async () => {
-    sushy = await startSushy({ username: 'admin', password: PASSWORD, tls: false, systems: [{ uuid: '27946b59-9e44-4fa7-8e91-f3527a1ef094', name: 'node-0', powerState: 'Off', nics: [{ mac: '00:5c:52:31:3a:9c', ip: '127.0.0.1' }] }] });
+    sushy = await startSushy({
+      username: 'admin',
+      password: PASSWORD,
+      tls: false,
+      systems: [{ uuid: '27946b59-9e44-4fa7-8e91-f3527a1ef094', name: 'node-0', powerState: 'Off', nics: [{ mac: '00:5c:52:31:3a:9c', ip: '127.0.0.1' }] }],
+    });
   }, 120_000);
   afterAll(async () => {
     await sushy.stop();
@@ -153,10 +198,15 @@ describe.skipIf(!sushyAvailable())('check against sushy-tools', () => {
 describe('bin/ironhook.js (npx ironhook)', () => {
   function run(argv: string[], env: Record<string, string>): Promise<Result> {
     return new Promise((resolve) => {
-      execFile(process.execPath, ['bin/ironhook.js', ...argv], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-        resolve({ code, out: stdout, err: stderr });
-      });
+      execFile(
+        process.execPath,
+        ['bin/ironhook.js', ...argv],
+        { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, timeout: 60_000 },
+        (error, stdout, stderr) => {
+          const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+          resolve({ code, out: stdout, err: stderr });
+        },
+      );
     });
   }
 

@@ -81,18 +81,44 @@ beforeAll(async () => {
   planes.push(management);
   workload = await startControlPlane({ dir: join(dir, 'workload'), controllerManager: false });
   planes.push(workload);
-  const crds = ['ironhook.dev_objectpatches.yaml', 'ironhook.dev_nodeoperations.yaml', 'metal3.io_baremetalhosts.yaml'].map((file) => join(REPO_ROOT, 'manifests', 'crds', file));
+  const crds = ['ironhook.dev_objectpatches.yaml', 'ironhook.dev_nodeoperations.yaml', 'metal3.io_baremetalhosts.yaml'].map((file) =>
+    join(REPO_ROOT, 'manifests', 'crds', file),
+  );
   const machines = (await clusterAPICRDFiles()).filter((file) => file.endsWith('cluster.x-k8s.io_machines.yaml'));
   for (const file of [...crds, ...machines]) {
     await kubectl(management.kubeconfig, 'apply', '--server-side', '-f', file);
   }
-  await kubectl(management.kubeconfig, 'wait', '--for=condition=Established', '--timeout=60s', 'crd', 'objectpatches.ironhook.dev', 'nodeoperations.ironhook.dev', 'baremetalhosts.metal3.io', 'machines.cluster.x-k8s.io');
+  await kubectl(
+    management.kubeconfig,
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd',
+    'objectpatches.ironhook.dev',
+    'nodeoperations.ironhook.dev',
+    'baremetalhosts.metal3.io',
+    'machines.cluster.x-k8s.io',
+  );
   api = new KubeApi(verifiedTLS(loadKubeConfig(management.kubeconfig)), 10_000);
   objects = KubernetesObjectApi.makeApiClient(loadKubeConfig(management.kubeconfig));
   // A just-established CRD answers 429 "storage is (re)initializing" for a moment.
-  const served: [string, string, string][] = [['metal3.io', 'v1alpha1', 'baremetalhosts'], ['cluster.x-k8s.io', 'v1beta2', 'machines'], ['ironhook.dev', 'v1alpha1', 'objectpatches'], ['ironhook.dev', 'v1alpha1', 'nodeoperations']];
+  const served: [string, string, string][] = [
+    ['metal3.io', 'v1alpha1', 'baremetalhosts'],
+    ['cluster.x-k8s.io', 'v1beta2', 'machines'],
+    ['ironhook.dev', 'v1alpha1', 'objectpatches'],
+    ['ironhook.dev', 'v1alpha1', 'nodeoperations'],
+  ];
   for (const [group, version, plural] of served) {
-    await waitFor(`list ${plural}.${group}`, async () => api.custom.listClusterCustomObject({ group, version, plural }).then(() => true, () => false), 30_000, 100);
+    await waitFor(
+      `list ${plural}.${group}`,
+      async () =>
+        api.custom.listClusterCustomObject({ group, version, plural }).then(
+          () => true,
+          () => false,
+        ),
+      30_000,
+      100,
+    );
   }
   nodes = new KubeApi(verifiedTLS(loadKubeConfig(workload.kubeconfig)), 10_000);
   workloadObjects = KubernetesObjectApi.makeApiClient(loadKubeConfig(workload.kubeconfig));
@@ -126,11 +152,22 @@ async function namespace(withKubeconfig = true): Promise<string> {
 
 async function createKubeconfigSecret(ns: string): Promise<void> {
   const value = readFileSync(workload.kubeconfig).toString('base64');
-  await objects.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `${CLUSTER}-kubeconfig`, namespace: ns }, type: 'cluster.x-k8s.io/secret', data: { value } });
+  await objects.create({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `${CLUSTER}-kubeconfig`, namespace: ns },
+    type: 'cluster.x-k8s.io/secret',
+    data: { value },
+  });
 }
 
 async function createHost(ns: string, name: string): Promise<KObject> {
-  const body = { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name, namespace: ns }, spec: { online: false, bmc: { address: 'ipmi://192.0.2.10', credentialsName: `${name}-bmc` } } };
+  const body = {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: { name, namespace: ns },
+    spec: { online: false, bmc: { address: 'ipmi://192.0.2.10', credentialsName: `${name}-bmc` } },
+  };
   return (await api.custom.createNamespacedCustomObject({ group: 'metal3.io', version: 'v1alpha1', namespace: ns, plural: 'baremetalhosts', body })) as KObject;
 }
 
@@ -138,7 +175,14 @@ async function getObject(ref: TargetRef): Promise<KObject & { spec?: Record<stri
   return readTarget(api, ref);
 }
 
-const hostRef = (ns: string, name: string): TargetRef => ({ group: 'metal3.io', version: 'v1alpha1', plural: 'baremetalhosts', namespace: ns, name, status: false });
+const hostRef = (ns: string, name: string): TargetRef => ({
+  group: 'metal3.io',
+  version: 'v1alpha1',
+  plural: 'baremetalhosts',
+  namespace: ns,
+  name,
+  status: false,
+});
 const hostTarget = (ns: string, name: string): PatchTarget => ({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', namespace: ns, name });
 
 async function createPatch(ns: string, name: string, spec: ObjectPatch['spec']): Promise<void> {
@@ -147,7 +191,12 @@ async function createPatch(ns: string, name: string, spec: ObjectPatch['spec']):
 }
 
 async function createNodeOperation(ns: string, name: string, spec: Omit<NodeOperationSpec, 'cluster'>): Promise<void> {
-  const body: NodeOperation = { apiVersion: 'ironhook.dev/v1alpha1', kind: 'NodeOperation', metadata: { name, namespace: ns }, spec: { cluster: { name: CLUSTER }, ...spec } };
+  const body: NodeOperation = {
+    apiVersion: 'ironhook.dev/v1alpha1',
+    kind: 'NodeOperation',
+    metadata: { name, namespace: ns },
+    spec: { cluster: { name: CLUSTER }, ...spec },
+  };
   await api.custom.createNamespacedCustomObject({ group: 'ironhook.dev', version: 'v1alpha1', namespace: ns, plural: 'nodeoperations', body });
 }
 
@@ -156,17 +205,29 @@ async function requestStatus<T extends ObjectPatch | NodeOperation>(ns: string, 
   return object.status ?? {};
 }
 
-async function waitForStatus<T extends ObjectPatch | NodeOperation>(ns: string, plural: string, name: string, done: (status: NonNullable<T['status']>) => boolean): Promise<NonNullable<T['status']>> {
+async function waitForStatus<T extends ObjectPatch | NodeOperation>(
+  ns: string,
+  plural: string,
+  name: string,
+  done: (status: NonNullable<T['status']>) => boolean,
+): Promise<NonNullable<T['status']>> {
   let status: NonNullable<T['status']> = {};
-  await waitFor(`${plural}/${name}`, async () => {
-    status = await requestStatus<T>(ns, plural, name);
-    return done(status);
-  }, 30_000, 100);
+  await waitFor(
+    `${plural}/${name}`,
+    async () => {
+      status = await requestStatus<T>(ns, plural, name);
+      return done(status);
+    },
+    30_000,
+    100,
+  );
   return status;
 }
 
-const patchFinished = (ns: string, name: string) => waitForStatus<ObjectPatch>(ns, 'objectpatches', name, (status) => status.phase === 'Succeeded' || status.phase === 'Failed');
-const nodeOpFinished = (ns: string, name: string) => waitForStatus<NodeOperation>(ns, 'nodeoperations', name, (status) => status.phase === 'Succeeded' || status.phase === 'Failed');
+const patchFinished = (ns: string, name: string) =>
+  waitForStatus<ObjectPatch>(ns, 'objectpatches', name, (status) => status.phase === 'Succeeded' || status.phase === 'Failed');
+const nodeOpFinished = (ns: string, name: string) =>
+  waitForStatus<NodeOperation>(ns, 'nodeoperations', name, (status) => status.phase === 'Succeeded' || status.phase === 'Failed');
 const nodeOpWaiting = (ns: string, name: string) => waitForStatus<NodeOperation>(ns, 'nodeoperations', name, (status) => status.phase === 'Pending');
 
 interface NodeShape {
@@ -174,8 +235,17 @@ interface NodeShape {
   spec?: { providerID?: string };
 }
 
-async function createNode(name: string, labels: Record<string, string>, extra: { annotations?: Record<string, string>; providerID?: string } = {}): Promise<void> {
-  const body = { apiVersion: 'v1', kind: 'Node', metadata: { name, labels, ...(extra.annotations && { annotations: extra.annotations }) }, spec: { ...(extra.providerID && { providerID: extra.providerID }) } };
+async function createNode(
+  name: string,
+  labels: Record<string, string>,
+  extra: { annotations?: Record<string, string>; providerID?: string } = {},
+): Promise<void> {
+  const body = {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels, ...(extra.annotations && { annotations: extra.annotations }) },
+    spec: { ...(extra.providerID && { providerID: extra.providerID }) },
+  };
   await workloadObjects.create(body);
 }
 
@@ -190,7 +260,12 @@ async function getNode(name: string): Promise<NodeShape | undefined> {
   }
 }
 
-const consumerRef = (machine: string, ns: string) => ({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', namespace: ns, name: machine });
+const consumerRef = (machine: string, ns: string) => ({
+  apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
+  kind: 'Metal3Machine',
+  namespace: ns,
+  name: machine,
+});
 
 function claim(ns: string, machine: string, resourceVersion: string): JsonPatchOperation[] {
   return [
@@ -216,7 +291,12 @@ describe('how kube-apiserver reports a failed test operation', () => {
     );
     expect(failure).toBeInstanceOf(KubeStatusError);
     const { code, reason, message, causes } = failure as KubeStatusError;
-    expect({ code, reason, message, causes }).toEqual({ code: 422, reason: 'Invalid', message: 'the server rejected our request due to an error in our request', causes: [] });
+    expect({ code, reason, message, causes }).toEqual({
+      code: 422,
+      reason: 'Invalid',
+      message: 'the server rejected our request due to an error in our request',
+      causes: [],
+    });
   });
 });
 
@@ -225,7 +305,9 @@ describe('ObjectPatch', () => {
     const ns = await namespace(false);
     const host = await createHost(ns, 'host-0');
     const rv = host.metadata.resourceVersion ?? '';
-    await Promise.all(['m3m-a', 'm3m-b'].map((machine) => createPatch(ns, `${machine}-claim-1`, { target: hostTarget(ns, 'host-0'), operations: claim(ns, machine, rv) })));
+    await Promise.all(
+      ['m3m-a', 'm3m-b'].map((machine) => createPatch(ns, `${machine}-claim-1`, { target: hostTarget(ns, 'host-0'), operations: claim(ns, machine, rv) })),
+    );
     const [a, b] = await Promise.all([patchFinished(ns, 'm3m-a-claim-1'), patchFinished(ns, 'm3m-b-claim-1')]);
     expect([a.reason, b.reason].sort()).toEqual(['Applied', 'TestFailed']);
     const winner = a.reason === 'Applied' ? 'm3m-a' : 'm3m-b';
@@ -237,19 +319,105 @@ describe('ObjectPatch', () => {
     expect(lost.message).toBe('the test of /metadata/resourceVersion failed: the object changed since the request was made');
   });
 
-  const OUTCOMES: { name: string; operations: (ns: string) => JsonPatchOperation[]; target?: (ns: string) => PatchTarget; phase: string; reason: string; message: RegExp }[] = [
-    { name: 'missing host', operations: () => [{ op: 'add', path: '/spec/online', value: true }], target: (ns) => hostTarget(ns, 'no-such-host'), phase: 'Failed', reason: 'NotFound', message: /does not exist/u },
-    { name: 'invalid host after the patch', operations: () => [{ op: 'replace', path: '/spec/online', value: 'yes' }], phase: 'Failed', reason: 'Rejected', message: /spec\.online/u },
-    { name: 'enum violated', operations: () => [{ op: 'add', path: '/spec/automatedCleaningMode', value: 'sometimes' }], phase: 'Failed', reason: 'Rejected', message: /automatedCleaningMode/u },
-    { name: 'kind outside the allowlist', operations: () => [{ op: 'add', path: '/data/x', value: 'y' }], target: (ns) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'any' }), phase: 'Failed', reason: 'Rejected', message: /not a kind the driver pool patches/u },
-    { name: "another namespace's host", operations: () => [{ op: 'add', path: '/spec/online', value: true }], target: () => hostTarget('default', 'host-1'), phase: 'Failed', reason: 'Rejected', message: /is not the request's namespace/u },
-    { name: 'status of a host', operations: () => [{ op: 'add', path: '/status/x', value: 1 }], target: (ns) => ({ ...hostTarget(ns, 'host-1'), subresource: 'status' }), phase: 'Failed', reason: 'Rejected', message: /does not patch the status/u },
-    { name: 'failed test of a spec field', operations: () => [{ op: 'test', path: '/spec/online', value: true }, { op: 'add', path: '/spec/description', value: 'claimed' }], phase: 'Failed', reason: 'TestFailed', message: /test of \/spec\/online failed/u },
-    { name: 'replace of a missing field', operations: () => [{ op: 'replace', path: '/spec/image/url', value: 'http://x' }], phase: 'Failed', reason: 'Rejected', message: /does not apply to the object/u },
-    { name: 'passing test of a missing field (null)', operations: () => [{ op: 'test', path: '/spec/consumerRef', value: null }, { op: 'add', path: '/spec/description', value: 'rack 7' }], phase: 'Succeeded', reason: 'Applied', message: /patch applied/u },
+  const OUTCOMES: {
+    name: string;
+    operations: (ns: string) => JsonPatchOperation[];
+    target?: (ns: string) => PatchTarget;
+    phase: string;
+    reason: string;
+    message: RegExp;
+  }[] = [
+    {
+      name: 'missing host',
+      operations: () => [{ op: 'add', path: '/spec/online', value: true }],
+      target: (ns) => hostTarget(ns, 'no-such-host'),
+      phase: 'Failed',
+      reason: 'NotFound',
+      message: /does not exist/u,
+    },
+    {
+      name: 'invalid host after the patch',
+      operations: () => [{ op: 'replace', path: '/spec/online', value: 'yes' }],
+      phase: 'Failed',
+      reason: 'Rejected',
+      message: /spec\.online/u,
+    },
+    {
+      name: 'enum violated',
+      operations: () => [{ op: 'add', path: '/spec/automatedCleaningMode', value: 'sometimes' }],
+      phase: 'Failed',
+      reason: 'Rejected',
+      message: /automatedCleaningMode/u,
+    },
+    {
+      name: 'kind outside the allowlist',
+      operations: () => [{ op: 'add', path: '/data/x', value: 'y' }],
+      target: (ns) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'any' }),
+      phase: 'Failed',
+      reason: 'Rejected',
+      message: /not a kind the driver pool patches/u,
+    },
+    {
+      name: "another namespace's host",
+      operations: () => [{ op: 'add', path: '/spec/online', value: true }],
+      target: () => hostTarget('default', 'host-1'),
+      phase: 'Failed',
+      reason: 'Rejected',
+      message: /is not the request's namespace/u,
+    },
+    {
+      name: 'status of a host',
+      operations: () => [{ op: 'add', path: '/status/x', value: 1 }],
+      target: (ns) => ({ ...hostTarget(ns, 'host-1'), subresource: 'status' }),
+      phase: 'Failed',
+      reason: 'Rejected',
+      message: /does not patch the status/u,
+    },
+    {
+      name: 'failed test of a spec field',
+      operations: () => [
+        { op: 'test', path: '/spec/online', value: true },
+        { op: 'add', path: '/spec/description', value: 'claimed' },
+      ],
+      phase: 'Failed',
+      reason: 'TestFailed',
+      message: /test of \/spec\/online failed/u,
+    },
+    {
+      name: 'replace of a missing field',
+      operations: () => [{ op: 'replace', path: '/spec/image/url', value: 'http://x' }],
+      phase: 'Failed',
+      reason: 'Rejected',
+      message: /does not apply to the object/u,
+    },
+    {
+      name: 'passing test of a missing field (null)',
+      operations: () => [
+        { op: 'test', path: '/spec/consumerRef', value: null },
+        { op: 'add', path: '/spec/description', value: 'rack 7' },
+      ],
+      phase: 'Succeeded',
+      reason: 'Applied',
+      message: /patch applied/u,
+    },
     // What an earlier run would have written is there already: applied, whatever the test says now.
-    { name: 'failed test, writes already in place', operations: () => [{ op: 'test', path: '/spec/online', value: true }, { op: 'replace', path: '/spec/online', value: false }], phase: 'Succeeded', reason: 'Applied', message: /already had the patch/u },
-    { name: 'valid spec change', operations: () => [{ op: 'replace', path: '/spec/online', value: true }], phase: 'Succeeded', reason: 'Applied', message: /patch applied/u },
+    {
+      name: 'failed test, writes already in place',
+      operations: () => [
+        { op: 'test', path: '/spec/online', value: true },
+        { op: 'replace', path: '/spec/online', value: false },
+      ],
+      phase: 'Succeeded',
+      reason: 'Applied',
+      message: /already had the patch/u,
+    },
+    {
+      name: 'valid spec change',
+      operations: () => [{ op: 'replace', path: '/spec/online', value: true }],
+      phase: 'Succeeded',
+      reason: 'Applied',
+      message: /patch applied/u,
+    },
   ];
 
   it.each(OUTCOMES)('$name → $reason', async (row) => {
@@ -263,10 +431,31 @@ describe('ObjectPatch', () => {
   });
 
   const SECRET_ROWS: { name: string; operations: JsonPatchOperation[]; reason: string; labels: Record<string, string> | undefined }[] = [
-    { name: 'add a label (escaped key)', operations: [{ op: 'add', path: '/metadata/labels', value: {} }, { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' }], reason: 'Applied', labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
+    {
+      name: 'add a label (escaped key)',
+      operations: [
+        { op: 'add', path: '/metadata/labels', value: {} },
+        { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' },
+      ],
+      reason: 'Applied',
+      labels: { 'cluster.x-k8s.io/cluster-name': 'c1' },
+    },
     { name: 'write data', operations: [{ op: 'add', path: '/data/password', value: 'aGk=' }], reason: 'Rejected', labels: undefined },
-    { name: 'labels plus an annotation', operations: [{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }, { op: 'add', path: '/metadata/annotations', value: { a: 'b' } }], reason: 'Rejected', labels: undefined },
-    { name: 'copy data into a label', operations: [{ op: 'copy', from: '/data/password', path: '/metadata/labels/leak' }], reason: 'Rejected', labels: undefined },
+    {
+      name: 'labels plus an annotation',
+      operations: [
+        { op: 'add', path: '/metadata/labels', value: { a: 'b' } },
+        { op: 'add', path: '/metadata/annotations', value: { a: 'b' } },
+      ],
+      reason: 'Rejected',
+      labels: undefined,
+    },
+    {
+      name: 'copy data into a label',
+      operations: [{ op: 'copy', from: '/data/password', path: '/metadata/labels/leak' }],
+      reason: 'Rejected',
+      labels: undefined,
+    },
   ];
 
   it.each(SECRET_ROWS)('Secret: $name → $reason', async (row) => {
@@ -281,17 +470,34 @@ describe('ObjectPatch', () => {
 
   it('upserts a condition on a Machine status: created with its list, lastTransitionTime moves only with the status', async () => {
     const ns = await namespace(false);
-    const machine = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', metadata: { name: 'machine-0', namespace: ns }, spec: { clusterName: CLUSTER, bootstrap: { dataSecretName: 'bootstrap' }, infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'Metal3Machine', name: 'm3m-0' } } };
+    const machine = {
+      apiVersion: 'cluster.x-k8s.io/v1beta2',
+      kind: 'Machine',
+      metadata: { name: 'machine-0', namespace: ns },
+      spec: {
+        clusterName: CLUSTER,
+        bootstrap: { dataSecretName: 'bootstrap' },
+        infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'Metal3Machine', name: 'm3m-0' },
+      },
+    };
     await api.custom.createNamespacedCustomObject({ group: 'cluster.x-k8s.io', version: 'v1beta2', namespace: ns, plural: 'machines', body: machine });
     const target: PatchTarget = { apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', namespace: ns, name: 'machine-0', subresource: 'status' };
     const path: TargetRef = { group: 'cluster.x-k8s.io', version: 'v1beta2', plural: 'machines', namespace: ns, name: 'machine-0', status: false };
-    const upsert = (status: 'True' | 'False', message: string): ConditionUpsert[] => [{ path: '/status/conditions', condition: { type: 'HealthCheckSucceeded', status, reason: 'Remediating', message } }];
+    const upsert = (status: 'True' | 'False', message: string): ConditionUpsert[] => [
+      { path: '/status/conditions', condition: { type: 'HealthCheckSucceeded', status, reason: 'Remediating', message } },
+    ];
     const conditionNow = async () => ((await getObject(path)).status?.conditions as Record<string, unknown>[]).find((c) => c.type === 'HealthCheckSucceeded');
 
     await createPatch(ns, 'cond-1', { target, operations: [], conditions: upsert('False', 'rebooting') });
     expect(await patchFinished(ns, 'cond-1')).toMatchObject({ phase: 'Succeeded', reason: 'Applied' });
     const first = formatTime(clock.now());
-    expect(await conditionNow()).toEqual({ type: 'HealthCheckSucceeded', status: 'False', reason: 'Remediating', message: 'rebooting', lastTransitionTime: first });
+    expect(await conditionNow()).toEqual({
+      type: 'HealthCheckSucceeded',
+      status: 'False',
+      reason: 'Remediating',
+      message: 'rebooting',
+      lastTransitionTime: first,
+    });
 
     clock.advance(60_000);
     await createPatch(ns, 'cond-2', { target, operations: [], conditions: upsert('False', 'rebooted, waiting') });
@@ -336,19 +542,68 @@ describe('ObjectPatch', () => {
 // --- NodeOperation ----------------------------------------------------------------------------------
 
 describe('NodeOperation SetProviderID', () => {
-  const ROWS: { name: string; node: { uuid?: string; hostnames?: string[] }; labels: Record<string, string>; current?: string; accepted?: string[]; phase: string; reason?: string; providerID: string }[] = [
-    { name: 'by uuid label, empty providerID', node: { uuid: 'uuid-1' }, labels: { 'metal3.io/uuid': 'uuid-1' }, phase: 'Succeeded', providerID: 'metal3://ns/host/m3m' },
-    { name: 'by hostname label', node: { hostnames: ['other', 'node-by-hostname'] }, labels: { 'kubernetes.io/hostname': 'node-by-hostname' }, phase: 'Succeeded', providerID: 'metal3://ns/host/m3m' },
-    { name: 'already the same providerID', node: { uuid: 'uuid-3' }, labels: { 'metal3.io/uuid': 'uuid-3' }, current: 'metal3://ns/host/m3m', phase: 'Succeeded', providerID: 'metal3://ns/host/m3m' },
-    { name: 'an accepted legacy providerID', node: { uuid: 'uuid-4' }, labels: { 'metal3.io/uuid': 'uuid-4' }, current: 'metal3://uuid-4', accepted: ['metal3://uuid-4'], phase: 'Succeeded', providerID: 'metal3://uuid-4' },
-    { name: 'a different providerID', node: { uuid: 'uuid-5' }, labels: { 'metal3.io/uuid': 'uuid-5' }, current: 'metal3://elsewhere', phase: 'Failed', reason: 'ProviderIDMismatch', providerID: 'metal3://elsewhere' },
+  const ROWS: {
+    name: string;
+    node: { uuid?: string; hostnames?: string[] };
+    labels: Record<string, string>;
+    current?: string;
+    accepted?: string[];
+    phase: string;
+    reason?: string;
+    providerID: string;
+  }[] = [
+    {
+      name: 'by uuid label, empty providerID',
+      node: { uuid: 'uuid-1' },
+      labels: { 'metal3.io/uuid': 'uuid-1' },
+      phase: 'Succeeded',
+      providerID: 'metal3://ns/host/m3m',
+    },
+    {
+      name: 'by hostname label',
+      node: { hostnames: ['other', 'node-by-hostname'] },
+      labels: { 'kubernetes.io/hostname': 'node-by-hostname' },
+      phase: 'Succeeded',
+      providerID: 'metal3://ns/host/m3m',
+    },
+    {
+      name: 'already the same providerID',
+      node: { uuid: 'uuid-3' },
+      labels: { 'metal3.io/uuid': 'uuid-3' },
+      current: 'metal3://ns/host/m3m',
+      phase: 'Succeeded',
+      providerID: 'metal3://ns/host/m3m',
+    },
+    {
+      name: 'an accepted legacy providerID',
+      node: { uuid: 'uuid-4' },
+      labels: { 'metal3.io/uuid': 'uuid-4' },
+      current: 'metal3://uuid-4',
+      accepted: ['metal3://uuid-4'],
+      phase: 'Succeeded',
+      providerID: 'metal3://uuid-4',
+    },
+    {
+      name: 'a different providerID',
+      node: { uuid: 'uuid-5' },
+      labels: { 'metal3.io/uuid': 'uuid-5' },
+      current: 'metal3://elsewhere',
+      phase: 'Failed',
+      reason: 'ProviderIDMismatch',
+      providerID: 'metal3://elsewhere',
+    },
   ];
 
   it.each(ROWS)('$name → $phase', async (row) => {
     const ns = await namespace();
     const nodeName = `spid-${String(namespaceCounter)}`;
     await createNode(nodeName, row.labels, { providerID: row.current });
-    await createNodeOperation(ns, 'spid-1', { action: 'SetProviderID', node: row.node, providerID: 'metal3://ns/host/m3m', ...(row.accepted && { acceptedProviderIDs: row.accepted }) });
+    await createNodeOperation(ns, 'spid-1', {
+      action: 'SetProviderID',
+      node: row.node,
+      providerID: 'metal3://ns/host/m3m',
+      ...(row.accepted && { acceptedProviderIDs: row.accepted }),
+    });
     const status = await nodeOpFinished(ns, 'spid-1');
     expect(status).toMatchObject({ phase: row.phase, node: { name: nodeName } });
     expect(status.error?.reason).toBe(row.reason);
@@ -370,7 +625,11 @@ describe('NodeOperation SetProviderID', () => {
     expect(waiting).toMatchObject({ message: 'waiting for a Node with label metal3.io/uuid=uuid-late', observedTime: formatTime(clock.now()) });
     await createNode('late-node', { 'metal3.io/uuid': 'uuid-late' });
     clock.advance(SETTINGS.nodeRecheckMs);
-    expect(await nodeOpFinished(ns, 'spid-1')).toMatchObject({ phase: 'Succeeded', node: { name: 'late-node', providerID: 'metal3://late' }, observedTime: formatTime(clock.now()) });
+    expect(await nodeOpFinished(ns, 'spid-1')).toMatchObject({
+      phase: 'Succeeded',
+      node: { name: 'late-node', providerID: 'metal3://late' },
+      observedTime: formatTime(clock.now()),
+    });
   });
 
   it('without the kubeconfig Secret: Pending with a transient error naming it, then proceeds once Cluster API wrote it', async () => {
@@ -394,7 +653,10 @@ describe('NodeOperation Fence and Restore', () => {
     await createNode('fenced', { role: 'worker', 'metal3.io/uuid': 'uuid-f' }, { annotations: { note: 'keep me' }, providerID: 'metal3://f' });
     await createNodeOperation(ns, 'fence-1', { action: 'Fence', node: { name: 'fenced' } });
     const status = await nodeOpFinished(ns, 'fence-1');
-    expect(status).toMatchObject({ phase: 'Succeeded', node: { name: 'fenced', providerID: 'metal3://f', labels: { role: 'worker', 'metal3.io/uuid': 'uuid-f' }, annotations: { note: 'keep me' } } });
+    expect(status).toMatchObject({
+      phase: 'Succeeded',
+      node: { name: 'fenced', providerID: 'metal3://f', labels: { role: 'worker', 'metal3.io/uuid': 'uuid-f' }, annotations: { note: 'keep me' } },
+    });
     expect(await getNode('fenced')).toBeUndefined();
   });
 

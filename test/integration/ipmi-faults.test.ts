@@ -161,7 +161,11 @@ describe('the canary password', () => {
     await capture(driverFor().inventory());
     await capture(driverFor({ password: 'wrong-password' }).inventory());
     const captured = [
-      JSON.stringify(errors.map((error) => (error instanceof Error ? { message: error.message, stack: error.stack, text: String(error), cause: String(error.cause) } : error))),
+      JSON.stringify(
+        errors.map((error) =>
+          error instanceof Error ? { message: error.message, stack: error.stack, text: String(error), cause: String(error.cause) } : error,
+        ),
+      ),
       JSON.stringify(results),
       JSON.stringify(observed),
       await readFile(sim.files.log, 'utf8'),

@@ -63,7 +63,12 @@ describe('chassis-control script contract', () => {
       await writeFile(join(dir, 'fail'), '');
       expect((await sh(script, [dir, 'get', 'power'])).code).toBe(1);
       const log = await readFile(join(dir, 'events.log'), 'utf8');
-      expect(log.split('\n').filter(Boolean).map((line) => line.split(' ').slice(1).join(' '))).toEqual(['set power 1', 'set boot pxe', 'set shutdown 1', 'fail get power']);
+      expect(
+        log
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.split(' ').slice(1).join(' ')),
+      ).toEqual(['set power 1', 'set boot pxe', 'set shutdown 1', 'fail get power']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

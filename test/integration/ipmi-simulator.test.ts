@@ -110,9 +110,24 @@ describe('ipmi_sim: boot device', () => {
     { name: 'UEFI pxe persistent (raw 0xe0 0x04)', options: { device: 'pxe', persistent: true, mode: 'UEFI' }, expected: 'pxe' },
     { name: 'UEFI disk once (raw 0xa0 0x08)', options: { device: 'disk', persistent: false, mode: 'UEFI' }, expected: 'disk' },
     { name: 'UEFI cdrom persistent (raw 0xe0 0x14)', options: { device: 'cdrom', persistent: true, mode: 'UEFI' }, expected: 'cdrom' },
-    { name: 'UEFI pxe persistent (efiboot)', options: { device: 'pxe', persistent: true, mode: 'UEFI' }, expected: 'pxe', settings: { uefiBootMethod: 'efiboot' } },
-    { name: 'UEFI disk persistent (efiboot)', options: { device: 'disk', persistent: true, mode: 'UEFI' }, expected: 'disk', settings: { uefiBootMethod: 'efiboot' } },
-    { name: 'UEFI cdrom once (efiboot)', options: { device: 'cdrom', persistent: false, mode: 'UEFI' }, expected: 'cdrom', settings: { uefiBootMethod: 'efiboot' } },
+    {
+      name: 'UEFI pxe persistent (efiboot)',
+      options: { device: 'pxe', persistent: true, mode: 'UEFI' },
+      expected: 'pxe',
+      settings: { uefiBootMethod: 'efiboot' },
+    },
+    {
+      name: 'UEFI disk persistent (efiboot)',
+      options: { device: 'disk', persistent: true, mode: 'UEFI' },
+      expected: 'disk',
+      settings: { uefiBootMethod: 'efiboot' },
+    },
+    {
+      name: 'UEFI cdrom once (efiboot)',
+      options: { device: 'cdrom', persistent: false, mode: 'UEFI' },
+      expected: 'cdrom',
+      settings: { uefiBootMethod: 'efiboot' },
+    },
   ];
   it.each(rows)('$name → the script holds $expected', async ({ options, expected, settings }) => {
     const driver = driverFor(sim.address, settings);
@@ -154,7 +169,13 @@ describe('ipmi_sim: check, inventory, cipher suites, privilege', () => {
     const check = await driverFor(sim.address).check();
     expect(check).toMatchObject({ reachable: true, authenticated: true, missing: [] });
     expect(check.powerState).toMatch(/^(on|off)$/);
-    expect(check.identity).toMatchObject({ manufacturer: 'MontaVista Software, Inc.', manufacturerId: '4753', firmwareRevision: '9.08', ipmiVersion: '2.0', cipherSuite: '3' });
+    expect(check.identity).toMatchObject({
+      manufacturer: 'MontaVista Software, Inc.',
+      manufacturerId: '4753',
+      firmwareRevision: '9.08',
+      ipmiVersion: '2.0',
+      cipherSuite: '3',
+    });
   });
 
   it('inventory: vendor, product and serial from the simulated FRU, nothing else', async () => {

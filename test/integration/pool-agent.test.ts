@@ -79,7 +79,14 @@ async function setup(): Promise<Rig> {
     emulator.system('host-0').setPower('Off');
     return Promise.resolve();
   };
-  const fleet = startFakeAgent({ apiURL: side.url, hosts: [hostFromRedfishConfig(SYSTEM, powerOff)], sources: [redfishBootEvents(emulator)], heartbeatIntervalMs: 100, lookupIntervalMs: 50, commandDelayMs: 50 });
+  const fleet = startFakeAgent({
+    apiURL: side.url,
+    hosts: [hostFromRedfishConfig(SYSTEM, powerOff)],
+    sources: [redfishBootEvents(emulator)],
+    heartbeatIntervalMs: 100,
+    lookupIntervalMs: 50,
+    commandDelayMs: 50,
+  });
   const kube = new MemoryKube();
   kube.put('secrets', credentialsSecret('host-0-bmc', 'admin', PASSWORD));
   const logs = new LogCapture();
@@ -92,21 +99,45 @@ async function setup(): Promise<Rig> {
     deployKernelURL: `${filesURL}/ipa.kernel`,
     deployRamdiskURL: `${filesURL}/ipa.initramfs`,
   };
-  const pool = new DriverPool({ kube, clock: systemClock, logger: createLogger({ level: 'debug', destination: logs }), metrics: createPoolMetrics({ defaultMetrics: false }), agent: side.service, factory: createBMCDriver, settings, instance: 'pool-agent-it' });
+  const pool = new DriverPool({
+    kube,
+    clock: systemClock,
+    logger: createLogger({ level: 'debug', destination: logs }),
+    metrics: createPoolMetrics({ defaultMetrics: false }),
+    agent: side.service,
+    factory: createBMCDriver,
+    settings,
+    instance: 'pool-agent-it',
+  });
   await pool.start();
   rig = { kube, emulator, side, fleet, pool, logs };
   return rig;
 }
 
-async function run(r: Rig, action: HostOperationSpec['action'], sequence: number, options: Partial<HostOperationSpec> & { scheme: string }): Promise<NonNullable<HostOperation['status']>> {
+async function run(
+  r: Rig,
+  action: HostOperationSpec['action'],
+  sequence: number,
+  options: Partial<HostOperationSpec> & { scheme: string },
+): Promise<NonNullable<HostOperation['status']>> {
   const { scheme, ...extra } = options;
-  const op = operation(action, sequence, { host: { name: 'host-0', uid: 'uid-host-0' }, bmc: { address: r.emulator.address('host-0', scheme), credentialsName: 'host-0-bmc' }, bootMACAddress: MACS[0], ...extra });
+  const op = operation(action, sequence, {
+    host: { name: 'host-0', uid: 'uid-host-0' },
+    bmc: { address: r.emulator.address('host-0', scheme), credentialsName: 'host-0-bmc' },
+    bootMACAddress: MACS[0],
+    ...extra,
+  });
   r.kube.put('hostoperations', op);
   let status: HostOperation['status'];
-  await waitFor(`${op.metadata.name ?? ''} to finish`, () => {
-    status = (r.kube.get('hostoperations', NAMESPACE, op.metadata.name ?? '') as HostOperation).status;
-    return Promise.resolve(status?.phase === Phase.Succeeded || status?.phase === Phase.Failed);
-  }, 90_000, 100);
+  await waitFor(
+    `${op.metadata.name ?? ''} to finish`,
+    () => {
+      status = (r.kube.get('hostoperations', NAMESPACE, op.metadata.name ?? '') as HostOperation).status;
+      return Promise.resolve(status?.phase === Phase.Succeeded || status?.phase === Phase.Failed);
+    },
+    90_000,
+    100,
+  );
   return status ?? {};
 }
 

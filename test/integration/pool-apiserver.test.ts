@@ -58,10 +58,15 @@ async function getStatus(ns: string, name: string): Promise<HostOperationStatus 
 
 async function waitForPhase(ns: string, name: string, phase: string): Promise<HostOperationStatus> {
   let status: HostOperationStatus | undefined;
-  await waitFor(`${name} ${phase}`, async () => {
-    status = await getStatus(ns, name);
-    return status?.phase === phase;
-  }, 60_000, 200);
+  await waitFor(
+    `${name} ${phase}`,
+    async () => {
+      status = await getStatus(ns, name);
+      return status?.phase === phase;
+    },
+    60_000,
+    200,
+  );
   return status ?? {};
 }
 
@@ -76,7 +81,16 @@ async function startPool(fleet: FakeFleet, agent: FakeAgentService, ns: string, 
   const logger = createLogger({ level: 'debug', destination: logs });
   const client = kube ?? new KubeClient(loadKubeConfig(kubeconfig), { clock: systemClock, livenessMs: 60_000, watchTimeoutSeconds: 60 });
   const settings = { ...DEFAULT_SETTINGS, namespaces: [ns], powerSettleTimeoutMs: 20_000 };
-  const pool = new DriverPool({ kube: client, clock: systemClock, logger, metrics: createPoolMetrics({ defaultMetrics: false }), agent, factory: fleet.factory, settings, instance: 'pool-it' });
+  const pool = new DriverPool({
+    kube: client,
+    clock: systemClock,
+    logger,
+    metrics: createPoolMetrics({ defaultMetrics: false }),
+    agent,
+    factory: fleet.factory,
+    settings,
+    instance: 'pool-it',
+  });
   await pool.start();
   return { pool, logs, stop: () => pool.stop() };
 }
@@ -154,7 +168,9 @@ describe('driver pool against a real apiserver', () => {
       await apply(register);
       const registered = await waitForPhase(ns, 'server-01-register-1', Phase.Succeeded);
       expect(registered.result).toMatchObject({ credentials: { name: 'server-01-bmc', namespace: ns }, poweredOn: false, provisioningID: 'uid-server-01' });
-      const secret = JSON.parse(await kubectl('get', 'secret', 'server-01-bmc', '-n', ns, '-o', 'json')) as { metadata: { labels?: Record<string, string>; finalizers?: string[]; resourceVersion: string } };
+      const secret = JSON.parse(await kubectl('get', 'secret', 'server-01-bmc', '-n', ns, '-o', 'json')) as {
+        metadata: { labels?: Record<string, string>; finalizers?: string[]; resourceVersion: string };
+      };
       expect(secret.metadata.labels?.['environment.metal3.io']).toBe('baremetal');
       expect(secret.metadata.finalizers).toEqual(['baremetalhost.metal3.io/secret']);
       expect(registered.result?.credentials?.credentialsVersion).toBe(secret.metadata.resourceVersion);
@@ -167,7 +183,9 @@ describe('driver pool against a real apiserver', () => {
       expect(stored.spec.action).toBe('PowerOn');
       expect(stored.metadata.generation).toBe(1);
 
-      const events = JSON.parse(await kubectl('get', 'events', '-n', ns, '-o', 'json')) as { items: { reason: string; reportingComponent?: string; involvedObject: { kind: string; name: string } }[] };
+      const events = JSON.parse(await kubectl('get', 'events', '-n', ns, '-o', 'json')) as {
+        items: { reason: string; reportingComponent?: string; involvedObject: { kind: string; name: string } }[];
+      };
       expect(events.items.map((event) => event.reason).sort()).toEqual(['BMCAccessValidated', 'PowerOn', 'Registered']);
       expect(events.items[0]).toMatchObject({ reportingComponent: 'ironhook.dev/driver-pool', involvedObject: { kind: 'BareMetalHost', name: 'server-01' } });
     } finally {
@@ -201,7 +219,10 @@ describe('driver pool against a real apiserver', () => {
       b.settlePolls = 1;
     });
     await apply(credentialsSecret('server-01-bmc', 'admin', 'password', ns));
-    const first = killable(new KubeClient(loadKubeConfig(kubeconfig), { clock: systemClock, livenessMs: 60_000, watchTimeoutSeconds: 60 }), (status) => status.phase === Phase.Succeeded);
+    const first = killable(
+      new KubeClient(loadKubeConfig(kubeconfig), { clock: systemClock, livenessMs: 60_000, watchTimeoutSeconds: 60 }),
+      (status) => status.phase === Phase.Succeeded,
+    );
     await startPool(fleet, agent, ns, first.kube);
     await apply(operation('PowerOn', 1, { namespace: ns, bmc: { address: IPMI, credentialsName: 'server-01-bmc' } }));
     await waitFor('the first pool to die', () => Promise.resolve(first.dead()), 60_000);

@@ -91,19 +91,30 @@ async function phaseOf(name: string): Promise<HostOperation['status']> {
 
 async function waitForPhase(name: string, phase: string, timeoutMs = 60_000): Promise<HostOperation['status']> {
   let status: HostOperation['status'];
-  await waitFor(`${name} ${phase}`, async () => {
-    status = await phaseOf(name);
-    return status?.phase === phase;
-  }, timeoutMs);
+  await waitFor(
+    `${name} ${phase}`,
+    async () => {
+      status = await phaseOf(name);
+      return status?.phase === phase;
+    },
+    timeoutMs,
+  );
   return status;
 }
 
 function resets(id: string): string[] {
-  return emulator.system(id).actions.filter((action) => action.action === 'Reset').map((action) => action.detail ?? '');
+  return emulator
+    .system(id)
+    .actions.filter((action) => action.action === 'Reset')
+    .map((action) => action.detail ?? '');
 }
 
 function request(action: 'Register' | 'PowerOn' | 'PowerOff', sequence: number, host: string): HostOperation {
-  return operation(action, sequence, { namespace: NS, host: { name: host, uid: `uid-${host}` }, bmc: { address: emulator.address(host), credentialsName: `${host}-bmc` } });
+  return operation(action, sequence, {
+    namespace: NS,
+    host: { name: host, uid: `uid-${host}` },
+    bmc: { address: emulator.address(host), credentialsName: `${host}-bmc` },
+  });
 }
 
 beforeAll(async () => {

@@ -45,7 +45,14 @@ describe.skipIf(!haveRedfishtool)('redfishtool against the emulator program (mai
     const config = join(dir, 'hosts.yaml');
     await writeFile(
       config,
-      ['systems:', '  - {id: host-0, username: admin, password: PLACEHOLDER, macs: ["52:54:00:00:00:01"]}', '  - {id: host-1, username: admin, password: PLACEHOLDER, personality: dell}', ''].join('\n').replaceAll('PLACEHOLDER', PASSWORD),
+      [
+        'systems:',
+        '  - {id: host-0, username: admin, password: PLACEHOLDER, macs: ["52:54:00:00:00:01"]}',
+        '  - {id: host-1, username: admin, password: PLACEHOLDER, personality: dell}',
+        '',
+      ]
+        .join('\n')
+        .replaceAll('PLACEHOLDER', PASSWORD),
       { mode: 0o600 },
     );
     await writeFile(toolConfig(), JSON.stringify({ user: 'admin', password: PASSWORD }), { mode: 0o600 });
@@ -67,7 +74,9 @@ describe.skipIf(!haveRedfishtool)('redfishtool against the emulator program (mai
   });
 
   async function redfishtool(auth: 'Basic' | 'Session', ...args: string[]): Promise<string> {
-    const { stdout } = await run(REDFISHTOOL, ['-r', `127.0.0.1:${port}`, '-S', 'Always', '-c', toolConfig(), '-A', auth, '-T', '10', ...args], { timeout: 60_000 });
+    const { stdout } = await run(REDFISHTOOL, ['-r', `127.0.0.1:${port}`, '-S', 'Always', '-c', toolConfig(), '-A', auth, '-T', '10', ...args], {
+      timeout: 60_000,
+    });
     return stdout;
   }
 
@@ -76,7 +85,13 @@ describe.skipIf(!haveRedfishtool)('redfishtool against the emulator program (mai
     if (parsed.kind !== 'parsed') {
       throw new Error('address');
     }
-    return createRedfishDriver({ address: parsed.bmc, credentials: { username: 'admin', password: PASSWORD }, disableCertificateVerification: false, caBundle: ca, timeoutMs: 5_000 });
+    return createRedfishDriver({
+      address: parsed.bmc,
+      credentials: { username: 'admin', password: PASSWORD },
+      disableCertificateVerification: false,
+      caBundle: ca,
+      timeoutMs: 5_000,
+    });
   }
 
   it.each(['Basic', 'Session'] as const)('Systems list with %s auth', async (auth) => {
@@ -96,7 +111,13 @@ describe.skipIf(!haveRedfishtool)('redfishtool against the emulator program (mai
     await redfishtool('Basic', 'Systems', '-I', 'host-1', 'setBootOverride', 'Once', 'Pxe');
     const check = driver('host-1');
     expect(await check.getPower()).toBe('on');
-    const client = new RedfishClient({ origin: `https://127.0.0.1:${port}`, credentials: { username: 'admin', password: PASSWORD }, timeoutMs: 5_000, insecure: false, caBundle: ca });
+    const client = new RedfishClient({
+      origin: `https://127.0.0.1:${port}`,
+      credentials: { username: 'admin', password: PASSWORD },
+      timeoutMs: 5_000,
+      insecure: false,
+      caBundle: ca,
+    });
     const system = await client.load('/redfish/v1/Systems/host-1');
     expect(system.resource.Boot).toMatchObject({ BootSourceOverrideTarget: 'Pxe', BootSourceOverrideEnabled: 'Once' });
     await client.close();
@@ -148,9 +169,24 @@ describe.skipIf(!haveSushy)('python3-sushy against the emulator', () => {
 
   it('reset, boot override, NICs and virtual media through sushy.Sushy with SessionOrBasicAuth and a pinned CA', async () => {
     const image = 'http://127.0.0.1:9/images/agent.iso';
-    const env = { PATH: '/usr/bin:/bin', RF_URL: emulator.url, RF_USER: 'admin', RF_PASSWORD: PASSWORD, RF_CA: join(dir, 'emulator-ca.pem'), RF_SYSTEM: 'sushy-0', RF_IMAGE: image };
+    const env = {
+      PATH: '/usr/bin:/bin',
+      RF_URL: emulator.url,
+      RF_USER: 'admin',
+      RF_PASSWORD: PASSWORD,
+      RF_CA: join(dir, 'emulator-ca.pem'),
+      RF_SYSTEM: 'sushy-0',
+      RF_IMAGE: image,
+    };
     const { stdout } = await run(PYTHON, ['-c', SUSHY_SCRIPT], { env, timeout: 60_000 });
-    const out = JSON.parse(stdout) as { power_before: string; power_after: string; allowed: string[]; boot: string[]; macs: string[]; media: [string, boolean] };
+    const out = JSON.parse(stdout) as {
+      power_before: string;
+      power_after: string;
+      allowed: string[];
+      boot: string[];
+      macs: string[];
+      media: [string, boolean];
+    };
     expect(out.power_before.toLowerCase()).toContain('off');
     expect(out.power_after.toLowerCase()).toContain('on');
     expect(out.allowed.length).toBeGreaterThanOrEqual(6);

@@ -16,8 +16,18 @@ import type { RunningSushy, SushySystem } from '../support/sushy.js';
 import { rejectionOf } from '../support/rejection.js';
 
 const PASSWORD = 'sushy-integration-Pa55';
-const NODE_0: SushySystem = { uuid: '27946b59-9e44-4fa7-8e91-f3527a1ef094', name: 'node-0', powerState: 'Off', nics: [{ mac: '00:5c:52:31:3a:9c', ip: '127.0.0.1' }] };
-const NODE_1: SushySystem = { uuid: '0e3a8c57-6c5e-4b4a-9f0b-3f0d0b7a2c11', name: 'node-1', powerState: 'On', nics: [{ mac: '00:5c:52:31:3a:9d', ip: '127.0.0.2' }] };
+const NODE_0: SushySystem = {
+  uuid: '27946b59-9e44-4fa7-8e91-f3527a1ef094',
+  name: 'node-0',
+  powerState: 'Off',
+  nics: [{ mac: '00:5c:52:31:3a:9c', ip: '127.0.0.1' }],
+};
+const NODE_1: SushySystem = {
+  uuid: '0e3a8c57-6c5e-4b4a-9f0b-3f0d0b7a2c11',
+  name: 'node-1',
+  powerState: 'On',
+  nics: [{ mac: '00:5c:52:31:3a:9d', ip: '127.0.0.2' }],
+};
 const POWER_WAIT = { timeoutMs: 60_000 };
 
 let sushy: RunningSushy;
@@ -45,7 +55,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sushy.stop();
-  await new Promise<void>((resolve) => images.close(() => { resolve(); }));
+  await new Promise<void>((resolve) =>
+    images.close(() => {
+      resolve();
+    }),
+  );
 });
 
 function connection(uuid: string, overrides: { scheme?: string; password?: string; trust?: boolean } = {}): BMCConnectionOptions {
@@ -67,7 +81,14 @@ const driverFor = (uuid: string, overrides: Parameters<typeof connection>[1] = {
 const failure = (promise: Promise<unknown>): Promise<BMCError> => rejectionOf(promise, BMCError);
 
 async function systemBoot(uuid: string): Promise<Record<string, unknown>> {
-  const client = new RedfishClient({ origin: sushy.url, credentials: { username: 'admin', password: PASSWORD }, timeoutMs: 10_000, insecure: false, caBundle: sushy.ca, authMode: 'basic' });
+  const client = new RedfishClient({
+    origin: sushy.url,
+    credentials: { username: 'admin', password: PASSWORD },
+    timeoutMs: 10_000,
+    insecure: false,
+    caBundle: sushy.ca,
+    authMode: 'basic',
+  });
   const system = await client.load(`/redfish/v1/Systems/${uuid}`);
   await client.close();
   return system.resource.Boot as Record<string, unknown>;

@@ -16,14 +16,7 @@ import type {
   RootDeviceHints,
 } from '../../domain/baremetalhost.js';
 import type { KObject } from '../../domain/k8s.js';
-import type {
-  Action,
-  BMCMonitor,
-  HostOperation,
-  HostOperationSpec,
-  HostOperationStatus,
-  RequestParametersOf,
-} from '../../domain/operations.js';
+import type { Action, BMCMonitor, HostOperation, HostOperationSpec, HostOperationStatus, RequestParametersOf } from '../../domain/operations.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CRD_DIR = join(ROOT, 'manifests', 'crds');

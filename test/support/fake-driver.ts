@@ -117,7 +117,13 @@ class FakeDriver implements BMCDriver {
     this.enter('check');
     const { username, password } = this.options.credentials;
     const authenticated = username === this.bmc.username && password === this.bmc.password;
-    return Promise.resolve({ reachable: true, authenticated, ...(authenticated && { powerState: this.bmc.readPower() }), identity: { Manufacturer: 'Ironhook' }, missing: [...this.bmc.missing] });
+    return Promise.resolve({
+      reachable: true,
+      authenticated,
+      ...(authenticated && { powerState: this.bmc.readPower() }),
+      identity: { Manufacturer: 'Ironhook' },
+      missing: [...this.bmc.missing],
+    });
   }
 
   getPower(): Promise<PowerState> {
@@ -306,7 +312,12 @@ export class LogCapture extends Writable {
   readonly lines: string[] = [];
 
   override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
-    this.lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+    this.lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line !== ''),
+    );
     callback();
   }
 
@@ -358,8 +369,24 @@ export function createHarness(overrides: Partial<PoolSettings> = {}, deps: Parti
   const logger = createLogger({ level: 'debug', destination: logs });
   const metrics = createPoolMetrics({ defaultMetrics: false });
   const settings = { ...DEFAULT_SETTINGS, ...overrides };
-  const guard = createNetworkGuard({ allowed: settings.allowedNetworks, denied: settings.deniedNetworks, resolve: (host) => Promise.resolve(host === 'localhost' ? ['127.0.0.1'] : ['203.0.113.9']) });
-  const pool = new DriverPool({ kube, clock, logger, metrics, agent, factory: fleet.factory, settings, instance: 'pool-test', guard, random: () => 0.5, ...deps });
+  const guard = createNetworkGuard({
+    allowed: settings.allowedNetworks,
+    denied: settings.deniedNetworks,
+    resolve: (host) => Promise.resolve(host === 'localhost' ? ['127.0.0.1'] : ['203.0.113.9']),
+  });
+  const pool = new DriverPool({
+    kube,
+    clock,
+    logger,
+    metrics,
+    agent,
+    factory: fleet.factory,
+    settings,
+    instance: 'pool-test',
+    guard,
+    random: () => 0.5,
+    ...deps,
+  });
   const settle = async (): Promise<void> => {
     for (let round = 0; round < 5; round += 1) {
       await pool.operations.settled();
@@ -432,8 +459,17 @@ export function operation(action: HostOperationSpec['action'], sequence: number,
   };
 }
 
-export function monitor(name: string, options: { host?: { name: string; uid: string }; address?: string; credentialsName?: string; intervalSeconds?: number; namespace?: string } = {}): BMCMonitor {
-  const { host = { name, uid: `uid-${name}` }, address = 'redfish+http://127.0.0.1:8000/redfish/v1/Systems/1', credentialsName = `${name}-bmc`, intervalSeconds = 60, namespace = NAMESPACE } = options;
+export function monitor(
+  name: string,
+  options: { host?: { name: string; uid: string }; address?: string; credentialsName?: string; intervalSeconds?: number; namespace?: string } = {},
+): BMCMonitor {
+  const {
+    host = { name, uid: `uid-${name}` },
+    address = 'redfish+http://127.0.0.1:8000/redfish/v1/Systems/1',
+    credentialsName = `${name}-bmc`,
+    intervalSeconds = 60,
+    namespace = NAMESPACE,
+  } = options;
   return {
     apiVersion: 'ironhook.dev/v1alpha1',
     kind: 'BMCMonitor',

@@ -228,7 +228,9 @@ export function poolApiCalls(): string[] {
   const out = new Set(watched.map((r) => (r === 'secrets' ? 'core secrets watch' : `ironhook.dev ${r} watch`)));
   for (const file of ['drivers/kube/client.ts', 'drivers/agent/secret-store.ts']) {
     const text = readFileSync(join(ROOT, file), 'utf8');
-    for (const m of text.matchAll(/\.(?:core|custom|coordination|api)\.(read|list|create|replace|patch|delete)(?:Namespaced|Cluster)?([A-Z][A-Za-z]*?)(?:ForAllNamespaces)?\(/g)) {
+    for (const m of text.matchAll(
+      /\.(?:core|custom|coordination|api)\.(read|list|create|replace|patch|delete)(?:Namespaced|Cluster)?([A-Z][A-Za-z]*?)(?:ForAllNamespaces)?\(/g,
+    )) {
       const types = kinds[m[2]!];
       if (types === undefined) throw new Error(`${file}: ${m[0]} calls a kind the chart test does not map`);
       for (const t of types) out.add(`${t} ${CLIENT_VERBS[m[1]!]!}`);

@@ -93,7 +93,11 @@ class HookServer {
     const server = this.server;
     if (server === undefined) return;
     server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
   }
 }
 
@@ -202,7 +206,8 @@ async function startOn(dir: string, controlPlane: ControlPlane, crds: string, op
     getJSON,
     tryGet: async (...args) => getJSON<Obj>(...args).catch(() => undefined),
     events,
-    warnings: async (namespace, name) => (await events(namespace, name)).filter((event) => event.type === 'Warning').map((event) => `${event.reason}: ${event.message}`),
+    warnings: async (namespace, name) =>
+      (await events(namespace, name)).filter((event) => event.type === 'Warning').map((event) => `${event.reason}: ${event.message}`),
     namespace: async (name) => {
       await kube('create', 'namespace', name);
       return name;

@@ -65,13 +65,30 @@ export class MachineBuilder {
         annotations: { 'cluster.x-k8s.io/cloned-from-name': 'workers-tpl' },
         ownerReferences: [{ apiVersion: CAPI, kind: 'Machine', name: `${name}-m`, uid: 'machine-uid-1', controller: true }],
       },
-      spec: { image: { url: 'http://127.0.0.1:8081/images/ubuntu.qcow2', checksum: 'http://127.0.0.1:8081/images/ubuntu.qcow2.sha256', checksumType: 'sha256', diskFormat: 'qcow2' } },
+      spec: {
+        image: {
+          url: 'http://127.0.0.1:8081/images/ubuntu.qcow2',
+          checksum: 'http://127.0.0.1:8081/images/ubuntu.qcow2.sha256',
+          checksumType: 'sha256',
+          diskFormat: 'qcow2',
+        },
+      },
     };
     this.put({
       apiVersion: CAPI,
       kind: 'Machine',
-      metadata: { name: `${name}-m`, namespace: NS, uid: 'machine-uid-1', creationTimestamp: T0, labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'cluster.x-k8s.io/deployment-name': 'workers' } },
-      spec: { clusterName: 'c1', bootstrap: { dataSecretName: `${name}-bootstrap` }, infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'Metal3Machine', name } },
+      metadata: {
+        name: `${name}-m`,
+        namespace: NS,
+        uid: 'machine-uid-1',
+        creationTimestamp: T0,
+        labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'cluster.x-k8s.io/deployment-name': 'workers' },
+      },
+      spec: {
+        clusterName: 'c1',
+        bootstrap: { dataSecretName: `${name}-bootstrap` },
+        infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'Metal3Machine', name },
+      },
     });
     this.put({
       apiVersion: CAPI,
@@ -80,8 +97,19 @@ export class MachineBuilder {
       spec: { infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'Metal3Cluster', name: 'c1' } },
       status: { initialization: { infrastructureProvisioned: true } },
     });
-    this.put({ apiVersion: INFRA, kind: 'Metal3Cluster', metadata: { name: 'c1', namespace: NS, uid: 'm3c-uid' }, spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 } }, status: { initialization: { provisioned: true } } });
-    this.put({ apiVersion: INFRA, kind: 'Metal3MachineTemplate', metadata: { name: 'workers-tpl', namespace: NS, uid: 'm3mt-uid' }, spec: { template: { spec: {} } } });
+    this.put({
+      apiVersion: INFRA,
+      kind: 'Metal3Cluster',
+      metadata: { name: 'c1', namespace: NS, uid: 'm3c-uid' },
+      spec: { controlPlaneEndpoint: { host: '192.168.111.249', port: 6443 } },
+      status: { initialization: { provisioned: true } },
+    });
+    this.put({
+      apiVersion: INFRA,
+      kind: 'Metal3MachineTemplate',
+      metadata: { name: 'workers-tpl', namespace: NS, uid: 'm3mt-uid' },
+      spec: { template: { spec: {} } },
+    });
   }
 
   private key(obj: KObject): string {
@@ -194,13 +222,22 @@ export class MachineBuilder {
   }
 
   host(name: string, opts: HostOptions = {}): this {
-    const consumer = opts.consumer === undefined ? undefined : { apiVersion: INFRA, kind: 'Metal3Machine', name: opts.consumer === 'me' ? this.name : opts.consumer, namespace: NS };
+    const consumer =
+      opts.consumer === undefined
+        ? undefined
+        : { apiVersion: INFRA, kind: 'Metal3Machine', name: opts.consumer === 'me' ? this.name : opts.consumer, namespace: NS };
     const metadata = this.hostMetadata(name, opts);
     return this.put({
       apiVersion: 'metal3.io/v1alpha1',
       kind: 'BareMetalHost',
       metadata,
-      spec: { online: false, bootMACAddress: '00:11:22:33:44:55', bmc: { address: 'ipmi://127.0.0.1:6230', credentialsName: `${name}-bmc-secret` }, ...(consumer && { consumerRef: consumer }), ...opts.spec },
+      spec: {
+        online: false,
+        bootMACAddress: '00:11:22:33:44:55',
+        bmc: { address: 'ipmi://127.0.0.1:6230', credentialsName: `${name}-bmc-secret` },
+        ...(consumer && { consumerRef: consumer }),
+        ...opts.spec,
+      },
       status: {
         operationalStatus: 'OK',
         errorMessage: opts.errorMessage ?? '',
@@ -218,7 +255,13 @@ export class MachineBuilder {
       apiVersion: INFRA,
       kind: 'Metal3Data',
       metadata: { name: 'workers-dt-0', namespace: NS, uid: 'data-uid', labels: { 'ironhook.dev/metal3dataclaim': this.name } },
-      spec: { index: 0, claim: { name: this.name, namespace: NS }, template: { name: 'workers-dt', namespace: NS }, metaData: { name: `${this.name}-metadata`, namespace: NS }, networkData: { name: `${this.name}-networkdata`, namespace: NS } },
+      spec: {
+        index: 0,
+        claim: { name: this.name, namespace: NS },
+        template: { name: 'workers-dt', namespace: NS },
+        metaData: { name: `${this.name}-metadata`, namespace: NS },
+        networkData: { name: `${this.name}-networkdata`, namespace: NS },
+      },
       status: { ready, ...(extra.errorMessage !== undefined && { errorMessage: extra.errorMessage }) },
     });
   }
@@ -228,7 +271,13 @@ export class MachineBuilder {
     this.children.push({
       apiVersion: INFRA,
       kind: 'Metal3DataClaim',
-      metadata: { name: this.name, namespace: NS, uid: 'claim-uid', labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'controller-uid': M3M_UID }, ownerReferences: [{ apiVersion: INFRA, kind: 'Metal3Machine', name: this.name, uid: M3M_UID, controller: true }] },
+      metadata: {
+        name: this.name,
+        namespace: NS,
+        uid: 'claim-uid',
+        labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'controller-uid': M3M_UID },
+        ownerReferences: [{ apiVersion: INFRA, kind: 'Metal3Machine', name: this.name, uid: M3M_UID, controller: true }],
+      },
       spec: { template: { name: 'workers-dt' } },
     });
     return this;
@@ -243,7 +292,13 @@ export class MachineBuilder {
     this.children.push({
       apiVersion: 'ironhook.dev/v1alpha1',
       kind: 'ObjectPatch',
-      metadata: { name: `${this.name}-${purpose}-${sequence}`, namespace: NS, uid: `req-${sequence}`, labels: { [PURPOSE_LABEL]: purpose, 'ironhook.dev/requested-by': `Metal3Machine.${this.name}`, 'controller-uid': M3M_UID }, ...(annotations && { annotations }) },
+      metadata: {
+        name: `${this.name}-${purpose}-${sequence}`,
+        namespace: NS,
+        uid: `req-${sequence}`,
+        labels: { [PURPOSE_LABEL]: purpose, 'ironhook.dev/requested-by': `Metal3Machine.${this.name}`, 'controller-uid': M3M_UID },
+        ...(annotations && { annotations }),
+      },
       spec: { target: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', namespace: NS, name: opts.target ?? 'host-a' }, operations: [] },
       status: { phase, ...(finished && { reason, completionTime: T1 }), ...(opts.message !== undefined && { message: opts.message }) },
     });
@@ -256,9 +311,19 @@ export class MachineBuilder {
     this.children.push({
       apiVersion: 'ironhook.dev/v1alpha1',
       kind: 'NodeOperation',
-      metadata: { name: `${this.name}-node-provider-id-${sequence}`, namespace: NS, uid: `req-${sequence}`, labels: { [PURPOSE_LABEL]: 'node-provider-id', 'controller-uid': M3M_UID } },
+      metadata: {
+        name: `${this.name}-node-provider-id-${sequence}`,
+        namespace: NS,
+        uid: `req-${sequence}`,
+        labels: { [PURPOSE_LABEL]: 'node-provider-id', 'controller-uid': M3M_UID },
+      },
       spec: { cluster: { name: 'c1' }, action: 'SetProviderID', node: { uuid: 'host-uid-host-a' }, providerID: `metal3://${NS}/host-a/${this.name}` },
-      status: { phase, ...(finished && { completionTime: T1 }), ...(opts.message !== undefined && { message: opts.message }), ...(opts.node && { node: opts.node }) },
+      status: {
+        phase,
+        ...(finished && { completionTime: T1 }),
+        ...(opts.message !== undefined && { message: opts.message }),
+        ...(opts.node && { node: opts.node }),
+      },
     });
     return this;
   }
@@ -274,7 +339,11 @@ export class MachineBuilder {
   }
 
   request(): CompositeSyncRequest {
-    const children: ObjectMap = { 'Metal3DataClaim.infrastructure.cluster.x-k8s.io/v1beta2': {}, 'ObjectPatch.ironhook.dev/v1alpha1': {}, 'NodeOperation.ironhook.dev/v1alpha1': {} };
+    const children: ObjectMap = {
+      'Metal3DataClaim.infrastructure.cluster.x-k8s.io/v1beta2': {},
+      'ObjectPatch.ironhook.dev/v1alpha1': {},
+      'NodeOperation.ironhook.dev/v1alpha1': {},
+    };
     for (const child of this.children) {
       const key = `${child.kind}.${child.apiVersion}`;
       children[key] = { ...children[key], [`${NS}/${child.metadata.name ?? ''}`]: structuredClone(child) };
@@ -284,7 +353,13 @@ export class MachineBuilder {
       const key = `${obj.kind}.${obj.apiVersion}`;
       related[key] = { ...related[key], [`${NS}/${obj.metadata.name ?? ''}`]: structuredClone(obj) };
     }
-    return { controller: { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name: 'ironhook-metal3machine' } }, parent: this.buildMachine(), children, related, finalizing: this.finalizing };
+    return {
+      controller: { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name: 'ironhook-metal3machine' } },
+      parent: this.buildMachine(),
+      children,
+      related,
+      finalizing: this.finalizing,
+    };
   }
 }
 

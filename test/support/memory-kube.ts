@@ -5,7 +5,18 @@
 import type { KObject } from '../../domain/k8s.js';
 import { KubeStatusError } from '../../drivers/kube/errors.js';
 import { objectKey } from '../../drivers/kube/port.js';
-import type { CoreEvent, KubePort, KubeWatch, Lease, Secret, SecretMetadataPatch, StatusResource, WatchEvent, WatchOptions, WatchedResource } from '../../drivers/kube/port.js';
+import type {
+  CoreEvent,
+  KubePort,
+  KubeWatch,
+  Lease,
+  Secret,
+  SecretMetadataPatch,
+  StatusResource,
+  WatchEvent,
+  WatchOptions,
+  WatchedResource,
+} from '../../drivers/kube/port.js';
 
 type Listener = { options: WatchOptions; onEvent: (event: WatchEvent) => void; active: boolean };
 
@@ -22,9 +33,12 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
     return clone(patch);
   }
-  const base: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
-  const merged = Object.entries(patch as Record<string, unknown>).map(([key, value]) => [key, value === null ? undefined : mergePatch(base[key], value)] as const);
-  return Object.fromEntries([...Object.entries(base).filter(([key]) => !(key in (patch))), ...merged.filter(([, value]) => value !== undefined)]);
+  const base: Record<string, unknown> =
+    typeof target === 'object' && target !== null && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  const merged = Object.entries(patch as Record<string, unknown>).map(
+    ([key, value]) => [key, value === null ? undefined : mergePatch(base[key], value)] as const,
+  );
+  return Object.fromEntries([...Object.entries(base).filter(([key]) => !(key in patch)), ...merged.filter(([, value]) => value !== undefined)]);
 }
 
 function matchesSelector(object: KObject, selector: string | undefined): boolean {
@@ -152,12 +166,12 @@ export class MemoryKube implements KubePort {
 
   getSecret(namespace: string, name: string): Promise<Secret | undefined> {
     this.failIfAsked('getSecret');
-    return Promise.resolve((this.get('secrets', namespace, name)));
+    return Promise.resolve(this.get('secrets', namespace, name));
   }
 
   patchSecretMetadata(namespace: string, name: string, patch: SecretMetadataPatch): Promise<Secret> {
     this.failIfAsked('patchSecretMetadata');
-    const existing = (this.get('secrets', namespace, name));
+    const existing = this.get('secrets', namespace, name);
     if (existing === undefined) {
       return Promise.reject(notFound(`Secret ${namespace}/${name}`));
     }

@@ -263,8 +263,13 @@ describe('canary: the token never reaches a log line or an error', () => {
     await request(app).get('/v1/lookup?addresses=00:11:22:33:44:55');
     await request(app).post(`/v1/heartbeat/${HOST.uid}`).send({ callback_url: CALLBACK, agent_token: token });
     await request(app).post(`/v1/heartbeat/${HOST.uid}`).send({ callback_url: 'http://127.0.0.1:1', agent_token: token });
-    await request(app).post(`/v1/heartbeat/${HOST.uid}`).send({ callback_url: CALLBACK, agent_token: `${token}x` });
-    await request(app).post('/v1/continue_inspection').set('X-OpenStack-Ironic-Agent-Token', token).send({ inventory: { interfaces: [{ mac_address: MACS[0] }] } });
+    await request(app)
+      .post(`/v1/heartbeat/${HOST.uid}`)
+      .send({ callback_url: CALLBACK, agent_token: `${token}x` });
+    await request(app)
+      .post('/v1/continue_inspection')
+      .set('X-OpenStack-Ironic-Agent-Token', token)
+      .send({ inventory: { interfaces: [{ mac_address: MACS[0] }] } });
     expect(lines.length).toBeGreaterThan(3);
     expect(lines.join('\n')).not.toContain(token);
     expect(lines.join('\n')).not.toContain(token.slice(0, 16));
@@ -272,7 +277,12 @@ describe('canary: the token never reaches a log line or an error', () => {
 });
 
 describe('iPXE boot configuration', () => {
-  const pxe = { kernelURL: 'http://127.0.0.1:8080/ipa.kernel', ramdiskURL: 'http://127.0.0.1:8080/ipa.initramfs', extraKernelParams: 'console=ttyS0', apiURL: 'http://127.0.0.1:6385/' };
+  const pxe = {
+    kernelURL: 'http://127.0.0.1:8080/ipa.kernel',
+    ramdiskURL: 'http://127.0.0.1:8080/ipa.initramfs',
+    extraKernelParams: 'console=ttyS0',
+    apiURL: 'http://127.0.0.1:6385/',
+  };
 
   function pxeSetup() {
     const state = new AgentState();

@@ -68,7 +68,13 @@ describe('send: POST after a snapshot; after a connection error, check before re
     },
     {
       name: 'POST lost, an older command of the same name is last: re-sent',
-      steps: [list(cmd('prepare_image', 'FAILED', 'old')), refused(), list(cmd('prepare_image', 'FAILED', 'old')), list(cmd('prepare_image', 'FAILED', 'old')), ok(mine)],
+      steps: [
+        list(cmd('prepare_image', 'FAILED', 'old')),
+        refused(),
+        list(cmd('prepare_image', 'FAILED', 'old')),
+        list(cmd('prepare_image', 'FAILED', 'old')),
+        ok(mine),
+      ],
       methods: 'GET POST GET GET POST',
       result: 'new',
     },
@@ -90,7 +96,12 @@ describe('send: POST after a snapshot; after a connection error, check before re
       methods: 'GET GET GET',
       result: { reason: 'AgentUnreachable' },
     },
-    { name: 'token rejected', steps: [list(), { status: 401, body: { faultstring: 'Token invalid' } }], methods: 'GET POST', result: { reason: 'AgentTokenRejected' } },
+    {
+      name: 'token rejected',
+      steps: [list(), { status: 401, body: { faultstring: 'Token invalid' } }],
+      methods: 'GET POST',
+      result: { reason: 'AgentTokenRejected' },
+    },
     { name: 'agent busy', steps: [list(), { status: 409, body: {} }], methods: 'GET POST', result: { reason: 'AgentBusy' } },
     { name: 'server error', steps: [list(), { status: 500, body: {} }], methods: 'GET POST', result: { reason: 'AgentBusy' } },
     { name: 'not a command result', steps: [list(), { status: 200, body: { hello: 1 } }], methods: 'GET POST', result: { reason: 'AgentProtocolError' } },
@@ -175,14 +186,28 @@ describe('wait: poll GET /v1/commands until the command is done', () => {
 
 describe('run and failure classification', () => {
   it('send + wait, SUCCEEDED resolves with the result', async () => {
-    const h = harness([list(), ok(cmd('execute_clean_step', 'RUNNING', 'e')), list(cmd('execute_clean_step', 'SUCCEEDED', 'e', { command_result: { clean_result: null } }))]);
+    const h = harness([
+      list(),
+      ok(cmd('execute_clean_step', 'RUNNING', 'e')),
+      list(cmd('execute_clean_step', 'SUCCEEDED', 'e', { command_result: { clean_result: null } })),
+    ]);
     const done = await h.client.run(AGENT, 'clean.execute_clean_step', {}, { timeoutMs: 10_000 });
     expect(done.command_result).toEqual({ clean_result: null });
   });
 
   it.each([
-    { name: 'checksum mismatch is permanent', error: { type: 'ImageChecksumError', message: 'bad checksum', code: 500 }, reason: 'ImageChecksumMismatch', kind: 'Permanent' },
-    { name: 'download error is transient', error: { type: 'ImageDownloadError', message: 'connection refused' }, reason: 'AgentCommandFailed', kind: 'Transient' },
+    {
+      name: 'checksum mismatch is permanent',
+      error: { type: 'ImageChecksumError', message: 'bad checksum', code: 500 },
+      reason: 'ImageChecksumMismatch',
+      kind: 'Permanent',
+    },
+    {
+      name: 'download error is transient',
+      error: { type: 'ImageDownloadError', message: 'connection refused' },
+      reason: 'AgentCommandFailed',
+      kind: 'Transient',
+    },
     { name: 'string error', error: 'boom', reason: 'AgentCommandFailed', kind: 'Transient' },
     { name: 'no error details', error: null, reason: 'AgentCommandFailed', kind: 'Transient' },
   ])('FAILED: $name', async (row) => {
@@ -195,7 +220,11 @@ describe('run and failure classification', () => {
   });
 
   it('error messages never carry URL queries (presigned image URLs) and are capped', () => {
-    const error = commandFailure(cmd('prepare_image', 'FAILED', 'x', { command_error: { type: 'ImageDownloadError', message: 'GET https://img.example/disk.raw?X-Amz-Signature=s3cr3t failed' } }));
+    const error = commandFailure(
+      cmd('prepare_image', 'FAILED', 'x', {
+        command_error: { type: 'ImageDownloadError', message: 'GET https://img.example/disk.raw?X-Amz-Signature=s3cr3t failed' },
+      }),
+    );
     expect(error.message).toContain('https://img.example/disk.raw?…');
     expect(error.message).not.toContain('s3cr3t');
     expect(sanitizeMessage('x'.repeat(2_000)).length).toBeLessThanOrEqual(501);

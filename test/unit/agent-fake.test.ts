@@ -25,14 +25,17 @@ describe('Redfish boot events', () => {
   });
 
   it('Cd with media inserted carries the image', () => {
-    expect(bootFromRedfish({ ...base, bootSourceTarget: 'Cd', virtualMedia: { inserted: true, image: 'http://127.0.0.1/agent.iso' } }).media).toBe('http://127.0.0.1/agent.iso');
+    expect(bootFromRedfish({ ...base, bootSourceTarget: 'Cd', virtualMedia: { inserted: true, image: 'http://127.0.0.1/agent.iso' } }).media).toBe(
+      'http://127.0.0.1/agent.iso',
+    );
   });
 });
 
 describe('ipmi_sim boot events', () => {
   it('maps boots and power-offs of one host', () => {
     let onBoot: ((event: { at: number; cause: 'power-on' | 'reset'; bootDevice: 'pxe' | 'disk' | 'none' | 'cdrom' | 'bios' | 'other' }) => void) | undefined;
-    let onState: ((event: { at: number; verb: 'set' | 'fail'; item: string; value: string }, state: { power: 'on' | 'off'; bootDevice: 'pxe' }) => void) | undefined;
+    let onState:
+      ((event: { at: number; verb: 'set' | 'fail'; item: string; value: string }, state: { power: 'on' | 'off'; bootDevice: 'pxe' }) => void) | undefined;
     const source = ipmiBootEvents(
       {
         onBoot: (listener) => {
@@ -54,7 +57,10 @@ describe('ipmi_sim boot events', () => {
     onState?.({ at: 3, verb: 'set', item: 'power', value: '0' }, { power: 'off', bootDevice: 'pxe' });
     onState?.({ at: 4, verb: 'set', item: 'boot', value: 'pxe' }, { power: 'off', bootDevice: 'pxe' });
     onState?.({ at: 5, verb: 'fail', item: 'power', value: '0' }, { power: 'off', bootDevice: 'pxe' });
-    expect(boots).toEqual([{ hostId: 'ipmi-0', device: 'pxe' }, { hostId: 'ipmi-0', device: 'disk' }]);
+    expect(boots).toEqual([
+      { hostId: 'ipmi-0', device: 'pxe' },
+      { hostId: 'ipmi-0', device: 'disk' },
+    ]);
     expect(offs).toEqual(['ipmi-0']);
   });
 });
@@ -94,25 +100,49 @@ describe('inventory consistent with the emulator config', () => {
     expect(spec.nics[0]!.mac).toMatch(/^52:54:00:[0-9a-f]{2}:[0-9a-f]{2}:[0-9a-f]{2}$/);
     expect(spec.cpu).toMatchObject({ count: 32, arch: 'x86_64' });
     expect(spec.memoryMiB).toBe(64 * 1024);
-    expect(spec.disks?.map((disk) => [disk.type, disk.vendor])).toEqual([['SSD', 'Samsung'], ['NVME', 'Samsung']]);
+    expect(spec.disks?.map((disk) => [disk.type, disk.vendor])).toEqual([
+      ['SSD', 'Samsung'],
+      ['NVME', 'Samsung'],
+    ]);
   });
 
   it('the fake agent inventory maps back to the same hardware', () => {
-    const spec = hostFromRedfishConfig({ id: 'h', username: 'u', password: 'p', macs: ['52:54:00:AA:00:01'], cpu: { instructionSet: 'ARM-A64', sockets: 1, coresPerSocket: 4 }, memoryGiB: 8, disks: [{ sizeGiB: 10, type: 'HDD', serialNumber: 'X' }] });
+    const spec = hostFromRedfishConfig({
+      id: 'h',
+      username: 'u',
+      password: 'p',
+      macs: ['52:54:00:AA:00:01'],
+      cpu: { instructionSet: 'ARM-A64', sockets: 1, coresPerSocket: 4 },
+      memoryGiB: 8,
+      disks: [{ sizeGiB: 10, type: 'HDD', serialNumber: 'X' }],
+    });
     const hw = hardwareFromInventory(ipaInventoryOf(spec));
     expect(hw.nics?.map((nic) => nic.mac)).toEqual(['52:54:00:aa:00:01']);
     expect(hw.nics?.[0]?.pxe).toBe(true);
     expect(hw.cpu).toMatchObject({ arch: 'aarch64', count: 8 });
     expect(hw.ramMebibytes).toBe(8192);
-    expect(hw.storage).toEqual([expect.objectContaining({ name: '/dev/sda', type: 'HDD', rotational: true, sizeBytes: 10 * 1024 ** 3, serialNumber: 'X', hctl: '0:0:0:0' })]);
+    expect(hw.storage).toEqual([
+      expect.objectContaining({ name: '/dev/sda', type: 'HDD', rotational: true, sizeBytes: 10 * 1024 ** 3, serialNumber: 'X', hctl: '0:0:0:0' }),
+    ]);
   });
 });
 
 describe('SecretAgentStateStore', () => {
-  const record: AgentRecord = { namespace: 'metal3', name: 'host-0', uid: 'u-1', macs: ['52:54:00:00:00:01'], token: 'T'.repeat(43), tokenIssued: true, callbackURL: 'http://127.0.0.1:9999' };
+  const record: AgentRecord = {
+    namespace: 'metal3',
+    name: 'host-0',
+    uid: 'u-1',
+    macs: ['52:54:00:00:00:01'],
+    token: 'T'.repeat(43),
+    tokenIssued: true,
+    callbackURL: 'http://127.0.0.1:9999',
+  };
 
   function fakeAPI() {
-    const secrets = new Map<string, { metadata: { name: string; namespace: string; labels: Record<string, string>; ownerReferences: unknown[] }; data: Record<string, string> }>();
+    const secrets = new Map<
+      string,
+      { metadata: { name: string; namespace: string; labels: Record<string, string>; ownerReferences: unknown[] }; data: Record<string, string> }
+    >();
     const calls: string[] = [];
     const conflict = Object.assign(new Error('exists'), { code: 409 });
     const notFound = Object.assign(new Error('missing'), { code: 404 });

@@ -55,7 +55,11 @@ describe('hardwareFromInventory', () => {
     { name: 'system vendor', path: hw.systemVendor, want: { manufacturer: 'Dell Inc.', productName: 'PowerEdge R640', serialNumber: 'CN7475185K0085' } },
     { name: 'firmware', path: hw.firmware, want: { bios: { vendor: 'Dell Inc.', version: '2.11.2', date: '01/04/2021' } } },
     { name: 'RAM from physical_mb', path: hw.ramMebibytes, want: 196608 },
-    { name: 'CPU', path: hw.cpu, want: { arch: 'x86_64', model: 'Intel(R) Xeon(R) Gold 6230', clockMegahertz: 2100, count: 40, flags: ['avx', 'sse2', 'vmx'] } },
+    {
+      name: 'CPU',
+      path: hw.cpu,
+      want: { arch: 'x86_64', model: 'Intel(R) Xeon(R) Gold 6230', clockMegahertz: 2100, count: 40, flags: ['avx', 'sse2', 'vmx'] },
+    },
     { name: 'hostname', path: hw.hostname, want: 'server-01' },
   ])('$name', ({ path, want }) => {
     expect(path).toEqual(want);

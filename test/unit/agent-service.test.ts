@@ -92,8 +92,20 @@ describe('expect and waitForAgent', () => {
   });
 
   it.each([
-    { name: 'timeout', act: (ctx: ReturnType<typeof setup>) => { ctx.timers.fireAll(); }, error: { reason: 'AgentTimeout' } },
-    { name: 'forgotten', act: (ctx: ReturnType<typeof setup>) => { ctx.service.forget(HOST); }, error: { reason: 'AgentNotArmed' } },
+    {
+      name: 'timeout',
+      act: (ctx: ReturnType<typeof setup>) => {
+        ctx.timers.fireAll();
+      },
+      error: { reason: 'AgentTimeout' },
+    },
+    {
+      name: 'forgotten',
+      act: (ctx: ReturnType<typeof setup>) => {
+        ctx.service.forget(HOST);
+      },
+      error: { reason: 'AgentNotArmed' },
+    },
   ])('rejects on $name', async (row) => {
     const ctx = setup();
     await ctx.service.expect(HOST, MACS);
@@ -144,7 +156,11 @@ describe('commands', () => {
   it('writeImage sends prepare_image with image_info and the config drive, and waits', async () => {
     const ctx = setup([list(), list(), { status: 200, body: cmd('prepare_image', 'RUNNING') }, list(cmd('prepare_image', 'SUCCEEDED'))]);
     await armAndBeat(ctx);
-    await ctx.service.writeImage(handle, { url: 'http://127.0.0.1:8080/images/disk.raw', checksum: SHA256, checksumType: 'sha256', format: 'raw' }, { userData: '#cloud-config\n' });
+    await ctx.service.writeImage(
+      handle,
+      { url: 'http://127.0.0.1:8080/images/disk.raw', checksum: SHA256, checksumType: 'sha256', format: 'raw' },
+      { userData: '#cloud-config\n' },
+    );
     const post = ctx.requests.find((req) => req.method === 'POST')!;
     expect(post.body).toEqual({
       name: 'standby.prepare_image',
@@ -207,13 +223,26 @@ describe('commands', () => {
 describe('image_info and config drive', () => {
   it.each([
     { name: 'sha256', image: { checksum: SHA256, checksumType: 'sha256' }, want: { os_hash_algo: 'sha256', os_hash_value: SHA256 } },
-    { name: 'sha512 upper case', image: { checksum: 'B'.repeat(128), checksumType: 'SHA512' }, want: { os_hash_algo: 'sha512', os_hash_value: 'b'.repeat(128) } },
+    {
+      name: 'sha512 upper case',
+      image: { checksum: 'B'.repeat(128), checksumType: 'SHA512' },
+      want: { os_hash_algo: 'sha512', os_hash_value: 'b'.repeat(128) },
+    },
     { name: 'auto', image: { checksum: SHA256, checksumType: 'auto' }, want: { checksum: SHA256 } },
     { name: 'no type', image: { checksum: SHA256 }, want: { checksum: SHA256 } },
-    { name: 'checksum file URL', image: { checksum: 'http://127.0.0.1/disk.raw.sha256sum', checksumType: 'sha256' }, want: { checksum: 'http://127.0.0.1/disk.raw.sha256sum' } },
+    {
+      name: 'checksum file URL',
+      image: { checksum: 'http://127.0.0.1/disk.raw.sha256sum', checksumType: 'sha256' },
+      want: { checksum: 'http://127.0.0.1/disk.raw.sha256sum' },
+    },
   ])('checksum: $name', (row) => {
     const info = buildImageInfo({ url: 'http://127.0.0.1/d.qcow2', ...row.image }, 'u');
-    expect({ checksum: info.checksum, os_hash_algo: info.os_hash_algo, os_hash_value: info.os_hash_value }).toEqual({ checksum: undefined, os_hash_algo: undefined, os_hash_value: undefined, ...row.want });
+    expect({ checksum: info.checksum, os_hash_algo: info.os_hash_algo, os_hash_value: info.os_hash_value }).toEqual({
+      checksum: undefined,
+      os_hash_algo: undefined,
+      os_hash_value: undefined,
+      ...row.want,
+    });
   });
 
   it.each([
@@ -221,7 +250,9 @@ describe('image_info and config drive', () => {
     { name: 'blank checksum', image: { checksum: '  ' } },
     { name: 'md5', image: { checksum: 'c'.repeat(32), checksumType: 'md5' } },
   ])('rejects $name as a permanent ImageInvalid', ({ image }) => {
-    expect(() => buildImageInfo({ url: 'http://127.0.0.1/d', ...image }, 'u')).toThrow(expect.objectContaining({ reason: 'ImageInvalid', kind: 'Permanent' }) as Error);
+    expect(() => buildImageInfo({ url: 'http://127.0.0.1/d', ...image }, 'u')).toThrow(
+      expect.objectContaining({ reason: 'ImageInvalid', kind: 'Permanent' }) as Error,
+    );
   });
 
   it.each([
@@ -233,13 +264,19 @@ describe('image_info and config drive', () => {
   });
 
   it('root device hints go along', () => {
-    expect(buildImageInfo({ url: 'http://h/d', checksum: SHA256, rootDeviceHints: { deviceName: '/dev/sda' } }, 'u').root_device).toEqual({ deviceName: '/dev/sda' });
+    expect(buildImageInfo({ url: 'http://h/d', checksum: SHA256, rootDeviceHints: { deviceName: '/dev/sda' } }, 'u').root_device).toEqual({
+      deviceName: '/dev/sda',
+    });
   });
 
   it.each([
     { name: 'nothing', drive: undefined, want: undefined },
     { name: 'empty strings', drive: { userData: '', metaData: ' ' }, want: undefined },
-    { name: 'YAML network data and JSON meta data', drive: { networkData: 'links:\n- id: eth0\n', metaData: '{"uuid":"u"}' }, want: { network_data: { links: [{ id: 'eth0' }] }, meta_data: { uuid: 'u' } } },
+    {
+      name: 'YAML network data and JSON meta data',
+      drive: { networkData: 'links:\n- id: eth0\n', metaData: '{"uuid":"u"}' },
+      want: { network_data: { links: [{ id: 'eth0' }] }, meta_data: { uuid: 'u' } },
+    },
   ])('config drive: $name', ({ drive, want }) => {
     expect(buildConfigDrive(drive)).toEqual(want);
   });

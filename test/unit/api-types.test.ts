@@ -17,7 +17,11 @@ describe('CRD schema translation', () => {
     ['preserved object', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }, { type: 'object', additionalProperties: true }],
     ['map', { type: 'object', additionalProperties: { type: 'string' } }, { type: 'object', additionalProperties: { type: 'string' } }],
     ['object without fields', { type: 'object', properties: {} }, { type: 'object', properties: {}, tsType: 'Record<string, never>' }],
-    ['nullable array', { type: 'array', nullable: true, items: { type: 'string' } }, { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }] }],
+    [
+      'nullable array',
+      { type: 'array', nullable: true, items: { type: 'string' } },
+      { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }] },
+    ],
     ['nullable enum', { type: 'string', nullable: true, enum: ['a'] }, { type: 'string', enum: ['a', null] }],
     [
       'validation-only keywords',

@@ -55,8 +55,16 @@ describe('parseBMCAddress: the upstream fallbacks', () => {
     { name: 'redfish with bracketed IPv6, port and path', address: 'redfish://[fd00::5]:8443/x', expect: { host: 'fd00::5', port: 8443, systemId: '/x' } },
     { name: 'redfish IPv6 without port', address: 'redfish://[fe80::fc33:62ff:fe83:8a76]', expect: { host: 'fe80::fc33:62ff:fe83:8a76', port: undefined } },
     { name: 'IPv4-mapped IPv6', address: 'redfish://[::ffff:10.0.0.5]', expect: { host: '::ffff:10.0.0.5' } },
-    { name: 'libvirt with path and query', address: 'libvirt://192.168.122.1:6233/?abc=def', expect: { scheme: 'libvirt', driver: 'ipmi', port: 6233, path: '/' } },
-    { name: 'user info is dropped', address: 'redfish://admin:pw@10.0.0.5/redfish/v1/Systems/1', expect: { host: '10.0.0.5', systemId: '/redfish/v1/Systems/1' } },
+    {
+      name: 'libvirt with path and query',
+      address: 'libvirt://192.168.122.1:6233/?abc=def',
+      expect: { scheme: 'libvirt', driver: 'ipmi', port: 6233, path: '/' },
+    },
+    {
+      name: 'user info is dropped',
+      address: 'redfish://admin:pw@10.0.0.5/redfish/v1/Systems/1',
+      expect: { host: '10.0.0.5', systemId: '/redfish/v1/Systems/1' },
+    },
     { name: 'fragment is ignored', address: 'redfish://10.0.0.5/redfish/v1/Systems/1#top', expect: { systemId: '/redfish/v1/Systems/1' } },
     { name: 'scheme is case-insensitive (Go lower-cases it)', address: 'REDFISH+HTTP://10.0.0.5', expect: { scheme: 'redfish+http', protocol: 'http' } },
     { name: 'host name case is kept', address: 'ipmi://BMC-7.Example.COM', expect: { host: 'BMC-7.Example.COM' } },
@@ -107,38 +115,133 @@ describe('parseBMCAddress: rejections and their messages', () => {
       reason: 'hostname',
       message: `failed to parse BMC address information: BMC address hostname/IP : [${'a'.repeat(64)}.example.com] is invalid`,
     },
-    { name: 'trailing dot', address: 'ipmi://bmc.example.com.', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [bmc.example.com.] is invalid' },
-    { name: 'underscore in a name', address: 'redfish://bmc_7', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [bmc_7] is invalid' },
-    { name: 'non-numeric port without scheme', address: '10.0.0.5:abc', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [10.0.0.5:abc] is invalid' },
+    {
+      name: 'trailing dot',
+      address: 'ipmi://bmc.example.com.',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [bmc.example.com.] is invalid',
+    },
+    {
+      name: 'underscore in a name',
+      address: 'redfish://bmc_7',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [bmc_7] is invalid',
+    },
+    {
+      name: 'non-numeric port without scheme',
+      address: '10.0.0.5:abc',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [10.0.0.5:abc] is invalid',
+    },
     {
       name: 'non-numeric port with scheme',
       address: 'ipmi://10.0.0.5:abc',
       reason: 'parse',
       message: 'failed to parse BMC address information: parse "ipmi://10.0.0.5:abc": invalid port ":abc" after host',
     },
-    { name: 'space in a bare host', address: '10.0.0.5 x', reason: 'parse', message: 'failed to parse BMC address information: parse "ipmi://10.0.0.5 x": invalid character " " in host name' },
+    {
+      name: 'space in a bare host',
+      address: '10.0.0.5 x',
+      reason: 'parse',
+      message: 'failed to parse BMC address information: parse "ipmi://10.0.0.5 x": invalid character " " in host name',
+    },
     { name: 'unknown scheme', address: 'foo://10.0.0.5', reason: 'unknown-scheme', message: "Unknown BMC type 'foo' for address foo://10.0.0.5" },
-    { name: 'ipmi takes no +https', address: 'ipmi+https://10.0.0.5', reason: 'unknown-scheme', message: "Unknown BMC type 'ipmi+https' for address ipmi+https://10.0.0.5" },
-    { name: 'libvirt takes no +http', address: 'libvirt+http://10.0.0.5', reason: 'unknown-scheme', message: "Unknown BMC type 'libvirt+http' for address libvirt+http://10.0.0.5" },
-    { name: 'redfish takes only http/https', address: 'redfish+ftp://10.0.0.5', reason: 'unknown-scheme', message: "Unknown BMC type 'redfish+ftp' for address redfish+ftp://10.0.0.5" },
+    {
+      name: 'ipmi takes no +https',
+      address: 'ipmi+https://10.0.0.5',
+      reason: 'unknown-scheme',
+      message: "Unknown BMC type 'ipmi+https' for address ipmi+https://10.0.0.5",
+    },
+    {
+      name: 'libvirt takes no +http',
+      address: 'libvirt+http://10.0.0.5',
+      reason: 'unknown-scheme',
+      message: "Unknown BMC type 'libvirt+http' for address libvirt+http://10.0.0.5",
+    },
+    {
+      name: 'redfish takes only http/https',
+      address: 'redfish+ftp://10.0.0.5',
+      reason: 'unknown-scheme',
+      message: "Unknown BMC type 'redfish+ftp' for address redfish+ftp://10.0.0.5",
+    },
     { name: 'opaque unknown scheme', address: 'foo:10.0.0.5', reason: 'unknown-scheme', message: "Unknown BMC type 'foo' for address foo:10.0.0.5" },
     // Go reads "name:port" as scheme "name" plus an opaque part when the name is scheme-shaped.
     { name: 'host-name:port reads as a scheme', address: 'bmc-7:623', reason: 'unknown-scheme', message: "Unknown BMC type 'bmc-7' for address bmc-7:623" },
     { name: 'unbracketed IPv6 reads as a scheme', address: 'fd00::5', reason: 'unknown-scheme', message: "Unknown BMC type 'fd00' for address fd00::5" },
     { name: 'scheme-relative URL has no scheme', address: '//10.0.0.5', reason: 'unknown-scheme', message: "Unknown BMC type '' for address //10.0.0.5" },
-    { name: 'missing scheme error', address: ':a:b', reason: 'parse', message: 'failed to parse BMC address information: parse ":a:b": missing protocol scheme' },
-    { name: 'bad escape in the path', address: 'redfish://10.0.0.5/%zz', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [redfish://10.0.0.5/%zz] is invalid' },
-    { name: 'bad escape in a bare address', address: '%zz', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [%zz] is invalid' },
-    { name: 'control character', address: 'ipmi://10.0.0.5\n', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [ipmi://10.0.0.5\n] is invalid' },
+    {
+      name: 'missing scheme error',
+      address: ':a:b',
+      reason: 'parse',
+      message: 'failed to parse BMC address information: parse ":a:b": missing protocol scheme',
+    },
+    {
+      name: 'bad escape in the path',
+      address: 'redfish://10.0.0.5/%zz',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [redfish://10.0.0.5/%zz] is invalid',
+    },
+    {
+      name: 'bad escape in a bare address',
+      address: '%zz',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [%zz] is invalid',
+    },
+    {
+      name: 'control character',
+      address: 'ipmi://10.0.0.5\n',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [ipmi://10.0.0.5\n] is invalid',
+    },
     // Stricter than upstream (see domain/bmc/address.ts): admitted by BMO, useless to a driver.
-    { name: 'no host at all', address: 'ipmi://', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid' },
-    { name: 'only a port', address: 'redfish://:8443/x', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid' },
-    { name: 'port without host, no scheme', address: ':623', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid' },
-    { name: 'host in the path', address: 'redfish:/10.0.0.5', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid' },
-    { name: 'IPv6 without brackets', address: 'ipmi://fd00::5:623', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [fd00::5] is invalid' },
-    { name: 'IPv4 in brackets', address: 'ipmi://[10.0.0.5]', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [10.0.0.5] is invalid' },
-    { name: 'IPv6 zone', address: 'redfish://[fe80::1%25eth0]', reason: 'hostname', message: 'failed to parse BMC address information: BMC address hostname/IP : [fe80::1%eth0] is invalid' },
-    { name: 'port out of range', address: 'ipmi://10.0.0.5:65536', reason: 'port', message: 'failed to parse BMC address information: invalid port ":65536" after host' },
+    {
+      name: 'no host at all',
+      address: 'ipmi://',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid',
+    },
+    {
+      name: 'only a port',
+      address: 'redfish://:8443/x',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid',
+    },
+    {
+      name: 'port without host, no scheme',
+      address: ':623',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid',
+    },
+    {
+      name: 'host in the path',
+      address: 'redfish:/10.0.0.5',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [] is invalid',
+    },
+    {
+      name: 'IPv6 without brackets',
+      address: 'ipmi://fd00::5:623',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [fd00::5] is invalid',
+    },
+    {
+      name: 'IPv4 in brackets',
+      address: 'ipmi://[10.0.0.5]',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [10.0.0.5] is invalid',
+    },
+    {
+      name: 'IPv6 zone',
+      address: 'redfish://[fe80::1%25eth0]',
+      reason: 'hostname',
+      message: 'failed to parse BMC address information: BMC address hostname/IP : [fe80::1%eth0] is invalid',
+    },
+    {
+      name: 'port out of range',
+      address: 'ipmi://10.0.0.5:65536',
+      reason: 'port',
+      message: 'failed to parse BMC address information: invalid port ":65536" after host',
+    },
   ];
 
   it.each(rows)('$name: $address', ({ address, reason, message }) => {
@@ -184,7 +287,13 @@ describe('parseBMCAddress: Redfish protocol and system id', () => {
     { name: '+https', address: 'redfish+https://10.0.0.5/foo/bar', protocol: 'https', base: 'https://10.0.0.5', systemId: '/foo/bar' },
     { name: 'port kept', address: 'redfish://10.0.0.5:8080/foo/bar', protocol: 'https', base: 'https://10.0.0.5:8080', systemId: '/foo/bar' },
     { name: 'IPv6 with port', address: 'redfish://[fd00::5]:8080/foo', protocol: 'https', base: 'https://[fd00::5]:8080', systemId: '/foo' },
-    { name: 'DMTF system path', address: 'redfish://10.0.0.5/redfish/v1/Systems/1', protocol: 'https', base: 'https://10.0.0.5', systemId: '/redfish/v1/Systems/1' },
+    {
+      name: 'DMTF system path',
+      address: 'redfish://10.0.0.5/redfish/v1/Systems/1',
+      protocol: 'https',
+      base: 'https://10.0.0.5',
+      systemId: '/redfish/v1/Systems/1',
+    },
     {
       name: 'Dell system path',
       address: 'idrac-virtualmedia://10.0.0.5/redfish/v1/Systems/System.Embedded.1',
@@ -192,15 +301,51 @@ describe('parseBMCAddress: Redfish protocol and system id', () => {
       base: 'https://10.0.0.5',
       systemId: '/redfish/v1/Systems/System.Embedded.1',
     },
-    { name: 'sushy-tools UUID path', address: 'redfish-virtualmedia+http://127.0.0.1:8000/redfish/v1/Systems/0b0a6f4e', protocol: 'http', base: 'http://127.0.0.1:8000', systemId: '/redfish/v1/Systems/0b0a6f4e' },
+    {
+      name: 'sushy-tools UUID path',
+      address: 'redfish-virtualmedia+http://127.0.0.1:8000/redfish/v1/Systems/0b0a6f4e',
+      protocol: 'http',
+      base: 'http://127.0.0.1:8000',
+      systemId: '/redfish/v1/Systems/0b0a6f4e',
+    },
     { name: 'empty path is no system', address: 'redfish://10.0.0.5', protocol: 'https', base: 'https://10.0.0.5', systemId: undefined },
     { name: 'slash is no system', address: 'redfish+https://10.0.0.5/', protocol: 'https', base: 'https://10.0.0.5', systemId: undefined },
     { name: 'redfish/v1 is no system', address: 'redfish://10.0.0.5/redfish/v1', protocol: 'https', base: 'https://10.0.0.5', systemId: undefined },
-    { name: '/redfish/v1/ is no system', address: 'redfish-virtualmedia://10.0.0.5/redfish/v1/', protocol: 'https', base: 'https://10.0.0.5', systemId: undefined },
-    { name: 'extra slashes are trimmed for the check', address: 'redfish://10.0.0.5//redfish/v1//', protocol: 'https', base: 'https://10.0.0.5', systemId: undefined },
-    { name: 'path is percent-decoded', address: 'redfish://10.0.0.5/redfish/v1/Systems/System%2EEmbedded.1', protocol: 'https', base: 'https://10.0.0.5', systemId: '/redfish/v1/Systems/System.Embedded.1' },
-    { name: 'uefihttp passes redfish/v1', address: 'redfish-uefihttp://10.0.0.5/redfish/v1/', protocol: 'https', base: 'https://10.0.0.5', systemId: '/redfish/v1/' },
-    { name: 'uefihttp passes a system path', address: 'redfish-uefihttp+http://10.0.0.5/redfish/v1/Systems/1', protocol: 'http', base: 'http://10.0.0.5', systemId: '/redfish/v1/Systems/1' },
+    {
+      name: '/redfish/v1/ is no system',
+      address: 'redfish-virtualmedia://10.0.0.5/redfish/v1/',
+      protocol: 'https',
+      base: 'https://10.0.0.5',
+      systemId: undefined,
+    },
+    {
+      name: 'extra slashes are trimmed for the check',
+      address: 'redfish://10.0.0.5//redfish/v1//',
+      protocol: 'https',
+      base: 'https://10.0.0.5',
+      systemId: undefined,
+    },
+    {
+      name: 'path is percent-decoded',
+      address: 'redfish://10.0.0.5/redfish/v1/Systems/System%2EEmbedded.1',
+      protocol: 'https',
+      base: 'https://10.0.0.5',
+      systemId: '/redfish/v1/Systems/System.Embedded.1',
+    },
+    {
+      name: 'uefihttp passes redfish/v1',
+      address: 'redfish-uefihttp://10.0.0.5/redfish/v1/',
+      protocol: 'https',
+      base: 'https://10.0.0.5',
+      systemId: '/redfish/v1/',
+    },
+    {
+      name: 'uefihttp passes a system path',
+      address: 'redfish-uefihttp+http://10.0.0.5/redfish/v1/Systems/1',
+      protocol: 'http',
+      base: 'http://10.0.0.5',
+      systemId: '/redfish/v1/Systems/1',
+    },
     { name: 'uefihttp without a path', address: 'redfish-uefihttp://10.0.0.5', protocol: 'https', base: 'https://10.0.0.5', systemId: undefined },
   ];
 
@@ -328,16 +473,31 @@ describe('properties', () => {
   });
 
   it('a parsed address, rendered and parsed again, means the same', () => {
-    const knownPrefix = fc.constantFrom('', 'ipmi://', 'libvirt:', 'redfish://', 'redfish-virtualmedia+http://', 'idrac-redfish+https://', 'redfish-uefihttp://');
+    const knownPrefix = fc.constantFrom(
+      '',
+      'ipmi://',
+      'libvirt:',
+      'redfish://',
+      'redfish-virtualmedia+http://',
+      'idrac-redfish+https://',
+      'redfish-uefihttp://',
+    );
     fc.assert(
-      fc.property(knownPrefix, fc.oneof(urlish, fc.tuple(fc.domain(), urlish).map(([host, tail]) => `${host}/${tail}`)), (prefix, rest) => {
-        const first = parseBMCAddress(prefix + rest);
-        if (first.kind !== 'parsed') {
-          return;
-        }
-        const again = parsed(renderBMCAddress(first.bmc));
-        expect(meaning(again)).toEqual(meaning(first.bmc));
-      }),
+      fc.property(
+        knownPrefix,
+        fc.oneof(
+          urlish,
+          fc.tuple(fc.domain(), urlish).map(([host, tail]) => `${host}/${tail}`),
+        ),
+        (prefix, rest) => {
+          const first = parseBMCAddress(prefix + rest);
+          if (first.kind !== 'parsed') {
+            return;
+          }
+          const again = parsed(renderBMCAddress(first.bmc));
+          expect(meaning(again)).toEqual(meaning(first.bmc));
+        },
+      ),
       { numRuns: 3000 },
     );
   });
@@ -363,7 +523,10 @@ describe('properties', () => {
   );
   const ports = fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined });
   const segment = fc.stringMatching(/^[A-Za-z0-9._-]{1,12}$/);
-  const paths = fc.oneof(fc.constant(''), fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/redfish/v1/Systems/${parts.join('/')}`));
+  const paths = fc.oneof(
+    fc.constant(''),
+    fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => `/redfish/v1/Systems/${parts.join('/')}`),
+  );
 
   it('valid scheme/host/port/path combinations parse to what they were built from', () => {
     fc.assert(
@@ -381,10 +544,17 @@ describe('properties', () => {
 
   it('bare IPv4 host:port and bracketed IPv6 host:port are IPMI', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.ipV4(), fc.ipV6().map((ip) => `[${ip}]`)), fc.integer({ min: 0, max: 65535 }), (written, port) => {
-        const bmc = parsed(`${written}:${port}`);
-        expect(bmc).toMatchObject({ scheme: 'ipmi', port, host: written.replace(/^\[|\]$/g, '') });
-      }),
+      fc.property(
+        fc.oneof(
+          fc.ipV4(),
+          fc.ipV6().map((ip) => `[${ip}]`),
+        ),
+        fc.integer({ min: 0, max: 65535 }),
+        (written, port) => {
+          const bmc = parsed(`${written}:${port}`);
+          expect(bmc).toMatchObject({ scheme: 'ipmi', port, host: written.replace(/^\[|\]$/g, '') });
+        },
+      ),
     );
   });
 

@@ -17,15 +17,114 @@ type Row = { scheme: string } & BMCSchemeCapabilities;
 
 // One row per base scheme, one column per capability: upstream's table.
 const TABLE: Row[] = [
-  { scheme: 'ipmi', driver: 'ipmi', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: false, bootsISO: false, supportsRAID: false, supportsFastInspection: false, supportsFirmware: false, needsProvisioningNetwork: true },
-  { scheme: 'libvirt', driver: 'ipmi', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: false, bootsISO: false, supportsRAID: false, supportsFastInspection: false, supportsFirmware: false, needsProvisioningNetwork: true },
-  { scheme: 'redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
-  { scheme: 'ilo5-redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
-  { scheme: 'idrac-redfish', driver: 'idrac', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
-  { scheme: 'redfish-virtualmedia', driver: 'redfish', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
-  { scheme: 'ilo5-virtualmedia', driver: 'redfish', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
-  { scheme: 'idrac-virtualmedia', driver: 'idrac', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
-  { scheme: 'redfish-uefihttp', driver: 'redfish', bootMethod: 'uefi-http', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
+  {
+    scheme: 'ipmi',
+    driver: 'ipmi',
+    bootMethod: 'ipxe',
+    needsBootMAC: false,
+    supportsSecureBoot: false,
+    bootsISO: false,
+    supportsRAID: false,
+    supportsFastInspection: false,
+    supportsFirmware: false,
+    needsProvisioningNetwork: true,
+  },
+  {
+    scheme: 'libvirt',
+    driver: 'ipmi',
+    bootMethod: 'ipxe',
+    needsBootMAC: true,
+    supportsSecureBoot: false,
+    bootsISO: false,
+    supportsRAID: false,
+    supportsFastInspection: false,
+    supportsFirmware: false,
+    needsProvisioningNetwork: true,
+  },
+  {
+    scheme: 'redfish',
+    driver: 'redfish',
+    bootMethod: 'ipxe',
+    needsBootMAC: false,
+    supportsSecureBoot: true,
+    bootsISO: false,
+    supportsRAID: true,
+    supportsFastInspection: true,
+    supportsFirmware: true,
+    needsProvisioningNetwork: true,
+  },
+  {
+    scheme: 'ilo5-redfish',
+    driver: 'redfish',
+    bootMethod: 'ipxe',
+    needsBootMAC: false,
+    supportsSecureBoot: true,
+    bootsISO: false,
+    supportsRAID: true,
+    supportsFastInspection: true,
+    supportsFirmware: true,
+    needsProvisioningNetwork: true,
+  },
+  {
+    scheme: 'idrac-redfish',
+    driver: 'idrac',
+    bootMethod: 'ipxe',
+    needsBootMAC: false,
+    supportsSecureBoot: true,
+    bootsISO: false,
+    supportsRAID: true,
+    supportsFastInspection: true,
+    supportsFirmware: true,
+    needsProvisioningNetwork: true,
+  },
+  {
+    scheme: 'redfish-virtualmedia',
+    driver: 'redfish',
+    bootMethod: 'virtual-media',
+    needsBootMAC: false,
+    supportsSecureBoot: true,
+    bootsISO: true,
+    supportsRAID: true,
+    supportsFastInspection: true,
+    supportsFirmware: true,
+    needsProvisioningNetwork: false,
+  },
+  {
+    scheme: 'ilo5-virtualmedia',
+    driver: 'redfish',
+    bootMethod: 'virtual-media',
+    needsBootMAC: false,
+    supportsSecureBoot: true,
+    bootsISO: true,
+    supportsRAID: true,
+    supportsFastInspection: true,
+    supportsFirmware: true,
+    needsProvisioningNetwork: false,
+  },
+  {
+    scheme: 'idrac-virtualmedia',
+    driver: 'idrac',
+    bootMethod: 'virtual-media',
+    needsBootMAC: false,
+    supportsSecureBoot: true,
+    bootsISO: true,
+    supportsRAID: true,
+    supportsFastInspection: true,
+    supportsFirmware: true,
+    needsProvisioningNetwork: false,
+  },
+  {
+    scheme: 'redfish-uefihttp',
+    driver: 'redfish',
+    bootMethod: 'uefi-http',
+    needsBootMAC: false,
+    supportsSecureBoot: true,
+    bootsISO: true,
+    supportsRAID: true,
+    supportsFastInspection: true,
+    supportsFirmware: true,
+    needsProvisioningNetwork: false,
+  },
 ];
 
 const CAPABILITIES = Object.keys(TABLE[0]!).filter((key) => key !== 'scheme') as (keyof BMCSchemeCapabilities)[];
@@ -64,12 +163,26 @@ describe('scheme registry: the upstream capability table', () => {
     expect(BUILTIN_SCHEMES.map((definition) => definition.name).sort()).toEqual(TABLE.map((row) => row.scheme).sort());
   });
 
-  it.each(['ipmi+http', 'ipmi+https', 'libvirt+https', 'idrac', 'idrac+https', 'ibmc', 'ibmc+http', 'ilo4', 'ilo4+https', 'ilo4-virtualmedia', 'ilo5', 'ilo5+https', 'irmc', 'Redfish', 'redfish+', ''])(
-    '%j is not registered',
-    (spelling) => {
-      expect(lookupScheme(spelling)).toBeUndefined();
-    },
-  );
+  it.each([
+    'ipmi+http',
+    'ipmi+https',
+    'libvirt+https',
+    'idrac',
+    'idrac+https',
+    'ibmc',
+    'ibmc+http',
+    'ilo4',
+    'ilo4+https',
+    'ilo4-virtualmedia',
+    'ilo5',
+    'ilo5+https',
+    'irmc',
+    'Redfish',
+    'redfish+',
+    '',
+  ])('%j is not registered', (spelling) => {
+    expect(lookupScheme(spelling)).toBeUndefined();
+  });
 });
 
 describe('scheme registry: registration', () => {
@@ -130,23 +243,51 @@ describe('validateHostBMC', () => {
     { name: 'libvirt needs a MAC', input: input({ address: 'libvirt://10.0.0.5' }), errors: ['BMC driver libvirt requires a BootMACAddress value'] },
     { name: 'libvirt with a MAC', input: input({ address: 'libvirt://10.0.0.5', bootMACAddress: '00:11:22:33:44:55' }), errors: [] },
     { name: 'redfish with inspection disabled', input: input({ inspectionMode: 'disabled' }), errors: ['BMC driver redfish requires a BootMACAddress value'] },
-    { name: 'virtual media, inspection disabled by annotation', input: input({ address: 'redfish-virtualmedia+https://h', inspectDisabledByAnnotation: true }), errors: ['BMC driver redfish-virtualmedia+https requires a BootMACAddress value'] },
+    {
+      name: 'virtual media, inspection disabled by annotation',
+      input: input({ address: 'redfish-virtualmedia+https://h', inspectDisabledByAnnotation: true }),
+      errors: ['BMC driver redfish-virtualmedia+https requires a BootMACAddress value'],
+    },
     { name: 'inspection disabled with a MAC', input: input({ inspectionMode: 'disabled', bootMACAddress: '0000.0000.0001' }), errors: [] },
     // Rule 10.
     { name: 'malformed MAC', input: input({ bootMACAddress: '00:11:22:33:44' }), errors: ['address 00:11:22:33:44: invalid MAC address'] },
     // Rule 8.
-    { name: 'ipmi with hardware RAID', input: input({ address: 'ipmi://10.0.0.5', hasHardwareRAID: true }), errors: ['BMC driver ipmi does not support configuring RAID'] },
+    {
+      name: 'ipmi with hardware RAID',
+      input: input({ address: 'ipmi://10.0.0.5', hasHardwareRAID: true }),
+      errors: ['BMC driver ipmi does not support configuring RAID'],
+    },
     { name: 'idrac with hardware RAID', input: input({ address: 'idrac-virtualmedia://h', hasHardwareRAID: true }), errors: [] },
     // Rule 11.
-    { name: 'ipmi with secure boot', input: input({ address: 'ipmi://10.0.0.5', bootMode: 'UEFISecureBoot' }), errors: ['BMC driver ipmi does not support secure boot'] },
-    { name: 'bare address names the ipmi driver', input: input({ address: '10.0.0.5', bootMode: 'UEFISecureBoot' }), errors: ['BMC driver ipmi does not support secure boot'] },
+    {
+      name: 'ipmi with secure boot',
+      input: input({ address: 'ipmi://10.0.0.5', bootMode: 'UEFISecureBoot' }),
+      errors: ['BMC driver ipmi does not support secure boot'],
+    },
+    {
+      name: 'bare address names the ipmi driver',
+      input: input({ address: '10.0.0.5', bootMode: 'UEFISecureBoot' }),
+      errors: ['BMC driver ipmi does not support secure boot'],
+    },
     { name: 'redfish with secure boot', input: input({ bootMode: 'UEFISecureBoot' }), errors: [] },
     // Rule 17, the driver part.
-    { name: 'ipmi with fast inspection', input: input({ address: 'ipmi://10.0.0.5', inspectionMode: 'fast' }), errors: ['BMC driver ipmi does not support fast inspection'] },
+    {
+      name: 'ipmi with fast inspection',
+      input: input({ address: 'ipmi://10.0.0.5', inspectionMode: 'fast' }),
+      errors: ['BMC driver ipmi does not support fast inspection'],
+    },
     { name: 'redfish with fast inspection', input: input({ inspectionMode: 'fast' }), errors: [] },
     // PROVISIONING_NETWORK_DISABLED.
-    { name: 'ipxe driver without provisioning network', input: input({ provisioningNetworkDisabled: true }), errors: ['BMC driver redfish requires a provisioning network'] },
-    { name: 'virtual media without provisioning network', input: input({ address: 'redfish-virtualmedia://h', provisioningNetworkDisabled: true }), errors: [] },
+    {
+      name: 'ipxe driver without provisioning network',
+      input: input({ provisioningNetworkDisabled: true }),
+      errors: ['BMC driver redfish requires a provisioning network'],
+    },
+    {
+      name: 'virtual media without provisioning network',
+      input: input({ address: 'redfish-virtualmedia://h', provisioningNetworkDisabled: true }),
+      errors: [],
+    },
     // Ironic's check of the IPMI privilege level.
     {
       name: 'unknown IPMI privilege level',
@@ -155,7 +296,14 @@ describe('validateHostBMC', () => {
     },
     {
       name: 'every libvirt problem at once, in upstream order',
-      input: input({ address: 'libvirt://10.0.0.5', credentialsName: '', bootMode: 'UEFISecureBoot', hasHardwareRAID: true, inspectionMode: 'fast', provisioningNetworkDisabled: true }),
+      input: input({
+        address: 'libvirt://10.0.0.5',
+        credentialsName: '',
+        bootMode: 'UEFISecureBoot',
+        hasHardwareRAID: true,
+        inspectionMode: 'fast',
+        provisioningNetworkDisabled: true,
+      }),
       errors: [
         'No BMC CredentialsName defined The BMC secret reference is empty',
         'BMC driver libvirt does not support configuring RAID',
@@ -179,7 +327,9 @@ describe('validateHostBMC', () => {
   });
 
   it.each(SPELLINGS)('$spelling: secure boot and RAID follow the table', ({ spelling, row }) => {
-    const errors = validateHostBMC(input({ address: `${spelling}://10.0.0.5`, bootMode: 'UEFISecureBoot', hasHardwareRAID: true, bootMACAddress: '00:11:22:33:44:55' }));
+    const errors = validateHostBMC(
+      input({ address: `${spelling}://10.0.0.5`, bootMode: 'UEFISecureBoot', hasHardwareRAID: true, bootMACAddress: '00:11:22:33:44:55' }),
+    );
     const expected = [
       ...(row.supportsRAID ? [] : [`BMC driver ${spelling} does not support configuring RAID`]),
       ...(row.supportsSecureBoot ? [] : [`BMC driver ${spelling} does not support secure boot`]),

@@ -13,8 +13,18 @@ const V1 = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const V2 = 'infrastructure.cluster.x-k8s.io/v1beta2';
 type Body = Record<string, unknown>;
 
-const meta = (annotations?: Record<string, string>): KObject['metadata'] => ({ name: 'seed', namespace: 'metal3', uid: 'u-1', ...(annotations && { annotations }) });
-const object = (version: string, kind: string, body: Body, annotations?: Record<string, string>): KObject => ({ apiVersion: version, kind, metadata: meta(annotations), ...body });
+const meta = (annotations?: Record<string, string>): KObject['metadata'] => ({
+  name: 'seed',
+  namespace: 'metal3',
+  uid: 'u-1',
+  ...(annotations && { annotations }),
+});
+const object = (version: string, kind: string, body: Body, annotations?: Record<string, string>): KObject => ({
+  apiVersion: version,
+  kind,
+  metadata: meta(annotations),
+  ...body,
+});
 const to = (obj: KObject, version: string): KObject => convertObject(obj, version, capm3Converters);
 const bodyOf = (obj: KObject): Body => Object.fromEntries(Object.entries(obj).filter(([key]) => !['apiVersion', 'kind', 'metadata'].includes(key)));
 const kept = (obj: KObject, version: 'v1beta1' | 'v1beta2'): unknown => {
@@ -54,7 +64,7 @@ const SCENARIOS: Scenario[] = [
     keptUp: { cloudProviderEnabled: null },
   },
   {
-    name: 'Metal3Cluster: neither field means v1beta1\'s default true',
+    name: "Metal3Cluster: neither field means v1beta1's default true",
     kind: 'Metal3Cluster',
     v1beta1: { spec: {} },
     v1beta2: { spec: { cloudProviderEnabled: true } },
@@ -137,37 +147,69 @@ const SCENARIOS: Scenario[] = [
     kind: 'Metal3Machine',
     v1beta1: {
       spec: {
-        image: { url: 'http://172.22.0.1/images/node.qcow2', checksum: 'http://172.22.0.1/images/node.qcow2.sha256sum', checksumType: 'sha256', format: 'qcow2' },
+        image: {
+          url: 'http://172.22.0.1/images/node.qcow2',
+          checksum: 'http://172.22.0.1/images/node.qcow2.sha256sum',
+          checksumType: 'sha256',
+          format: 'qcow2',
+        },
         dataTemplate: REF,
         hostSelector: { matchLabels: { role: 'worker' }, matchExpressions: [{ key: 'rack', operator: 'in', values: ['a', 'b'] }] },
         automatedCleaningMode: 'disabled',
         providerID: 'metal3://metal3/server-01/seed-w-1',
       },
-      status: { ready: true, phase: 'Running', renderedData: { name: 'workers-0', namespace: 'metal3' }, addresses: [{ type: 'InternalIP', address: '192.168.1.10' }] },
+      status: {
+        ready: true,
+        phase: 'Running',
+        renderedData: { name: 'workers-0', namespace: 'metal3' },
+        addresses: [{ type: 'InternalIP', address: '192.168.1.10' }],
+      },
     },
     v1beta2: {
       spec: {
-        image: { url: 'http://172.22.0.1/images/node.qcow2', checksum: 'http://172.22.0.1/images/node.qcow2.sha256sum', checksumType: 'sha256', diskFormat: 'qcow2' },
+        image: {
+          url: 'http://172.22.0.1/images/node.qcow2',
+          checksum: 'http://172.22.0.1/images/node.qcow2.sha256sum',
+          checksumType: 'sha256',
+          diskFormat: 'qcow2',
+        },
         dataTemplate: { name: 'workers', namespace: 'metal3' },
         hostSelector: { matchLabels: { role: 'worker' }, matchExpressions: [{ key: 'rack', operator: 'in', values: ['a', 'b'] }] },
         automatedCleaningMode: 'disabled',
         providerID: 'metal3://metal3/server-01/seed-w-1',
       },
-      status: { initialization: { provisioned: true }, renderedData: { name: 'workers-0', namespace: 'metal3' }, addresses: [{ type: 'InternalIP', address: '192.168.1.10' }] },
+      status: {
+        initialization: { provisioned: true },
+        renderedData: { name: 'workers-0', namespace: 'metal3' },
+        addresses: [{ type: 'InternalIP', address: '192.168.1.10' }],
+      },
     },
-    keptUp: { phase: 'Running', 'spec.dataTemplate': { name: 'workers', namespace: 'metal3', extras: { apiVersion: V1, kind: 'Metal3DataTemplate', uid: 'u-9', resourceVersion: '12' } } },
+    keptUp: {
+      phase: 'Running',
+      'spec.dataTemplate': { name: 'workers', namespace: 'metal3', extras: { apiVersion: V1, kind: 'Metal3DataTemplate', uid: 'u-9', resourceVersion: '12' } },
+    },
   },
   {
     name: 'Metal3Machine: customDeploy without image; failure fields go under deprecated.v1beta1',
     kind: 'Metal3Machine',
     v1beta1: { spec: { customDeploy: { method: 'install_coreos' } }, status: { ready: false, failureReason: 'CreateError', failureMessage: 'no host' } },
-    v1beta2: { spec: { customDeploy: { method: 'install_coreos' } }, status: { initialization: { provisioned: false }, deprecated: { v1beta1: { failureReason: 'CreateError', failureMessage: 'no host' } } } },
+    v1beta2: {
+      spec: { customDeploy: { method: 'install_coreos' } },
+      status: { initialization: { provisioned: false }, deprecated: { v1beta1: { failureReason: 'CreateError', failureMessage: 'no host' } } },
+    },
   },
   {
     name: 'Metal3MachineTemplate: spec.template.spec converted, nodeReuse as is',
     kind: 'Metal3MachineTemplate',
-    v1beta1: { spec: { nodeReuse: true, template: { spec: { image: { url: 'http://x/i.iso', checksum: '', format: 'live-iso' }, dataTemplate: { name: 'workers' } } } } },
-    v1beta2: { spec: { nodeReuse: true, template: { spec: { image: { url: 'http://x/i.iso', checksum: '', diskFormat: 'live-iso' }, dataTemplate: { name: 'workers' } } } } },
+    v1beta1: {
+      spec: { nodeReuse: true, template: { spec: { image: { url: 'http://x/i.iso', checksum: '', format: 'live-iso' }, dataTemplate: { name: 'workers' } } } },
+    },
+    v1beta2: {
+      spec: {
+        nodeReuse: true,
+        template: { spec: { image: { url: 'http://x/i.iso', checksum: '', diskFormat: 'live-iso' }, dataTemplate: { name: 'workers' } } },
+      },
+    },
   },
   {
     name: 'Metal3MachineTemplate: v1beta2 template metadata is kept going down',
@@ -180,14 +222,30 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'Metal3ClusterTemplate: the cluster mapping inside spec.template.spec',
     kind: 'Metal3ClusterTemplate',
-    v1beta1: { spec: { template: { spec: { controlPlaneEndpoint: { host: 'h', port: 6443 }, cloudProviderEnabled: false, noCloudProvider: true, failureDomains: { b: {}, a: {} } } } } },
-    v1beta2: { spec: { template: { spec: { controlPlaneEndpoint: { host: 'h', port: 6443 }, cloudProviderEnabled: false, failureDomains: [{ name: 'a' }, { name: 'b' }] } } } },
+    v1beta1: {
+      spec: {
+        template: {
+          spec: { controlPlaneEndpoint: { host: 'h', port: 6443 }, cloudProviderEnabled: false, noCloudProvider: true, failureDomains: { b: {}, a: {} } },
+        },
+      },
+    },
+    v1beta2: {
+      spec: {
+        template: { spec: { controlPlaneEndpoint: { host: 'h', port: 6443 }, cloudProviderEnabled: false, failureDomains: [{ name: 'a' }, { name: 'b' }] } },
+      },
+    },
   },
   {
     name: 'Metal3Remediation: timeout "600s" ↔ timeoutSeconds 600',
     kind: 'Metal3Remediation',
-    v1beta1: { spec: { strategy: { type: 'Reboot', retryLimit: 2, timeout: '600s' } }, status: { phase: 'Waiting', retryCount: 1, lastRemediated: '2026-11-29T10:00:00Z' } },
-    v1beta2: { spec: { strategy: { type: 'Reboot', retryLimit: 2, timeoutSeconds: 600 } }, status: { phase: 'Waiting', retryCount: 1, lastRemediated: '2026-11-29T10:00:00Z' } },
+    v1beta1: {
+      spec: { strategy: { type: 'Reboot', retryLimit: 2, timeout: '600s' } },
+      status: { phase: 'Waiting', retryCount: 1, lastRemediated: '2026-11-29T10:00:00Z' },
+    },
+    v1beta2: {
+      spec: { strategy: { type: 'Reboot', retryLimit: 2, timeoutSeconds: 600 } },
+      status: { phase: 'Waiting', retryCount: 1, lastRemediated: '2026-11-29T10:00:00Z' },
+    },
   },
   {
     name: 'Metal3Remediation: "1h30m" is 5400 seconds and comes back as written',
@@ -229,8 +287,12 @@ describe('field mappings', () => {
   });
 
   it('a fresh v1beta2 Metal3Cluster goes down with noCloudProvider = !cloudProviderEnabled', () => {
-    expect(bodyOf(to(object(V2, 'Metal3Cluster', { spec: { cloudProviderEnabled: true } }), V1))).toEqual({ spec: { cloudProviderEnabled: true, noCloudProvider: false } });
-    expect(bodyOf(to(object(V2, 'Metal3Cluster', { spec: { cloudProviderEnabled: false } }), V1))).toEqual({ spec: { cloudProviderEnabled: false, noCloudProvider: true } });
+    expect(bodyOf(to(object(V2, 'Metal3Cluster', { spec: { cloudProviderEnabled: true } }), V1))).toEqual({
+      spec: { cloudProviderEnabled: true, noCloudProvider: false },
+    });
+    expect(bodyOf(to(object(V2, 'Metal3Cluster', { spec: { cloudProviderEnabled: false } }), V1))).toEqual({
+      spec: { cloudProviderEnabled: false, noCloudProvider: true },
+    });
   });
 
   it('a kept cloud-provider spelling that no longer fits the v1beta2 value is ignored', () => {
@@ -286,11 +348,18 @@ describe('Go durations', () => {
 });
 
 describe('conversion webhook registration', () => {
-  it.each(['Metal3Cluster', 'Metal3ClusterTemplate', 'Metal3Machine', 'Metal3MachineTemplate', 'Metal3Remediation', 'Metal3RemediationTemplate'])('%s converts through the ConversionReview', (kind) => {
-    const answer = convertReview({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', request: { uid: 'u', desiredAPIVersion: V2, objects: [object(V1, kind, { spec: {} })] } });
-    expect(answer.response.result).toEqual({ status: 'Success' });
-    expect(answer.response.convertedObjects[0]).toMatchObject({ apiVersion: V2, kind });
-  });
+  it.each(['Metal3Cluster', 'Metal3ClusterTemplate', 'Metal3Machine', 'Metal3MachineTemplate', 'Metal3Remediation', 'Metal3RemediationTemplate'])(
+    '%s converts through the ConversionReview',
+    (kind) => {
+      const answer = convertReview({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'ConversionReview',
+        request: { uid: 'u', desiredAPIVersion: V2, objects: [object(V1, kind, { spec: {} })] },
+      });
+      expect(answer.response.result).toEqual({ status: 'Success' });
+      expect(answer.response.convertedObjects[0]).toMatchObject({ apiVersion: V2, kind });
+    },
+  );
 });
 
 // --- Round trips ------------------------------------------------------------------------------
@@ -299,15 +368,42 @@ const name = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/u);
 const text = fc.string({ maxLength: 12 });
 const optional = (record: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Body> => fc.record(record, { requiredKeys: [] });
 const labels = fc.dictionary(name, text, { maxKeys: 3 });
-const capiCondition = optional({ type: name, status: fc.constantFrom('True', 'False', 'Unknown'), severity: fc.constantFrom('Info', 'Warning', 'Error'), reason: name, message: text, lastTransitionTime: fc.constant('2026-11-29T10:00:00Z') });
-const condition = optional({ type: name, status: fc.constantFrom('True', 'False', 'Unknown'), reason: name, message: text, observedGeneration: fc.nat(9), lastTransitionTime: fc.constant('2026-11-29T10:00:00Z') });
+const capiCondition = optional({
+  type: name,
+  status: fc.constantFrom('True', 'False', 'Unknown'),
+  severity: fc.constantFrom('Info', 'Warning', 'Error'),
+  reason: name,
+  message: text,
+  lastTransitionTime: fc.constant('2026-11-29T10:00:00Z'),
+});
+const condition = optional({
+  type: name,
+  status: fc.constantFrom('True', 'False', 'Unknown'),
+  reason: name,
+  message: text,
+  observedGeneration: fc.nat(9),
+  lastTransitionTime: fc.constant('2026-11-29T10:00:00Z'),
+});
 const conditions = (c: fc.Arbitrary<unknown>): fc.Arbitrary<unknown[]> => fc.array(c, { maxLength: 2 });
 const objectRef = optional({ name, namespace: name });
-const objectReference = optional({ name, namespace: name, apiVersion: fc.constant(V1), kind: name, uid: name, resourceVersion: fc.nat(99).map(String), fieldPath: name });
+const objectReference = optional({
+  name,
+  namespace: name,
+  apiVersion: fc.constant(V1),
+  kind: name,
+  uid: name,
+  resourceVersion: fc.nat(99).map(String),
+  fieldPath: name,
+});
 const secretRef = optional({ name, namespace: name });
 const endpoint = optional({ host: text, port: fc.integer({ min: 1, max: 65535 }) });
 const domainMap = fc.dictionary(name, optional({ controlPlane: fc.boolean(), attributes: labels }), { maxKeys: 3 });
-const domainList = fc.uniqueArray(fc.record({ name, controlPlane: fc.option(fc.boolean(), { nil: undefined }), attributes: fc.option(labels, { nil: undefined }) }), { selector: (d) => d.name, maxLength: 3 }).map((list) => list.map(dropUndefined));
+const domainList = fc
+  .uniqueArray(fc.record({ name, controlPlane: fc.option(fc.boolean(), { nil: undefined }), attributes: fc.option(labels, { nil: undefined }) }), {
+    selector: (d) => d.name,
+    maxLength: 3,
+  })
+  .map((list) => list.map(dropUndefined));
 const common = { lastUpdated: fc.constant('2026-11-29T10:00:00Z') };
 
 function dropUndefined<T extends object>(value: T): T {
@@ -315,7 +411,15 @@ function dropUndefined<T extends object>(value: T): T {
 }
 
 const v1Status = (extra: Record<string, fc.Arbitrary<unknown>>) =>
-  optional({ ready: fc.boolean(), failureReason: name, failureMessage: text, conditions: conditions(capiCondition), v1beta2: optional({ conditions: conditions(condition) }), ...common, ...extra });
+  optional({
+    ready: fc.boolean(),
+    failureReason: name,
+    failureMessage: text,
+    conditions: conditions(capiCondition),
+    v1beta2: optional({ conditions: conditions(condition) }),
+    ...common,
+    ...extra,
+  });
 const v2Status = (extra: Record<string, fc.Arbitrary<unknown>>) =>
   optional({
     initialization: fc.record({ provisioned: fc.boolean() }),
@@ -325,9 +429,19 @@ const v2Status = (extra: Record<string, fc.Arbitrary<unknown>>) =>
     ...extra,
   });
 
-const clusterV1Spec = optional({ controlPlaneEndpoint: endpoint, cloudProviderEnabled: fc.boolean(), noCloudProvider: fc.boolean(), failureDomains: domainMap });
+const clusterV1Spec = optional({
+  controlPlaneEndpoint: endpoint,
+  cloudProviderEnabled: fc.boolean(),
+  noCloudProvider: fc.boolean(),
+  failureDomains: domainMap,
+});
 const clusterV2Spec = optional({ controlPlaneEndpoint: endpoint, cloudProviderEnabled: fc.boolean(), failureDomains: domainList });
-const selector = optional({ matchLabels: labels, matchExpressions: fc.array(fc.record({ key: name, operator: fc.constantFrom('in', 'notin', 'exists'), values: fc.array(name, { maxLength: 2 }) }), { maxLength: 2 }) });
+const selector = optional({
+  matchLabels: labels,
+  matchExpressions: fc.array(fc.record({ key: name, operator: fc.constantFrom('in', 'notin', 'exists'), values: fc.array(name, { maxLength: 2 }) }), {
+    maxLength: 2,
+  }),
+});
 const formats = fc.constantFrom('raw', 'qcow2', 'vdi', 'vmdk', 'live-iso');
 const machineSpec = (v1: boolean) =>
   optional({
@@ -350,18 +464,58 @@ const machineStatus = (v1: boolean) => ({
   renderedData: v1 ? objectReference : objectRef,
   ...(v1 && { phase: name }),
 });
-const strategy = (v1: boolean) => optional({ type: fc.constant('Reboot'), retryLimit: fc.integer({ min: 1, max: 9 }), ...(v1 ? { timeout: fc.oneof(fc.integer({ min: 0, max: 9999 }).map((s) => `${s}s`), fc.constantFrom('10m', '1h30m', '1.5h', '90s', '100ms', 'x')) } : { timeoutSeconds: fc.integer({ min: 100, max: 99999 }) }) });
-const remediationStatus = optional({ phase: fc.constantFrom('Running', 'Waiting', 'Deleting machine', 'Failed'), retryCount: fc.nat(5), lastRemediated: fc.constant('2026-11-29T10:00:00Z') });
+const strategy = (v1: boolean) =>
+  optional({
+    type: fc.constant('Reboot'),
+    retryLimit: fc.integer({ min: 1, max: 9 }),
+    ...(v1
+      ? {
+          timeout: fc.oneof(
+            fc.integer({ min: 0, max: 9999 }).map((s) => `${s}s`),
+            fc.constantFrom('10m', '1h30m', '1.5h', '90s', '100ms', 'x'),
+          ),
+        }
+      : { timeoutSeconds: fc.integer({ min: 100, max: 99999 }) }),
+  });
+const remediationStatus = optional({
+  phase: fc.constantFrom('Running', 'Waiting', 'Deleting machine', 'Failed'),
+  retryCount: fc.nat(5),
+  lastRemediated: fc.constant('2026-11-29T10:00:00Z'),
+});
 const templateMeta = optional({ labels, annotations: labels });
 const template = (spec: fc.Arbitrary<unknown>, v2: boolean) => (v2 ? optional({ metadata: templateMeta, spec }) : optional({ spec }));
 
 const ARBITRARIES: [string, fc.Arbitrary<Body>, fc.Arbitrary<Body>][] = [
-  ['Metal3Cluster', optional({ spec: clusterV1Spec, status: v1Status({ failureDomains: domainMap }) }), optional({ spec: clusterV2Spec, status: v2Status({ failureDomains: domainList }) })],
-  ['Metal3ClusterTemplate', optional({ spec: optional({ template: template(clusterV1Spec, false) }) }), optional({ spec: optional({ template: template(clusterV2Spec, true) }) })],
-  ['Metal3Machine', optional({ spec: machineSpec(true), status: v1Status(machineStatus(true)) }), optional({ spec: machineSpec(false), status: v2Status(machineStatus(false)) })],
-  ['Metal3MachineTemplate', optional({ spec: optional({ nodeReuse: fc.boolean(), template: template(machineSpec(true), false) }) }), optional({ spec: optional({ nodeReuse: fc.boolean(), template: template(machineSpec(false), true) }) })],
-  ['Metal3Remediation', optional({ spec: optional({ strategy: strategy(true) }), status: remediationStatus }), optional({ spec: optional({ strategy: strategy(false) }), status: remediationStatus })],
-  ['Metal3RemediationTemplate', optional({ spec: optional({ template: optional({ spec: optional({ strategy: strategy(true) }) }) }), status: optional({ status: remediationStatus }) }), optional({ spec: optional({ template: optional({ spec: optional({ strategy: strategy(false) }) }) }), status: optional({ status: remediationStatus }) })],
+  [
+    'Metal3Cluster',
+    optional({ spec: clusterV1Spec, status: v1Status({ failureDomains: domainMap }) }),
+    optional({ spec: clusterV2Spec, status: v2Status({ failureDomains: domainList }) }),
+  ],
+  [
+    'Metal3ClusterTemplate',
+    optional({ spec: optional({ template: template(clusterV1Spec, false) }) }),
+    optional({ spec: optional({ template: template(clusterV2Spec, true) }) }),
+  ],
+  [
+    'Metal3Machine',
+    optional({ spec: machineSpec(true), status: v1Status(machineStatus(true)) }),
+    optional({ spec: machineSpec(false), status: v2Status(machineStatus(false)) }),
+  ],
+  [
+    'Metal3MachineTemplate',
+    optional({ spec: optional({ nodeReuse: fc.boolean(), template: template(machineSpec(true), false) }) }),
+    optional({ spec: optional({ nodeReuse: fc.boolean(), template: template(machineSpec(false), true) }) }),
+  ],
+  [
+    'Metal3Remediation',
+    optional({ spec: optional({ strategy: strategy(true) }), status: remediationStatus }),
+    optional({ spec: optional({ strategy: strategy(false) }), status: remediationStatus }),
+  ],
+  [
+    'Metal3RemediationTemplate',
+    optional({ spec: optional({ template: optional({ spec: optional({ strategy: strategy(true) }) }) }), status: optional({ status: remediationStatus }) }),
+    optional({ spec: optional({ template: optional({ spec: optional({ strategy: strategy(false) }) }) }), status: optional({ status: remediationStatus }) }),
+  ],
 ];
 
 describe('round trips lose nothing', () => {

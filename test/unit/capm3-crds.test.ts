@@ -6,7 +6,18 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GO_DURATION } from '../../domain/capm3/duration.js';
-import { CRD_DIR, EXAMPLES_DIR, readManifests, regexesIn, schemaAt, schemaErrors, walkSchema, type Crd, type LoadedCrd, type SchemaNode } from '../support/crds.js';
+import {
+  CRD_DIR,
+  EXAMPLES_DIR,
+  readManifests,
+  regexesIn,
+  schemaAt,
+  schemaErrors,
+  walkSchema,
+  type Crd,
+  type LoadedCrd,
+  type SchemaNode,
+} from '../support/crds.js';
 import type { KObject } from '../../domain/k8s.js';
 
 const GROUP = 'infrastructure.cluster.x-k8s.io';
@@ -22,9 +33,19 @@ const KINDS: Kind[] = [
   { kind: 'Metal3Cluster', plural: 'metal3clusters', shortNames: ['m3c', 'm3cluster', 'm3clusters', 'metal3c', 'metal3cluster'], status: true },
   { kind: 'Metal3ClusterTemplate', plural: 'metal3clustertemplates', shortNames: ['m3ct'], status: false },
   { kind: 'Metal3Machine', plural: 'metal3machines', shortNames: ['m3m', 'm3machine', 'm3machines', 'metal3m', 'metal3machine'], status: true },
-  { kind: 'Metal3MachineTemplate', plural: 'metal3machinetemplates', shortNames: ['m3mt', 'm3machinetemplate', 'm3machinetemplates', 'metal3mt', 'metal3machinetemplate'], status: true },
+  {
+    kind: 'Metal3MachineTemplate',
+    plural: 'metal3machinetemplates',
+    shortNames: ['m3mt', 'm3machinetemplate', 'm3machinetemplates', 'metal3mt', 'metal3machinetemplate'],
+    status: true,
+  },
   { kind: 'Metal3Remediation', plural: 'metal3remediations', shortNames: ['m3r', 'm3remediation'], status: true },
-  { kind: 'Metal3RemediationTemplate', plural: 'metal3remediationtemplates', shortNames: ['m3rt', 'm3remediationtemplate', 'm3remediationtemplates', 'metal3rt', 'metal3remediationtemplate'], status: true },
+  {
+    kind: 'Metal3RemediationTemplate',
+    plural: 'metal3remediationtemplates',
+    shortNames: ['m3rt', 'm3remediationtemplate', 'm3remediationtemplates', 'metal3rt', 'metal3remediationtemplate'],
+    status: true,
+  },
 ];
 
 type FullCrd = Crd & { metadata: { labels?: Record<string, string> }; spec: { conversion?: unknown } };
@@ -49,7 +70,10 @@ describe('CRD identity', () => {
     expect(crd.spec).toMatchObject({ group: GROUP, scope: 'Namespaced' });
     expect(crd.spec.names).toEqual({ kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), shortNames, categories: ['cluster-api'] });
     expect(crd.spec.conversion).toEqual(crdOf('Metal3Machine').spec.conversion);
-    expect(crd.spec.conversion).toMatchObject({ strategy: 'Webhook', webhook: { clientConfig: { service: { name: 'ironhook-hooks', namespace: 'ironhook-system', path: '/convert' } }, conversionReviewVersions: ['v1'] } });
+    expect(crd.spec.conversion).toMatchObject({
+      strategy: 'Webhook',
+      webhook: { clientConfig: { service: { name: 'ironhook-hooks', namespace: 'ironhook-system', path: '/convert' } }, conversionReviewVersions: ['v1'] },
+    });
   });
 
   it.each(KINDS)('$kind: v1beta2 stored, v1beta1 served and deprecated, status subresource as upstream', ({ kind, status }) => {
@@ -74,11 +98,31 @@ describe('CRD identity', () => {
 const col = (name: string, jsonPath: string) => [name, jsonPath];
 const AGE = col('Age', '.metadata.creationTimestamp');
 const CLUSTER = col('Cluster', '.metadata.labels.cluster\\.x-k8s\\.io/cluster-name');
-const REMEDIATION = [col('Retry limit', '.spec.strategy.retryLimit'), col('Retry count', '.status.retryCount'), col('Last Remediated', '.status.lastRemediated'), col('Strategy', '.spec.strategy.type'), col('Phase', '.status.phase')];
+const REMEDIATION = [
+  col('Retry limit', '.spec.strategy.retryLimit'),
+  col('Retry count', '.status.retryCount'),
+  col('Last Remediated', '.status.lastRemediated'),
+  col('Strategy', '.spec.strategy.type'),
+  col('Phase', '.status.phase'),
+];
 
 const COLUMNS: [string, string, string[][]][] = [
-  ['Metal3Cluster', 'v1beta1', [AGE, col('Ready', '.status.ready'), col('Error', '.status.failureReason'), CLUSTER, col('Endpoint', '.spec.controlPlaneEndpoint')]],
-  ['Metal3Cluster', 'v1beta2', [AGE, col('Provisioned', '.status.initialization.provisioned'), col('Error', '.status.deprecated.v1beta1.failureReason'), CLUSTER, col('Endpoint', '.spec.controlPlaneEndpoint')]],
+  [
+    'Metal3Cluster',
+    'v1beta1',
+    [AGE, col('Ready', '.status.ready'), col('Error', '.status.failureReason'), CLUSTER, col('Endpoint', '.spec.controlPlaneEndpoint')],
+  ],
+  [
+    'Metal3Cluster',
+    'v1beta2',
+    [
+      AGE,
+      col('Provisioned', '.status.initialization.provisioned'),
+      col('Error', '.status.deprecated.v1beta1.failureReason'),
+      CLUSTER,
+      col('Endpoint', '.spec.controlPlaneEndpoint'),
+    ],
+  ],
   ['Metal3Machine', 'v1beta1', [AGE, col('ProviderID', '.spec.providerID'), col('Ready', '.status.ready'), CLUSTER, col('Phase', '.status.phase')]],
   ['Metal3Machine', 'v1beta2', [AGE, col('ProviderID', '.spec.providerID'), col('Provisioned', '.status.initialization.provisioned'), CLUSTER]],
   ['Metal3MachineTemplate', 'v1beta1', [AGE]],
@@ -134,8 +178,14 @@ function differences(kind: string): { onlyV1beta1: string[]; onlyV1beta2: string
   const v1 = paths(kind, 'v1beta1');
   const v2 = paths(kind, 'v1beta2');
   return {
-    onlyV1beta1: [...v1].filter(([p, t]) => v2.get(p) !== t).map(([p]) => p).sort(),
-    onlyV1beta2: [...v2].filter(([p, t]) => v1.get(p) !== t).map(([p]) => p).sort(),
+    onlyV1beta1: [...v1]
+      .filter(([p, t]) => v2.get(p) !== t)
+      .map(([p]) => p)
+      .sort(),
+    onlyV1beta2: [...v2]
+      .filter(([p, t]) => v1.get(p) !== t)
+      .map(([p]) => p)
+      .sort(),
   };
 }
 
@@ -148,7 +198,9 @@ const V1_CONTRACT_STATUS = [
   '.status.failureReason',
   '.status.ready',
   '.status.v1beta2',
-  ...['', '[]', '[].lastTransitionTime', '[].message', '[].observedGeneration', '[].reason', '[].status', '[].type'].map((f) => `.status.v1beta2.conditions${f}`),
+  ...['', '[]', '[].lastTransitionTime', '[].message', '[].observedGeneration', '[].reason', '[].status', '[].type'].map(
+    (f) => `.status.v1beta2.conditions${f}`,
+  ),
 ];
 const V2_CONTRACT_STATUS = [
   '.status.conditions[].observedGeneration',
@@ -156,7 +208,13 @@ const V2_CONTRACT_STATUS = [
   '.status.deprecated.v1beta1',
   '.status.initialization',
   '.status.initialization.provisioned',
-  ...['.conditions', '.conditions[]', '.failureMessage', '.failureReason', ...['lastTransitionTime', 'message', 'reason', 'severity', 'status', 'type'].map((f) => `.conditions[].${f}`)].map((f) => `.status.deprecated.v1beta1${f}`),
+  ...[
+    '.conditions',
+    '.conditions[]',
+    '.failureMessage',
+    '.failureReason',
+    ...['lastTransitionTime', 'message', 'reason', 'severity', 'status', 'type'].map((f) => `.conditions[].${f}`),
+  ].map((f) => `.status.deprecated.v1beta1${f}`),
 ];
 const uniqueSorted = (list: string[]): string[] => [...new Set(list)].sort();
 
@@ -172,7 +230,13 @@ describe('v1beta1 and v1beta2 differ exactly where upstream versions differ', ()
 
   it('Metal3Machine: format → diskFormat, ObjectReference → Metal3ObjectRef, phase dropped, contract status', () => {
     expect(differences('Metal3Machine')).toEqual({
-      onlyV1beta1: uniqueSorted(['.spec.image.format', '.status.phase', ...REF_EXTRAS('.spec.dataTemplate'), ...REF_EXTRAS('.status.renderedData'), ...V1_CONTRACT_STATUS]),
+      onlyV1beta1: uniqueSorted([
+        '.spec.image.format',
+        '.status.phase',
+        ...REF_EXTRAS('.spec.dataTemplate'),
+        ...REF_EXTRAS('.status.renderedData'),
+        ...V1_CONTRACT_STATUS,
+      ]),
       onlyV1beta2: uniqueSorted(['.spec.image.diskFormat', ...V2_CONTRACT_STATUS]),
     });
   });
@@ -181,21 +245,37 @@ describe('v1beta1 and v1beta2 differ exactly where upstream versions differ', ()
     const at = '.spec.template.spec';
     expect(differences('Metal3MachineTemplate')).toEqual({
       onlyV1beta1: uniqueSorted([`${at}.image.format`, ...REF_EXTRAS(`${at}.dataTemplate`)]),
-      onlyV1beta2: uniqueSorted([`${at}.image.diskFormat`, '.spec.template.metadata', '.spec.template.metadata.annotations', '.spec.template.metadata.annotations{}', '.spec.template.metadata.labels', '.spec.template.metadata.labels{}']),
+      onlyV1beta2: uniqueSorted([
+        `${at}.image.diskFormat`,
+        '.spec.template.metadata',
+        '.spec.template.metadata.annotations',
+        '.spec.template.metadata.annotations{}',
+        '.spec.template.metadata.labels',
+        '.spec.template.metadata.labels{}',
+      ]),
     });
   });
 
   it('Metal3Remediation(Template): timeout ↔ timeoutSeconds', () => {
     expect(differences('Metal3Remediation')).toEqual({ onlyV1beta1: ['.spec.strategy.timeout'], onlyV1beta2: ['.spec.strategy.timeoutSeconds'] });
-    expect(differences('Metal3RemediationTemplate')).toEqual({ onlyV1beta1: ['.spec.template.spec.strategy.timeout'], onlyV1beta2: ['.spec.template.spec.strategy.timeoutSeconds'] });
+    expect(differences('Metal3RemediationTemplate')).toEqual({
+      onlyV1beta1: ['.spec.template.spec.strategy.timeout'],
+      onlyV1beta2: ['.spec.template.spec.strategy.timeoutSeconds'],
+    });
   });
 
   it('v1beta2 enums and bounds follow upstream markers', () => {
     expect(schema('Metal3Remediation', 'v1beta2', 'spec.strategy.type').enum).toEqual(['Reboot']);
     expect(schema('Metal3Remediation', 'v1beta2', 'status.phase').enum).toEqual(['Running', 'Waiting', 'Deleting machine', 'Failed']);
-    expect([schema('Metal3Remediation', 'v1beta2', 'spec.strategy.retryLimit').minimum, schema('Metal3Remediation', 'v1beta2', 'spec.strategy.timeoutSeconds').minimum]).toEqual([1, 100]);
+    expect([
+      schema('Metal3Remediation', 'v1beta2', 'spec.strategy.retryLimit').minimum,
+      schema('Metal3Remediation', 'v1beta2', 'spec.strategy.timeoutSeconds').minimum,
+    ]).toEqual([1, 100]);
     expect(schema('Metal3Cluster', 'v1beta2', 'spec.failureDomains')).toMatchObject({ minItems: 1, maxItems: 100, 'x-kubernetes-list-map-keys': ['name'] });
-    expect(schema('Metal3Machine', 'v1beta2', 'spec.hostSelector.matchExpressions')).toMatchObject({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['key'] });
+    expect(schema('Metal3Machine', 'v1beta2', 'spec.hostSelector.matchExpressions')).toMatchObject({
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['key'],
+    });
     expect(schema('Metal3Machine', 'v1beta2', 'status.initialization').minProperties).toBe(1);
   });
 });
@@ -226,7 +306,11 @@ function examples(): [string, LoadedCrd, KObject][] {
     .flatMap((file) =>
       readManifests(join(dir, file))
         .filter((o) => KINDS.some((k) => k.kind === o.kind))
-        .map((o): [string, LoadedCrd, KObject] => [`${file} ${o.apiVersion.split('/')[1]!} ${o.kind}/${o.metadata.name ?? ''}`, loaded(o.kind, o.apiVersion.split('/')[1]!), o]),
+        .map((o): [string, LoadedCrd, KObject] => [
+          `${file} ${o.apiVersion.split('/')[1]!} ${o.kind}/${o.metadata.name ?? ''}`,
+          loaded(o.kind, o.apiVersion.split('/')[1]!),
+          o,
+        ]),
     );
 }
 
@@ -255,7 +339,9 @@ describe('examples/capm3', () => {
   it('the seed names no BMC and its workers use the `workers` Metal3DataTemplate of seed-workers.yaml', () => {
     const seed = readManifests(join(EXAMPLES_DIR, 'capm3', 'seed-cluster.yaml'));
     expect(JSON.stringify(seed)).not.toMatch(/ipmi:|redfish|bmc/iu);
-    const template = seed.find((o) => o.kind === 'Metal3MachineTemplate') as unknown as { spec: { nodeReuse: boolean; template: { spec: { dataTemplate: { name: string }; hostSelector: object } } } };
+    const template = seed.find((o) => o.kind === 'Metal3MachineTemplate') as unknown as {
+      spec: { nodeReuse: boolean; template: { spec: { dataTemplate: { name: string }; hostSelector: object } } };
+    };
     expect(template.spec.nodeReuse).toBe(true);
     expect(template.spec.template.spec.hostSelector).toBeDefined();
     const dataTemplates = readManifests(join(EXAMPLES_DIR, 'capm3', 'seed-workers.yaml')).filter((o) => o.kind === 'Metal3DataTemplate');

@@ -5,7 +5,17 @@
 // Which CRDs have conversion webhooks comes from manifests/crds, never from this file.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { helm, manifestObjects, NAMESPACE, prepareChart, removeScratchCharts, render, templateArgs, type PreparedChart, type RenderedObject } from '../support/helm.js';
+import {
+  helm,
+  manifestObjects,
+  NAMESPACE,
+  prepareChart,
+  removeScratchCharts,
+  render,
+  templateArgs,
+  type PreparedChart,
+  type RenderedObject,
+} from '../support/helm.js';
 
 interface ClientConfig {
   service?: { name?: string; namespace?: string; path?: string; port?: number };
@@ -30,12 +40,16 @@ const WEBHOOK_CRDS = manifestObjects('crds').filter(isWebhook);
 const pathOf = (name: string): string | undefined => clientConfigOf(WEBHOOK_CRDS.find((c) => c.metadata.name === name)!)?.service?.path;
 
 const ofKind = (objects: RenderedObject[], kind: string): RenderedObject[] => objects.filter((o) => o.kind === kind);
-const named = (objects: RenderedObject[], kind: string, name: string): RenderedObject | undefined => objects.find((o) => o.kind === kind && o.metadata.name === name);
+const named = (objects: RenderedObject[], kind: string, name: string): RenderedObject | undefined =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name);
 const webhookCRDs = (objects: RenderedObject[]): RenderedObject[] => ofKind(objects, 'CustomResourceDefinition').filter(isWebhook);
-const hooksPod = (objects: RenderedObject[]): PodSpec => (named(objects, 'Deployment', 'ironhook-hooks')!.spec as { template: { spec: PodSpec } }).template.spec;
+const hooksPod = (objects: RenderedObject[]): PodSpec =>
+  (named(objects, 'Deployment', 'ironhook-hooks')!.spec as { template: { spec: PodSpec } }).template.spec;
 const envOf = (c: Container): Record<string, string | undefined> => Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
-const servicePorts = (objects: RenderedObject[]): Record<string, unknown>[] => (named(objects, 'Service', 'ironhook-hooks')!.spec as { ports: Record<string, unknown>[] }).ports;
-const secretData = (o: RenderedObject): Record<string, string> => Object.fromEntries(Object.entries(o.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+const servicePorts = (objects: RenderedObject[]): Record<string, unknown>[] =>
+  (named(objects, 'Service', 'ironhook-hooks')!.spec as { ports: Record<string, unknown>[] }).ports;
+const secretData = (o: RenderedObject): Record<string, string> =>
+  Object.fromEntries(Object.entries(o.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
 
 const SECRET = 'ironhook-hooks-conversion-tls';
 const CERTIFICATE = 'ironhook-hooks-conversion';
@@ -57,7 +71,11 @@ afterAll(() => {
 describe('the conversion listener with the chart-generated certificate (default)', () => {
   it('has CRDs with conversion webhooks to check', () => {
     expect(WEBHOOK_CRDS.length).toBeGreaterThan(0);
-    expect(webhookCRDs(defaults).map((c) => c.metadata.name).sort()).toEqual(WEBHOOK_CRDS.map((c) => c.metadata.name).sort());
+    expect(
+      webhookCRDs(defaults)
+        .map((c) => c.metadata.name)
+        .sort(),
+    ).toEqual(WEBHOOK_CRDS.map((c) => c.metadata.name).sort());
   });
 
   it('keeps a CA and a serving certificate for every name of the hook Service in a kubernetes.io/tls Secret', () => {
@@ -94,10 +112,20 @@ describe('the conversion listener with the chart-generated certificate (default)
       { name: 'conversion', containerPort: 9443, protocol: 'TCP' },
     ]);
     const env = envOf(c!);
-    expect(env).toMatchObject({ CONVERSION_TLS_PORT: '9443', CONVERSION_TLS_CERT_FILE: '/etc/ironhook/conversion-tls/tls.crt', CONVERSION_TLS_KEY_FILE: '/etc/ironhook/conversion-tls/tls.key' });
+    expect(env).toMatchObject({
+      CONVERSION_TLS_PORT: '9443',
+      CONVERSION_TLS_CERT_FILE: '/etc/ironhook/conversion-tls/tls.crt',
+      CONVERSION_TLS_KEY_FILE: '/etc/ironhook/conversion-tls/tls.key',
+    });
     expect(env.TLS_CERT_FILE).toBeUndefined();
     expect(c?.volumeMounts).toContainEqual({ name: 'conversion-tls', mountPath: '/etc/ironhook/conversion-tls', readOnly: true });
-    expect(pod.volumes?.find((v) => v.name === 'conversion-tls')?.secret).toMatchObject({ secretName: SECRET, items: [{ key: 'tls.crt', path: 'tls.crt' }, { key: 'tls.key', path: 'tls.key' }] });
+    expect(pod.volumes?.find((v) => v.name === 'conversion-tls')?.secret).toMatchObject({
+      secretName: SECRET,
+      items: [
+        { key: 'tls.crt', path: 'tls.crt' },
+        { key: 'tls.key', path: 'tls.key' },
+      ],
+    });
   });
 
   it('exposes the listener on the hook Service as HTTPS and admits any source to it in the NetworkPolicy (the API server is not a pod)', () => {
@@ -108,7 +136,9 @@ describe('the conversion listener with the chart-generated certificate (default)
   });
 
   it('follows hooks.conversion ports and certificateValidityDays', async () => {
-    const objects = await render(chart.dir, { set: ['hooks.conversion.port=10443', 'hooks.conversion.service.port=8443', 'hooks.conversion.certificateValidityDays=30'] });
+    const objects = await render(chart.dir, {
+      set: ['hooks.conversion.port=10443', 'hooks.conversion.service.port=8443', 'hooks.conversion.certificateValidityDays=30'],
+    });
     expect(envOf(hooksPod(objects).containers[0]!).CONVERSION_TLS_PORT).toBe('10443');
     expect(servicePorts(objects)).toContainEqual(expect.objectContaining({ name: 'conversion', port: 8443 }));
     for (const crd of webhookCRDs(objects)) expect(clientConfigOf(crd)?.service?.port).toBe(8443);
@@ -122,13 +152,24 @@ describe('the conversion listener with cert-manager', () => {
     const objects = await render(chart.dir, { values: ['charts/ironhook/ci/cert-manager-values.yaml'] });
     expect(named(objects, 'Secret', SECRET)).toBeUndefined();
     const certificate = named(objects, 'Certificate', CERTIFICATE)!;
-    expect(certificate.spec).toMatchObject({ secretName: SECRET, dnsNames: SERVICE_NAMES, issuerRef: { name: 'ironhook-hooks-conversion-ca', kind: 'Issuer', group: 'cert-manager.io' } });
-    expect(named(objects, 'Certificate', 'ironhook-hooks-conversion-ca')?.spec).toMatchObject({ isCA: true, secretName: 'ironhook-hooks-conversion-ca', issuerRef: { name: 'ironhook-hooks-conversion-selfsigned' } });
+    expect(certificate.spec).toMatchObject({
+      secretName: SECRET,
+      dnsNames: SERVICE_NAMES,
+      issuerRef: { name: 'ironhook-hooks-conversion-ca', kind: 'Issuer', group: 'cert-manager.io' },
+    });
+    expect(named(objects, 'Certificate', 'ironhook-hooks-conversion-ca')?.spec).toMatchObject({
+      isCA: true,
+      secretName: 'ironhook-hooks-conversion-ca',
+      issuerRef: { name: 'ironhook-hooks-conversion-selfsigned' },
+    });
     expect(named(objects, 'Issuer', 'ironhook-hooks-conversion-selfsigned')?.spec).toEqual({ selfSigned: {} });
     expect(named(objects, 'Issuer', 'ironhook-hooks-conversion-ca')?.spec).toEqual({ ca: { secretName: 'ironhook-hooks-conversion-ca' } });
     expect(hooksPod(objects).volumes?.find((v) => v.name === 'conversion-tls')?.secret?.secretName).toBe(SECRET);
     for (const crd of webhookCRDs(objects)) {
-      expect(crd.metadata.annotations, crd.metadata.name).toEqual({ 'helm.sh/resource-policy': 'keep', 'cert-manager.io/inject-ca-from': `${NAMESPACE}/${CERTIFICATE}` });
+      expect(crd.metadata.annotations, crd.metadata.name).toEqual({
+        'helm.sh/resource-policy': 'keep',
+        'cert-manager.io/inject-ca-from': `${NAMESPACE}/${CERTIFICATE}`,
+      });
       expect(clientConfigOf(crd)?.caBundle, crd.metadata.name).toBeUndefined();
     }
   });
@@ -154,7 +195,8 @@ describe('without the conversion listener', () => {
     expect(servicePorts(objects).map((p) => p.name)).toEqual(['http']);
     const env = envOf(hooksPod(objects).containers[0]!);
     for (const name of CONVERSION_ENV) expect(env[name], name).toBeUndefined();
-    for (const crd of webhookCRDs(objects)) expect(clientConfigOf(crd)).toEqual({ service: { name: 'ironhook-hooks', namespace: NAMESPACE, port: 8080, path: pathOf(crd.metadata.name) } });
+    for (const crd of webhookCRDs(objects))
+      expect(clientConfigOf(crd)).toEqual({ service: { name: 'ironhook-hooks', namespace: NAMESPACE, port: 8080, path: pathOf(crd.metadata.name) } });
   });
 
   it('renders no certificate when the hook server runs elsewhere (hooks.enabled=false)', async () => {

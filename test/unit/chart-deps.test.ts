@@ -81,7 +81,13 @@ describe('scripts/chart-deps.sh', () => {
     expect(res.status, res.stderr).toBe(0);
     expect(res.stderr).toContain(`sha256 ok: ${TARBALL}`);
     const files = spawnSync('tar', ['-tzf', tgz], { encoding: 'utf8' }).stdout.split('\n');
-    expect(files).toEqual(expect.arrayContaining(['metacontroller-helm/Chart.yaml', 'metacontroller-helm/crds/metacontroller-crds-v1.yaml', 'metacontroller-helm/templates/statefulset.yaml']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'metacontroller-helm/Chart.yaml',
+        'metacontroller-helm/crds/metacontroller-crds-v1.yaml',
+        'metacontroller-helm/templates/statefulset.yaml',
+      ]),
+    );
     const meta = spawnSync(HELM, ['show', 'chart', tgz], { encoding: 'utf8' }).stdout;
     expect(meta).toMatch(/^name: metacontroller-helm$/m);
     expect(meta).toMatch(/^version: 4\.17\.2$/m);

@@ -22,7 +22,11 @@ interface McValues {
 }
 interface PodTemplate {
   metadata: { labels: Record<string, string> };
-  spec: { serviceAccountName: string; securityContext: unknown; containers: { name: string; image: string; args: string[]; securityContext: unknown; resources: unknown }[] };
+  spec: {
+    serviceAccountName: string;
+    securityContext: unknown;
+    containers: { name: string; image: string; args: string[]; securityContext: unknown; resources: unknown }[];
+  };
 }
 
 const VALUES = (parseDocument(readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8')).toJS() as { metacontroller: McValues }).metacontroller;
@@ -46,7 +50,8 @@ async function renderWithCRDs(extra: string[]): Promise<RenderedObject[]> {
   return parseObjects(res.stdout);
 }
 
-const named = (objects: RenderedObject[], kind: string, name: string): RenderedObject | undefined => objects.find((o) => o.kind === kind && o.metadata.name === name);
+const named = (objects: RenderedObject[], kind: string, name: string): RenderedObject | undefined =>
+  objects.find((o) => o.kind === kind && o.metadata.name === name);
 const podOf = (objects: RenderedObject[]): PodTemplate => (named(objects, 'StatefulSet', NAME)!.spec as { template: PodTemplate }).template;
 const fromSubchart = (o: RenderedObject): boolean => o.metadata.labels?.['helm.sh/chart'] === 'metacontroller-4.17.2';
 const flags = (args: string[]): Record<string, string> => Object.fromEntries(args.map((a) => a.split('=')).map(([k = '', v = 'true']) => [k, v]));
@@ -84,7 +89,8 @@ describe('the bundled Metacontroller (metacontroller.enabled=true)', () => {
     const binding = named(defaults, 'ClusterRoleBinding', NAME)!;
     expect(binding.roleRef).toEqual({ kind: 'ClusterRole', name: NAME, apiGroup: 'rbac.authorization.k8s.io' });
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: sa, namespace: NAMESPACE }]);
-    const labels = (VALUES.clusterRole.aggregationRule as { clusterRoleSelectors: { matchLabels: Record<string, string> }[] }).clusterRoleSelectors[0]!.matchLabels;
+    const labels = (VALUES.clusterRole.aggregationRule as { clusterRoleSelectors: { matchLabels: Record<string, string> }[] }).clusterRoleSelectors[0]!
+      .matchLabels;
     const aggregated = defaults.filter((o) => o.kind === 'ClusterRole' && Object.entries(labels).every(([k, v]) => o.metadata.labels?.[k] === v));
     expect(aggregated.map((o) => o.metadata.name)).toContain('ironhook-metacontroller-base');
     expect(aggregated.some(fromSubchart)).toBe(false);
@@ -99,8 +105,12 @@ describe('the bundled Metacontroller (metacontroller.enabled=true)', () => {
   it("is the pod Ironhook's webhook Role and NetworkPolicy name", async () => {
     const objects = await render(CHART_DIR, { values: ['charts/ironhook/ci/tls-auth-values.yaml'] });
     const pod = podOf(objects);
-    expect(named(objects, 'RoleBinding', 'ironhook-metacontroller-webhook')?.subjects).toEqual([{ kind: 'ServiceAccount', name: pod.spec.serviceAccountName, namespace: NAMESPACE }]);
-    const policy = named(objects, 'NetworkPolicy', 'ironhook-hooks')!.spec as { ingress: { from: { podSelector?: { matchLabels: Record<string, string> } }[] }[] };
+    expect(named(objects, 'RoleBinding', 'ironhook-metacontroller-webhook')?.subjects).toEqual([
+      { kind: 'ServiceAccount', name: pod.spec.serviceAccountName, namespace: NAMESPACE },
+    ]);
+    const policy = named(objects, 'NetworkPolicy', 'ironhook-hooks')!.spec as {
+      ingress: { from: { podSelector?: { matchLabels: Record<string, string> } }[] }[];
+    };
     const selector = policy.ingress[0]!.from[0]!.podSelector!.matchLabels;
     expect(pod.metadata.labels).toMatchObject(selector);
   });
@@ -108,7 +118,11 @@ describe('the bundled Metacontroller (metacontroller.enabled=true)', () => {
   it("ships the Metacontroller CRDs in crds/, serving the version of Ironhook's controller objects", () => {
     const crds = defaults.filter((o) => o.kind === 'CustomResourceDefinition' && o.metadata.name.endsWith('.metacontroller.k8s.io'));
     expect(crds.map((c) => c.metadata.name).sort()).toEqual(SUBCHART_CRDS);
-    const served = new Set(crds.flatMap((c) => (c.spec as { versions: { name: string; served: boolean }[] }).versions.filter((v) => v.served).map((v) => `metacontroller.k8s.io/${v.name}`)));
+    const served = new Set(
+      crds.flatMap((c) =>
+        (c.spec as { versions: { name: string; served: boolean }[] }).versions.filter((v) => v.served).map((v) => `metacontroller.k8s.io/${v.name}`),
+      ),
+    );
     const used = new Set(defaults.filter((o) => o.kind === 'CompositeController' || o.kind === 'DecoratorController').map((o) => o.apiVersion));
     expect(used.size).toBeGreaterThan(0);
     for (const v of used) expect(served).toContain(v);

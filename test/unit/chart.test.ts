@@ -31,12 +31,14 @@ import {
   type RenderedObject,
   type Rule,
 } from '../support/helm.js';
+import { childrenOf, controllersOf, hooksOf, named, ofKind, parentsOf, specOf, type ResourceRule } from '../support/controller-objects.js';
 
 const CHART = join(ROOT, 'charts', 'ironhook');
-const CI_FILES = readdirSync(join(CHART, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
+const CI_FILES = readdirSync(join(CHART, 'ci'))
+  .filter((f) => f.endsWith('-values.yaml'))
+  .sort();
 const SERVICE_BASE = `http://ironhook-hooks.${NAMESPACE}.svc:8080`;
 const UPDATE_METHODS = ['OnDelete', 'Recreate', 'InPlace', 'RollingRecreate', 'RollingInPlace'];
-const CONTROLLER_KINDS = new Set(['CompositeController', 'DecoratorController']);
 
 let chart: PreparedChart;
 const renders = new Map<string, RenderedObject[]>();
@@ -56,50 +58,15 @@ function rendered(file: string): RenderedObject[] {
   return objects;
 }
 
-const ofKind = (objects: RenderedObject[], kind: string): RenderedObject[] => objects.filter((o) => o.kind === kind);
-const named = (objects: RenderedObject[], kind: string, name: string): RenderedObject | undefined =>
-  objects.find((o) => o.kind === kind && o.metadata.name === name);
-
-interface Webhook {
-  url?: string;
-  timeout?: string;
-  caBundle?: Record<string, unknown>;
-  authorization?: { type?: string; secretRef?: Record<string, unknown> };
-  basicAuth?: Record<string, unknown>;
-  clientTLS?: Record<string, unknown>;
-}
-interface Hook {
-  version?: string;
-  webhook?: Webhook;
-}
-interface ResourceRule {
-  apiVersion: string;
-  resource: string;
-  updateStrategy?: { method?: string };
-}
-interface ControllerSpec {
-  hooks: Record<string, Hook>;
-  resyncPeriodSeconds?: number;
-  childResources?: ResourceRule[];
-  attachments?: ResourceRule[];
-  parentResource?: ResourceRule;
-  resources?: ResourceRule[];
-}
-
-const specOf = (o: RenderedObject): ControllerSpec => o.spec as ControllerSpec;
-const controllersOf = (objects: RenderedObject[]): RenderedObject[] => objects.filter((o) => CONTROLLER_KINDS.has(o.kind));
-const hooksOf = (o: RenderedObject): [string, Hook][] => Object.entries(specOf(o).hooks);
-/** The parent (CompositeController) or decorated types (DecoratorController). */
-const parentsOf = (o: RenderedObject): ResourceRule[] => {
-  const spec = specOf(o);
-  return spec.parentResource === undefined ? (spec.resources ?? []) : [spec.parentResource];
-};
-const childrenOf = (o: RenderedObject): ResourceRule[] => specOf(o).childResources ?? specOf(o).attachments ?? [];
-
 const MANIFEST_CONTROLLERS = manifestObjects('controllers');
 const MANIFEST_CRDS = manifestObjects('crds');
 /** `<plural>.<group>` of every CRD the chart installs. */
-const CRD_TYPES = new Set(MANIFEST_CRDS.map((c) => { const spec = c.spec as { group: string; names: { plural: string } }; return `${spec.names.plural}.${spec.group}`; }));
+const CRD_TYPES = new Set(
+  MANIFEST_CRDS.map((c) => {
+    const spec = c.spec as { group: string; names: { plural: string } };
+    return `${spec.names.plural}.${spec.group}`;
+  }),
+);
 
 /** A Cluster API type (cluster.x-k8s.io or a subgroup) the chart does not install: behind ipam.clusterAPI.enabled. */
 function isExternalClusterAPI(group: string, resource: string): boolean {
@@ -196,7 +163,13 @@ describe('chart sources', () => {
     expect(meta.appVersion).toBe((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
     expect(values.image.tag).toBe('');
     expect(meta.dependencies).toEqual([
-      { name: 'metacontroller-helm', version: '4.17.2', repository: 'oci://ghcr.io/metacontroller', alias: 'metacontroller', condition: 'metacontroller.enabled' },
+      {
+        name: 'metacontroller-helm',
+        version: '4.17.2',
+        repository: 'oci://ghcr.io/metacontroller',
+        alias: 'metacontroller',
+        condition: 'metacontroller.enabled',
+      },
     ]);
   });
 
@@ -258,7 +231,10 @@ describe('Metacontroller objects', () => {
         expect(hook.webhook?.timeout, `${o.metadata.name} ${name}`).toBe(own.timeouts[name]);
       }
     }
-    expect(new Set(MANIFEST_CONTROLLERS.flatMap((o) => hooksOf(o).map(([, h]) => h.webhook?.timeout))).size, 'manifests/ use more than one timeout').toBeGreaterThan(1);
+    expect(
+      new Set(MANIFEST_CONTROLLERS.flatMap((o) => hooksOf(o).map(([, h]) => h.webhook?.timeout))).size,
+      'manifests/ use more than one timeout',
+    ).toBeGreaterThan(1);
   });
 
   it('use controllers.hookTimeout and controllers.resyncPeriodSeconds for every object when set', async () => {
@@ -290,7 +266,11 @@ describe('Metacontroller objects', () => {
       for (const [, hook] of hooksOf(o)) {
         const { caBundle, clientTLS, authorization, basicAuth } = hook.webhook ?? {};
         expect(caBundle).toEqual({ secretRef: { name: 'ironhook-hooks-tls', namespace: NAMESPACE, key: 'ca.crt' } });
-        expect(clientTLS).toEqual({ secretRef: { name: 'ironhook-metacontroller-client', namespace: NAMESPACE }, certKey: 'tls.crt', privateKeyKey: 'tls.key' });
+        expect(clientTLS).toEqual({
+          secretRef: { name: 'ironhook-metacontroller-client', namespace: NAMESPACE },
+          certKey: 'tls.crt',
+          privateKeyKey: 'tls.key',
+        });
         expect(authorization).toEqual({ type: 'Bearer', secretRef: { name: 'ironhook-hooks-auth', namespace: NAMESPACE, key: 'token' } });
         expect(basicAuth).toBeUndefined();
       }
@@ -300,7 +280,11 @@ describe('Metacontroller objects', () => {
   it('carry basicAuth when webhook.auth.type is basic, and nothing when auth and TLS are off', () => {
     for (const o of controllersOf(rendered('no-metacontroller-values.yaml'))) {
       for (const [, hook] of hooksOf(o)) {
-        expect(hook.webhook?.basicAuth).toEqual({ secretRef: { name: 'ironhook-hooks-basic', namespace: NAMESPACE }, usernameKey: 'username', passwordKey: 'password' });
+        expect(hook.webhook?.basicAuth).toEqual({
+          secretRef: { name: 'ironhook-hooks-basic', namespace: NAMESPACE },
+          usernameKey: 'username',
+          passwordKey: 'password',
+        });
         expect(hook.webhook?.caBundle).toBeUndefined();
       }
     }
@@ -350,7 +334,8 @@ describe('admission policy', () => {
     const policies = rendered('default-values.yaml').filter((o) => kinds.has(o.kind));
     expect(policies.length).toBeGreaterThan(0);
     for (const p of policies) expect(p.metadata.labels?.['app.kubernetes.io/part-of']).toBe('ironhook');
-    const byKindAndName = (list: RenderedObject[]): RenderedObject[] => [...list].sort((a, b) => `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`));
+    const byKindAndName = (list: RenderedObject[]): RenderedObject[] =>
+      [...list].sort((a, b) => `${a.kind}/${a.metadata.name}`.localeCompare(`${b.kind}/${b.metadata.name}`));
     expect(byKindAndName(policies.map(withoutChartMetadata))).toEqual(byKindAndName(manifestObjects('policies')));
     const off = await render(chart.dir, { set: ['admissionPolicy.install=false'] });
     expect(off.filter((o) => kinds.has(o.kind))).toEqual([]);
@@ -359,7 +344,12 @@ describe('admission policy', () => {
 
 interface Container {
   name: string;
-  securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] }; seccompProfile?: { type?: string } };
+  securityContext?: {
+    allowPrivilegeEscalation?: boolean;
+    readOnlyRootFilesystem?: boolean;
+    capabilities?: { drop?: string[] };
+    seccompProfile?: { type?: string };
+  };
   resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
   readinessProbe?: { httpGet?: { path?: string; port?: unknown } };
   livenessProbe?: { httpGet?: { path?: string; port?: unknown } };
@@ -424,7 +414,12 @@ describe('workloads', () => {
       for (const name of Object.keys(envOf(c!))) expect(read, `${file}: ${name}`).toContain(name);
     }
     const tls = envOf(podSpecOf(named(rendered('tls-auth-values.yaml'), 'Deployment', 'ironhook-hooks')!)!.containers[0]!);
-    expect(tls).toMatchObject({ TLS_CERT_FILE: '/etc/ironhook/tls/tls.crt', TLS_KEY_FILE: '/etc/ironhook/tls/tls.key', TLS_CLIENT_CA_FILE: '/etc/ironhook/client-ca/ca.crt', HOOK_BEARER_TOKEN_FILE: '/etc/ironhook/auth/token' });
+    expect(tls).toMatchObject({
+      TLS_CERT_FILE: '/etc/ironhook/tls/tls.crt',
+      TLS_KEY_FILE: '/etc/ironhook/tls/tls.key',
+      TLS_CLIENT_CA_FILE: '/etc/ironhook/client-ca/ca.crt',
+      HOOK_BEARER_TOKEN_FILE: '/etc/ironhook/auth/token',
+    });
     const basic = envOf(podSpecOf(named(rendered('no-metacontroller-values.yaml'), 'Deployment', 'ironhook-hooks')!)!.containers[0]!);
     expect(basic.HOOK_BASIC_AUTH_FILE).toBe('/etc/ironhook/auth/auth');
   });
@@ -454,7 +449,12 @@ describe('workloads', () => {
     const env = poolContainer('default-values.yaml').env ?? [];
     expect(env.find((e) => e.name === 'LEADER_ELECTION_NAMESPACE')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.namespace' } });
     expect(env.find((e) => e.name === 'POD_NAME')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
-    expect(envOf(poolContainer('default-values.yaml'))).toMatchObject({ LEADER_ELECT: 'true', LEADER_ELECTION_ID: 'ironhook-drivers', AGENT_STATE_STORE: 'secret', SHUTDOWN_TIMEOUT_SECONDS: '20' });
+    expect(envOf(poolContainer('default-values.yaml'))).toMatchObject({
+      LEADER_ELECT: 'true',
+      LEADER_ELECTION_ID: 'ironhook-drivers',
+      AGENT_STATE_STORE: 'secret',
+      SHUTDOWN_TIMEOUT_SECONDS: '20',
+    });
     expect(envOf(poolContainer('agent-api-values.yaml'))).toMatchObject({
       WATCH_NAMESPACE: 'metal3,lab',
       AGENT_API_URL: 'http://172.22.0.2:30385',
@@ -479,7 +479,11 @@ describe('workloads', () => {
     const portsOf = (name: string): unknown => (named(objects, 'Service', name)?.spec as { ports?: unknown } | undefined)?.ports;
     expect(portsOf('ironhook-drivers-metrics')).toEqual([{ name: 'metrics', port: 9090, targetPort: 'metrics', protocol: 'TCP' }]);
     expect(portsOf('ironhook-drivers-agent')).toEqual([{ name: 'agent-api', port: 6385, targetPort: 'agent-api', protocol: 'TCP', appProtocol: 'http' }]);
-    const nodePort = named(rendered('agent-api-values.yaml'), 'Service', 'ironhook-drivers-agent')!.spec as { type: string; externalTrafficPolicy?: string; ports: { nodePort?: number }[] };
+    const nodePort = named(rendered('agent-api-values.yaml'), 'Service', 'ironhook-drivers-agent')!.spec as {
+      type: string;
+      externalTrafficPolicy?: string;
+      ports: { nodePort?: number }[];
+    };
     expect(nodePort).toMatchObject({ type: 'NodePort', externalTrafficPolicy: 'Local', ports: [{ nodePort: 30385 }] });
   });
 
@@ -489,8 +493,11 @@ describe('workloads', () => {
     expect(monitors.map((m) => m.metadata.name).sort()).toEqual(['ironhook-drivers', 'ironhook-hooks']);
     const hooks = monitors.find((m) => m.metadata.name === 'ironhook-hooks')!;
     expect((hooks.spec as { endpoints: unknown[] }).endpoints[0]).toMatchObject({ port: 'http', path: '/metrics', scheme: 'https' });
-    const selector = (monitors.find((m) => m.metadata.name === 'ironhook-drivers')!.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
-    const services = ofKind(rendered('tls-auth-values.yaml'), 'Service').filter((svc) => Object.entries(selector).every(([k, v]) => svc.metadata.labels?.[k] === v));
+    const selector = (monitors.find((m) => m.metadata.name === 'ironhook-drivers')!.spec as { selector: { matchLabels: Record<string, string> } }).selector
+      .matchLabels;
+    const services = ofKind(rendered('tls-auth-values.yaml'), 'Service').filter((svc) =>
+      Object.entries(selector).every(([k, v]) => svc.metadata.labels?.[k] === v),
+    );
     expect(services.map((svc) => svc.metadata.name)).toEqual(['ironhook-drivers-metrics']);
   });
 });
@@ -510,7 +517,8 @@ function customizeFixtures(): { route: string; request: Record<string, unknown> 
     for (const scenario of readdirSync(join(root, route)).filter((d) => existsSync(join(root, route, d, 'request.json')))) {
       const hookFile = join(root, route, scenario, 'hook');
       const hook = existsSync(hookFile) ? readFileSync(hookFile, 'utf8').trim() : scenario.endsWith('-customize') ? 'customize' : '';
-      if (hook === 'customize') out.push({ route, request: JSON.parse(readFileSync(join(root, route, scenario, 'request.json'), 'utf8')) as Record<string, unknown> });
+      if (hook === 'customize')
+        out.push({ route, request: JSON.parse(readFileSync(join(root, route, scenario, 'request.json'), 'utf8')) as Record<string, unknown> });
     }
   }
   return out;
@@ -553,7 +561,10 @@ describe('RBAC', () => {
       for (const rule of rulesOf(role)) {
         const all = [...(rule.apiGroups ?? []), ...(rule.resources ?? []), ...(rule.verbs ?? []), ...(rule.nonResourceURLs ?? [])];
         expect(all, role.metadata.name).not.toContain('*');
-        expect(all.some((x) => x.includes('*')), role.metadata.name).toBe(false);
+        expect(
+          all.some((x) => x.includes('*')),
+          role.metadata.name,
+        ).toBe(false);
       }
     }
   });
@@ -566,17 +577,22 @@ describe('RBAC', () => {
       expectControllerNeeds(controllersOf(objects), rules);
       const related = relatedTypes(controllersOf(objects));
       expect(related.length, 'customize fixtures answered').toBeGreaterThan(0);
-      for (const r of related) expect([...verbsOn(rules, r.group, r.resource)], `${r.controller} related ${r.resource}.${r.group}`).toEqual(expect.arrayContaining(READ));
+      for (const r of related)
+        expect([...verbsOn(rules, r.group, r.resource)], `${r.controller} related ${r.resource}.${r.group}`).toEqual(expect.arrayContaining(READ));
       expect([...verbsOn(rules, 'metacontroller.k8s.io', 'compositecontrollers')]).toEqual(READ);
       expect([...verbsOn(rules, 'apiextensions.k8s.io', 'customresourcedefinitions')]).toEqual(READ);
     },
   );
 
   it('has a related-type table (hookAccess) for exactly the routes with a customize hook, and the recorded customize answers stay within it', () => {
-    const withCustomize = Object.keys(hookRegistry).filter((route) => hookRegistry[route]?.customize !== undefined).sort();
+    const withCustomize = Object.keys(hookRegistry)
+      .filter((route) => hookRegistry[route]?.customize !== undefined)
+      .sort();
     expect(Object.keys(hookAccess).sort()).toEqual(withCustomize);
     for (const { route, request } of customizeFixtures()) {
-      const answer = hookRegistry[route]!.customize!(request, { config: DEFAULT_HOOK_CONFIG }) as { relatedResources: { apiVersion: string; resource: string }[] };
+      const answer = hookRegistry[route]!.customize!(request, { config: DEFAULT_HOOK_CONFIG }) as {
+        relatedResources: { apiVersion: string; resource: string }[];
+      };
       const table = Object.values(hookAccess[route]!.related).map((t) => `${t.resource}.${t.group}`);
       for (const r of answer.relatedResources) expect(table, route).toContain(`${r.resource}.${groupOf(r.apiVersion)}`);
     }
@@ -591,7 +607,12 @@ describe('RBAC', () => {
     expect([...verbsOn(on, 'cluster.x-k8s.io', 'clusters')]).toEqual(READ);
     const off = rulesOf(named(rendered('no-cluster-api-values.yaml'), 'ClusterRole', 'ironhook-controllers-ipam')!);
     expect(off.length).toBeGreaterThan(0);
-    expect(grants(off).filter((g) => { const [group = '', resource = ''] = g.split(' '); return isExternalClusterAPI(group, resource); })).toEqual([]);
+    expect(
+      grants(off).filter((g) => {
+        const [group = '', resource = ''] = g.split(' ');
+        return isExternalClusterAPI(group, resource);
+      }),
+    ).toEqual([]);
   });
 
   it('lets the built-in view role read every CRD of the chart, and the edit role write only user-owned CRD types', () => {
@@ -635,9 +656,15 @@ describe('RBAC', () => {
     const lease = named(objects, 'Role', 'ironhook-drivers-leader-election')!;
     expect(lease.metadata.namespace).toBe(NAMESPACE);
     expect(grants([...cluster, ...rulesOf(lease)])).toEqual(poolApiCalls());
-    expect(rulesOf(lease).filter((r) => r.verbs?.includes('update') === true).map((r) => r.resourceNames)).toEqual([['ironhook-drivers']]);
+    expect(
+      rulesOf(lease)
+        .filter((r) => r.verbs?.includes('update') === true)
+        .map((r) => r.resourceNames),
+    ).toEqual([['ironhook-drivers']]);
     expect([...verbsOn(cluster, 'metal3.io', 'baremetalhosts')].sort()).toEqual(['get', 'patch', 'update']);
-    expect(named(objects, 'ClusterRoleBinding', 'ironhook-drivers')?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'ironhook-drivers', namespace: NAMESPACE }]);
+    expect(named(objects, 'ClusterRoleBinding', 'ironhook-drivers')?.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'ironhook-drivers', namespace: NAMESPACE },
+    ]);
     const memory = rulesOf(named(rendered('agent-api-values.yaml'), 'ClusterRole', 'ironhook-drivers')!);
     expect([...verbsOn(memory, '', 'secrets')].sort()).toEqual(['get', 'list', 'patch', 'watch']);
   });
@@ -645,7 +672,8 @@ describe('RBAC', () => {
 
 describe('NetworkPolicy', () => {
   type Ingress = { from: Record<string, unknown>[]; ports: unknown[] }[];
-  const ingressOf = (objects: RenderedObject[], name = 'ironhook-hooks'): Ingress => (named(objects, 'NetworkPolicy', name)!.spec as { ingress: Ingress | null }).ingress ?? [];
+  const ingressOf = (objects: RenderedObject[], name = 'ironhook-hooks'): Ingress =>
+    (named(objects, 'NetworkPolicy', name)!.spec as { ingress: Ingress | null }).ingress ?? [];
 
   it("admits only the bundled Metacontroller's pods, scrapers from the metrics namespaces and the chart's test pods to the hook port", () => {
     const [rule] = ingressOf(rendered('default-values.yaml'));
@@ -671,7 +699,10 @@ describe('NetworkPolicy', () => {
     const agentRule = (file: string): Ingress[number] | undefined =>
       ingressOf(rendered(file), 'ironhook-drivers').find((r) => JSON.stringify(r.ports) === JSON.stringify([{ protocol: 'TCP', port: 'agent-api' }]));
     const [metrics] = ingressOf(rendered('default-values.yaml'), 'ironhook-drivers');
-    expect(metrics).toEqual({ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ protocol: 'TCP', port: 'metrics' }] });
+    expect(metrics).toEqual({
+      from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+      ports: [{ protocol: 'TCP', port: 'metrics' }],
+    });
     expect(agentRule('default-values.yaml'), 'no networks, no agents').toBeUndefined();
     expect(agentRule('replicas-values.yaml')?.from).toEqual([{ ipBlock: { cidr: '10.10.0.0/16' } }, { ipBlock: { cidr: 'fd00:10::/64' } }]);
     expect(agentRule('agent-api-values.yaml')?.from).toEqual([{ ipBlock: { cidr: '172.22.0.0/24' } }, { ipBlock: { cidr: '172.23.0.0/24' } }]);
@@ -704,7 +735,11 @@ describe('values', () => {
     ['two driver pools without leader election', ['drivers.replicas=2', 'drivers.leaderElection.enabled=false'], /drivers\.leaderElection\.enabled/],
     ['an agent kernel without its ramdisk', ['drivers.deployImages.kernelURL=http://x/k'], /set together/],
     ['a pool shutdown longer than its grace period', ['drivers.shutdownTimeoutSeconds=60'], /terminationGracePeriodSeconds/],
-    ['an existing Metacontroller that must read auth Secrets but is unnamed', ['metacontroller.enabled=false', 'webhook.auth.type=bearer', 'webhook.auth.existingSecret=s'], /rbac\.metacontroller\.serviceAccount/],
+    [
+      'an existing Metacontroller that must read auth Secrets but is unnamed',
+      ['metacontroller.enabled=false', 'webhook.auth.type=bearer', 'webhook.auth.existingSecret=s'],
+      /rbac\.metacontroller\.serviceAccount/,
+    ],
   ])('templates refuse %s with a clear message', async (_name, set, message) => {
     const res = await helm(templateArgs(chart.dir, { set }));
     expect(res.code).not.toBe(0);

@@ -12,15 +12,52 @@ describe('commands', () => {
     { name: 'check', argv: ['bmc', 'check', ADDR], want: { kind: 'check', ...DEFAULTS } },
     { name: 'inventory as JSON', argv: ['bmc', 'inventory', ADDR, '--json'], want: { kind: 'inventory', ...DEFAULTS, json: true } },
     { name: 'power status', argv: ['bmc', 'power', 'status', ADDR], want: { kind: 'power', verb: 'status', soft: false, wait: true, ...DEFAULTS } },
-    { name: 'power off soft, no wait', argv: ['bmc', 'power', 'off', ADDR, '--soft', '--no-wait'], want: { kind: 'power', verb: 'off', soft: true, wait: false, ...DEFAULTS } },
+    {
+      name: 'power off soft, no wait',
+      argv: ['bmc', 'power', 'off', ADDR, '--soft', '--no-wait'],
+      want: { kind: 'power', verb: 'off', soft: true, wait: false, ...DEFAULTS },
+    },
     { name: 'power reboot', argv: ['bmc', 'power', 'reboot', ADDR], want: { kind: 'power', verb: 'reboot', soft: false, wait: true, ...DEFAULTS } },
-    { name: 'boot pxe once UEFI (defaults)', argv: ['bmc', 'boot', ADDR, '--device', 'pxe'], want: { kind: 'boot', device: 'pxe', persistent: false, mode: 'UEFI', ...DEFAULTS } },
-    { name: 'boot disk persistent legacy', argv: ['bmc', 'boot', ADDR, '--device=DISK', '--persistent', '--mode', 'legacy'], want: { kind: 'boot', device: 'disk', persistent: true, mode: 'legacy', ...DEFAULTS } },
-    { name: 'boot cdrom mode uefi lower case', argv: ['bmc', 'boot', ADDR, '--device', 'cdrom', '--mode', 'uefi'], want: { kind: 'boot', device: 'cdrom', mode: 'UEFI' } },
+    {
+      name: 'boot pxe once UEFI (defaults)',
+      argv: ['bmc', 'boot', ADDR, '--device', 'pxe'],
+      want: { kind: 'boot', device: 'pxe', persistent: false, mode: 'UEFI', ...DEFAULTS },
+    },
+    {
+      name: 'boot disk persistent legacy',
+      argv: ['bmc', 'boot', ADDR, '--device=DISK', '--persistent', '--mode', 'legacy'],
+      want: { kind: 'boot', device: 'disk', persistent: true, mode: 'legacy', ...DEFAULTS },
+    },
+    {
+      name: 'boot cdrom mode uefi lower case',
+      argv: ['bmc', 'boot', ADDR, '--device', 'cdrom', '--mode', 'uefi'],
+      want: { kind: 'boot', device: 'cdrom', mode: 'UEFI' },
+    },
     {
       name: 'every common option',
-      argv: ['bmc', 'check', ADDR, '--credentials-secret', 'metal3/host-0-bmc', '--insecure', '--ca-file', '/tmp/ca.pem', '--timeout', '5', '--allowed-networks', '127.0.0.1/32'],
-      want: { kind: 'check', address: ADDR, credentialsSecret: 'metal3/host-0-bmc', insecure: true, caFile: '/tmp/ca.pem', timeoutSeconds: 5, allowedNetworks: '127.0.0.1/32' },
+      argv: [
+        'bmc',
+        'check',
+        ADDR,
+        '--credentials-secret',
+        'metal3/host-0-bmc',
+        '--insecure',
+        '--ca-file',
+        '/tmp/ca.pem',
+        '--timeout',
+        '5',
+        '--allowed-networks',
+        '127.0.0.1/32',
+      ],
+      want: {
+        kind: 'check',
+        address: ADDR,
+        credentialsSecret: 'metal3/host-0-bmc',
+        insecure: true,
+        caFile: '/tmp/ca.pem',
+        timeoutSeconds: 5,
+        allowedNetworks: '127.0.0.1/32',
+      },
     },
     { name: 'credentials file', argv: ['bmc', 'check', ADDR, '--credentials-file', './creds'], want: { kind: 'check', credentialsFile: './creds' } },
     { name: 'options before the command', argv: ['--json', 'bmc', 'check', ADDR], want: { kind: 'check', json: true } },
@@ -58,16 +95,21 @@ describe('usage errors', () => {
     expect(parsed.kind === 'usage' ? parsed.message : '').toMatch(message);
   });
 
-  it.each([['--password', 'hunter2'], ['--password=hunter2'], ['-p', 'hunter2'], ['--username', 'admin'], ['-U', 'admin'], ['--user=admin'], ['--credentials', 'admin:hunter2']])(
-    'credentials as flags are refused: %s',
-    (...flag) => {
-      const parsed = parseCLI(['bmc', 'check', ADDR, ...flag]);
-      expect(parsed.kind).toBe('usage');
-      const message = parsed.kind === 'usage' ? parsed.message : '';
-      expect(message).toMatch(/never read from flags/);
-      expect(message).not.toContain('hunter2');
-    },
-  );
+  it.each([
+    ['--password', 'hunter2'],
+    ['--password=hunter2'],
+    ['-p', 'hunter2'],
+    ['--username', 'admin'],
+    ['-U', 'admin'],
+    ['--user=admin'],
+    ['--credentials', 'admin:hunter2'],
+  ])('credentials as flags are refused: %s', (...flag) => {
+    const parsed = parseCLI(['bmc', 'check', ADDR, ...flag]);
+    expect(parsed.kind).toBe('usage');
+    const message = parsed.kind === 'usage' ? parsed.message : '';
+    expect(message).toMatch(/never read from flags/);
+    expect(message).not.toContain('hunter2');
+  });
 });
 
 describe('credentials files', () => {

@@ -60,7 +60,13 @@ class FakeDriver implements BMCDriver {
   }
 }
 
-const USABLE: BMCCheck = { reachable: true, authenticated: true, powerState: 'on', identity: { manufacturer: 'Dell Inc.', model: 'PowerEdge R650' }, missing: [] };
+const USABLE: BMCCheck = {
+  reachable: true,
+  authenticated: true,
+  powerState: 'on',
+  identity: { manufacturer: 'Dell Inc.', model: 'PowerEdge R650' },
+  missing: [],
+};
 
 interface Options {
   check?: BMCCheck | Error;
@@ -83,7 +89,8 @@ async function run(argv: string[], options: Options = {}) {
     out: (text) => out.push(text),
     err: (text) => err.push(text),
     env: options.env ?? { ALLOWED_BMC_NETWORKS: '127.0.0.0/8', BMC_USERNAME: 'admin', BMC_PASSWORD: CANARY },
-    readFile: (path) => (options.files?.[path] === undefined ? Promise.reject(Object.assign(new Error('nope'), { code: 'ENOENT' })) : Promise.resolve(options.files[path])),
+    readFile: (path) =>
+      options.files?.[path] === undefined ? Promise.reject(Object.assign(new Error('nope'), { code: 'ENOENT' })) : Promise.resolve(options.files[path]),
     readSecret: (namespace, name) => {
       const found = options.secrets?.[`${namespace}/${name}`];
       return found instanceof Error ? Promise.reject(found) : Promise.resolve(found);
@@ -110,7 +117,10 @@ async function run(argv: string[], options: Options = {}) {
   return { code, out: out.join('\n'), err: err.join('\n'), drivers, guards, all: [...out, ...err].join('\n') };
 }
 
-const notAllowed = Object.assign(new Error('BMC 10.0.0.5 is outside the networks the driver pool may contact (127.0.0.0/8)'), { reason: 'AddressNotAllowed', kind: 'Permanent' });
+const notAllowed = Object.assign(new Error('BMC 10.0.0.5 is outside the networks the driver pool may contact (127.0.0.0/8)'), {
+  reason: 'AddressNotAllowed',
+  kind: 'Permanent',
+});
 
 describe('check verdicts', () => {
   interface Row {
@@ -127,31 +137,117 @@ describe('check verdicts', () => {
     {
       name: 'unreachable (Redfish, with the problem)',
       argv: ['bmc', 'check', REDFISH],
-      options: { check: { reachable: false, authenticated: false, identity: {}, missing: [], problem: { kind: 'Transient', reason: 'BMCUnreachable', message: 'GET /redfish/v1/: ECONNREFUSED' } } as BMCCheck },
+      options: {
+        check: {
+          reachable: false,
+          authenticated: false,
+          identity: {},
+          missing: [],
+          problem: { kind: 'Transient', reason: 'BMCUnreachable', message: 'GET /redfish/v1/: ECONNREFUSED' },
+        } as BMCCheck,
+      },
       code: 5,
       stream: 'err',
       message: /✗ unreachable: no answer from the redfish-virtualmedia\+http BMC at 127\.0\.0\.1:8000: GET \/redfish\/v1\/: ECONNREFUSED/,
       driver: true,
     },
-    { name: 'unreachable (IPMI)', argv: ['bmc', 'check', IPMI], options: { check: { reachable: false, authenticated: false, identity: {}, missing: [] } }, code: 5, stream: 'err', message: /UDP port 6230/, driver: true },
+    {
+      name: 'unreachable (IPMI)',
+      argv: ['bmc', 'check', IPMI],
+      options: { check: { reachable: false, authenticated: false, identity: {}, missing: [] } },
+      code: 5,
+      stream: 'err',
+      message: /UDP port 6230/,
+      driver: true,
+    },
     {
       name: 'TLS verification failed',
       argv: ['bmc', 'check', REDFISH],
-      options: { check: { reachable: false, authenticated: false, identity: {}, missing: [], problem: { kind: 'Permanent', reason: 'TLSVerificationFailed', message: 'self-signed certificate' } } as BMCCheck },
+      options: {
+        check: {
+          reachable: false,
+          authenticated: false,
+          identity: {},
+          missing: [],
+          problem: { kind: 'Permanent', reason: 'TLSVerificationFailed', message: 'self-signed certificate' },
+        } as BMCCheck,
+      },
       code: 5,
       stream: 'err',
       message: /TLS verification failed[\s\S]*--ca-file[\s\S]*--insecure/,
       driver: true,
     },
-    { name: 'wrong credentials', argv: ['bmc', 'check', IPMI], options: { check: { reachable: true, authenticated: false, identity: {}, missing: [] } }, code: 6, stream: 'err', message: /✗ credentials rejected: .* refused user "admin"[\s\S]*privilege level/, driver: true },
-    { name: 'missing capability', argv: ['bmc', 'check', REDFISH], options: { check: { ...USABLE, missing: ['VirtualMedia'] } }, code: 7, stream: 'err', message: /✗ missing capability: .*redfish-virtualmedia scheme needs: VirtualMedia/, driver: true },
-    { name: 'check throws', argv: ['bmc', 'check', REDFISH], options: { check: new BMCError('Transient', 'BMCServerError', 'GET /redfish/v1/Systems/host-0: HTTP 500') }, code: 1, stream: 'err', message: /BMCServerError: GET/, driver: true },
-    { name: 'unknown scheme', argv: ['bmc', 'check', 'foo://127.0.0.1'], code: 3, stream: 'err', message: /✗ unknown BMC scheme: Unknown BMC type 'foo'[\s\S]*known schemes: .*redfish-virtualmedia/, driver: false },
+    {
+      name: 'wrong credentials',
+      argv: ['bmc', 'check', IPMI],
+      options: { check: { reachable: true, authenticated: false, identity: {}, missing: [] } },
+      code: 6,
+      stream: 'err',
+      message: /✗ credentials rejected: .* refused user "admin"[\s\S]*privilege level/,
+      driver: true,
+    },
+    {
+      name: 'missing capability',
+      argv: ['bmc', 'check', REDFISH],
+      options: { check: { ...USABLE, missing: ['VirtualMedia'] } },
+      code: 7,
+      stream: 'err',
+      message: /✗ missing capability: .*redfish-virtualmedia scheme needs: VirtualMedia/,
+      driver: true,
+    },
+    {
+      name: 'check throws',
+      argv: ['bmc', 'check', REDFISH],
+      options: { check: new BMCError('Transient', 'BMCServerError', 'GET /redfish/v1/Systems/host-0: HTTP 500') },
+      code: 1,
+      stream: 'err',
+      message: /BMCServerError: GET/,
+      driver: true,
+    },
+    {
+      name: 'unknown scheme',
+      argv: ['bmc', 'check', 'foo://127.0.0.1'],
+      code: 3,
+      stream: 'err',
+      message: /✗ unknown BMC scheme: Unknown BMC type 'foo'[\s\S]*known schemes: .*redfish-virtualmedia/,
+      driver: false,
+    },
     { name: 'invalid address', argv: ['bmc', 'check', 'ipmi://[10.0.0.5]'], code: 3, stream: 'err', message: /✗ invalid BMC address/, driver: false },
-    { name: 'no allowed networks configured', argv: ['bmc', 'check', REDFISH], options: { env: { BMC_USERNAME: 'a', BMC_PASSWORD: CANARY } }, code: 4, stream: 'err', message: /✗ not allowed: no allowed networks are configured; set ALLOWED_BMC_NETWORKS/, driver: false },
-    { name: 'outside the allowed networks', argv: ['bmc', 'check', 'ipmi://10.0.0.5'], options: { guard: () => Promise.reject(notAllowed) }, code: 4, stream: 'err', message: /✗ not allowed: BMC 10\.0\.0\.5 is outside/, driver: false },
-    { name: 'malformed network list', argv: ['bmc', 'check', REDFISH, '--allowed-networks', 'bogus'], code: 2, stream: 'err', message: /invalid network "bogus"/, driver: false },
-    { name: 'no credentials', argv: ['bmc', 'check', REDFISH], options: { env: { ALLOWED_BMC_NETWORKS: '127.0.0.1/32' } }, code: 2, stream: 'err', message: /no credentials: pass --credentials-secret/, driver: false },
+    {
+      name: 'no allowed networks configured',
+      argv: ['bmc', 'check', REDFISH],
+      options: { env: { BMC_USERNAME: 'a', BMC_PASSWORD: CANARY } },
+      code: 4,
+      stream: 'err',
+      message: /✗ not allowed: no allowed networks are configured; set ALLOWED_BMC_NETWORKS/,
+      driver: false,
+    },
+    {
+      name: 'outside the allowed networks',
+      argv: ['bmc', 'check', 'ipmi://10.0.0.5'],
+      options: { guard: () => Promise.reject(notAllowed) },
+      code: 4,
+      stream: 'err',
+      message: /✗ not allowed: BMC 10\.0\.0\.5 is outside/,
+      driver: false,
+    },
+    {
+      name: 'malformed network list',
+      argv: ['bmc', 'check', REDFISH, '--allowed-networks', 'bogus'],
+      code: 2,
+      stream: 'err',
+      message: /invalid network "bogus"/,
+      driver: false,
+    },
+    {
+      name: 'no credentials',
+      argv: ['bmc', 'check', REDFISH],
+      options: { env: { ALLOWED_BMC_NETWORKS: '127.0.0.1/32' } },
+      code: 2,
+      stream: 'err',
+      message: /no credentials: pass --credentials-secret/,
+      driver: false,
+    },
   ];
 
   it.each(rows)('$name → exit $code', async (row) => {
@@ -165,8 +261,18 @@ describe('check verdicts', () => {
   it('usable check prints the identity and the connection options reach the driver', async () => {
     const result = await run(['bmc', 'check', REDFISH, '--insecure', '--timeout', '7', '--ca-file', '/ca.pem'], { files: { '/ca.pem': 'PEM' } });
     expect(result.out).toContain('  manufacturer: Dell Inc.');
-    expect(result.drivers[0]!.options).toMatchObject({ credentials: { username: 'admin', password: CANARY }, disableCertificateVerification: true, caBundle: 'PEM', timeoutMs: 7_000 });
-    expect(result.drivers[0]!.options.address).toMatchObject({ scheme: 'redfish-virtualmedia+http', host: '127.0.0.1', port: 8000, systemId: '/redfish/v1/Systems/host-0' });
+    expect(result.drivers[0]!.options).toMatchObject({
+      credentials: { username: 'admin', password: CANARY },
+      disableCertificateVerification: true,
+      caBundle: 'PEM',
+      timeoutMs: 7_000,
+    });
+    expect(result.drivers[0]!.options.address).toMatchObject({
+      scheme: 'redfish-virtualmedia+http',
+      host: '127.0.0.1',
+      port: 8000,
+      systemId: '/redfish/v1/Systems/host-0',
+    });
   });
 
   it('--json prints one document with the verdict and the check', async () => {
@@ -193,14 +299,44 @@ describe('credential sources', () => {
   }
   it.each<Row>([
     { name: 'file, two lines', argv: ['--credentials-file', '/c'], options: { env, files: { '/c': `root\n${CANARY}\n` } }, code: 0, username: 'root' },
-    { name: 'file, YAML', argv: ['--credentials-file', '/c'], options: { env, files: { '/c': `username: ops\npassword: ${CANARY}\n` } }, code: 0, username: 'ops' },
+    {
+      name: 'file, YAML',
+      argv: ['--credentials-file', '/c'],
+      options: { env, files: { '/c': `username: ops\npassword: ${CANARY}\n` } },
+      code: 0,
+      username: 'ops',
+    },
     { name: 'file missing', argv: ['--credentials-file', '/nope'], options: { env }, code: 2, message: /credentials file \/nope cannot be read \(ENOENT\)/ },
     { name: 'file malformed', argv: ['--credentials-file', '/c'], options: { env, files: { '/c': 'just-one-line' } }, code: 2, message: /two lines/ },
-    { name: 'Secret', argv: ['--credentials-secret', 'metal3/host-0-bmc'], options: { env, secrets: { 'metal3/host-0-bmc': { username: b64('admin'), password: b64(CANARY) } } }, code: 0, username: 'admin' },
+    {
+      name: 'Secret',
+      argv: ['--credentials-secret', 'metal3/host-0-bmc'],
+      options: { env, secrets: { 'metal3/host-0-bmc': { username: b64('admin'), password: b64(CANARY) } } },
+      code: 0,
+      username: 'admin',
+    },
     { name: 'Secret not found', argv: ['--credentials-secret', 'metal3/none'], options: { env }, code: 2, message: /Secret metal3\/none not found/ },
-    { name: 'Secret without password', argv: ['--credentials-secret', 'metal3/s'], options: { env, secrets: { 'metal3/s': { username: b64('admin') } } }, code: 2, message: /needs both "username" and "password"/ },
-    { name: 'Secret forbidden', argv: ['--credentials-secret', 'metal3/s'], options: { env, secrets: { 'metal3/s': Object.assign(new Error('Forbidden'), { code: 403 }) } }, code: 2, message: /forbidden/ },
-    { name: 'flag beats environment', argv: ['--credentials-file', '/c'], options: { env: { ...env, BMC_USERNAME: 'envuser', BMC_PASSWORD: 'x' }, files: { '/c': `fileuser\n${CANARY}` } }, code: 0, username: 'fileuser' },
+    {
+      name: 'Secret without password',
+      argv: ['--credentials-secret', 'metal3/s'],
+      options: { env, secrets: { 'metal3/s': { username: b64('admin') } } },
+      code: 2,
+      message: /needs both "username" and "password"/,
+    },
+    {
+      name: 'Secret forbidden',
+      argv: ['--credentials-secret', 'metal3/s'],
+      options: { env, secrets: { 'metal3/s': Object.assign(new Error('Forbidden'), { code: 403 }) } },
+      code: 2,
+      message: /forbidden/,
+    },
+    {
+      name: 'flag beats environment',
+      argv: ['--credentials-file', '/c'],
+      options: { env: { ...env, BMC_USERNAME: 'envuser', BMC_PASSWORD: 'x' }, files: { '/c': `fileuser\n${CANARY}` } },
+      code: 0,
+      username: 'fileuser',
+    },
   ])('$name', async (row) => {
     const result = await run(['bmc', 'check', REDFISH, ...row.argv], row.options);
     expect(result.code).toBe(row.code);
@@ -265,7 +401,19 @@ describe('canary: the password never reaches stdout or stderr', () => {
   const leaky = new BMCError('Permanent', 'CredentialsInvalid', `login as admin:${CANARY} refused`);
   it.each([
     { name: 'check usable', argv: ['bmc', 'check', REDFISH], options: {} },
-    { name: 'check credentials (problem echoes the password)', argv: ['bmc', 'check', REDFISH], options: { check: { reachable: true, authenticated: false, identity: { note: CANARY }, missing: [], problem: { kind: 'Permanent', reason: 'CredentialsInvalid', message: `bad ${CANARY}` } } as BMCCheck } },
+    {
+      name: 'check credentials (problem echoes the password)',
+      argv: ['bmc', 'check', REDFISH],
+      options: {
+        check: {
+          reachable: true,
+          authenticated: false,
+          identity: { note: CANARY },
+          missing: [],
+          problem: { kind: 'Permanent', reason: 'CredentialsInvalid', message: `bad ${CANARY}` },
+        } as BMCCheck,
+      },
+    },
     { name: 'failing inventory whose error carries it', argv: ['bmc', 'inventory', REDFISH], options: { failWith: leaky } },
     { name: 'JSON check', argv: ['bmc', 'check', REDFISH, '--json'], options: { check: { ...USABLE, identity: { echo: CANARY } } } },
     { name: 'power', argv: ['bmc', 'power', 'on', REDFISH], options: {} },

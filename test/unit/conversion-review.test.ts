@@ -11,7 +11,14 @@ import { HookInputError } from '../../hooks/types.js';
 
 const V1 = 'infrastructure.cluster.x-k8s.io/v1beta1';
 const V2 = 'infrastructure.cluster.x-k8s.io/v1beta2';
-const meta = (name: string, annotations?: Record<string, string>): KObject['metadata'] => ({ name, namespace: 'metal3', uid: `uid-${name}`, resourceVersion: '7', generation: 2, ...(annotations && { annotations }) });
+const meta = (name: string, annotations?: Record<string, string>): KObject['metadata'] => ({
+  name,
+  namespace: 'metal3',
+  uid: `uid-${name}`,
+  resourceVersion: '7',
+  generation: 2,
+  ...(annotations && { annotations }),
+});
 const to = (obj: KObject, version: string): KObject => convertObject(obj, version, metal3DataConverters);
 
 function review(objects: unknown[], desiredAPIVersion = V2): unknown {
@@ -43,15 +50,35 @@ describe('ConversionReview v1', () => {
   });
 
   it('metadata other than the conversion annotations is untouched (labels, finalizers, owners)', () => {
-    const metadata = { ...meta('m', { keep: 'me' }), labels: { a: 'b' }, finalizers: ['f'], ownerReferences: [{ apiVersion: V1, kind: 'Metal3Machine', name: 'm', uid: 'u' }] };
+    const metadata = {
+      ...meta('m', { keep: 'me' }),
+      labels: { a: 'b' },
+      finalizers: ['f'],
+      ownerReferences: [{ apiVersion: V1, kind: 'Metal3Machine', name: 'm', uid: 'u' }],
+    };
     const [converted] = convertReview(review([{ ...claimV1, metadata }])).response.convertedObjects;
     expect(converted?.metadata).toEqual(metadata);
   });
 
   it.each<[string, unknown[], string, string]>([
-    ['an unknown kind', [{ apiVersion: V1, kind: 'Metal3Widget', metadata: meta('x') }], V2, 'no conversion for kind Metal3Widget in group infrastructure.cluster.x-k8s.io'],
-    ['another group', [{ apiVersion: 'ipam.metal3.io/v1alpha1', kind: 'IPClaim', metadata: meta('x') }], V2, 'cannot convert ipam.metal3.io/v1alpha1 to infrastructure.cluster.x-k8s.io/v1beta2: different groups'],
-    ['an unknown version', [claimV1], 'infrastructure.cluster.x-k8s.io/v1alpha5', 'cannot convert Metal3DataClaim from infrastructure.cluster.x-k8s.io/v1beta1 to infrastructure.cluster.x-k8s.io/v1alpha5'],
+    [
+      'an unknown kind',
+      [{ apiVersion: V1, kind: 'Metal3Widget', metadata: meta('x') }],
+      V2,
+      'no conversion for kind Metal3Widget in group infrastructure.cluster.x-k8s.io',
+    ],
+    [
+      'another group',
+      [{ apiVersion: 'ipam.metal3.io/v1alpha1', kind: 'IPClaim', metadata: meta('x') }],
+      V2,
+      'cannot convert ipam.metal3.io/v1alpha1 to infrastructure.cluster.x-k8s.io/v1beta2: different groups',
+    ],
+    [
+      'an unknown version',
+      [claimV1],
+      'infrastructure.cluster.x-k8s.io/v1alpha5',
+      'cannot convert Metal3DataClaim from infrastructure.cluster.x-k8s.io/v1beta1 to infrastructure.cluster.x-k8s.io/v1alpha5',
+    ],
     ['something that is not an object', [claimV1, 'nope'], V2, 'objects[1] is not a Kubernetes object'],
   ])('fails the whole review for %s', (_name, objects, desired, message) => {
     expect(convertReview(review(objects, desired)).response).toEqual({ uid: 'r-1', convertedObjects: [], result: { status: 'Failure', message } });
@@ -102,9 +129,29 @@ describe('Metal3DataTemplate v1beta1 ↔ v1beta2', () => {
         fromHostInterfaces: [{ key: 'mac', interface: 'eth0' }],
         strings: [{ key: 's', value: 'v' }],
       },
-      networkData: { links: { bonds: [{ id: 'bond0', bondMode: '802.3ad', bondLinks: ['a', 'b'], parameters: [{ name: 'miimon', value: 100 }, { name: 'updelay', value: 200 }] }] } },
+      networkData: {
+        links: {
+          bonds: [
+            {
+              id: 'bond0',
+              bondMode: '802.3ad',
+              bondLinks: ['a', 'b'],
+              parameters: [
+                { name: 'miimon', value: 100 },
+                { name: 'updelay', value: 200 },
+              ],
+            },
+          ],
+        },
+      },
     },
-    status: { indexes: [{ index: 0, name: 'w-a' }, { index: 1, name: 'w-b' }], lastUpdated: '2026-11-29T10:00:00Z' },
+    status: {
+      indexes: [
+        { index: 0, name: 'w-a' },
+        { index: 1, name: 'w-b' },
+      ],
+      lastUpdated: '2026-11-29T10:00:00Z',
+    },
   };
 
   it('up: *FromIPPool → *FromPool, bond parameters map → list by name, indexes map → list by index, templateReference kept', () => {
@@ -116,7 +163,19 @@ describe('Metal3DataTemplate v1beta1 ↔ v1beta2', () => {
   });
 
   it('fromBootMAC (v1beta2 only) survives a trip through v1beta1', () => {
-    const withBoot: KObject = { apiVersion: V2, kind: 'Metal3DataTemplate', metadata: meta('t'), spec: { metaData: { fromHostInterfaces: [{ key: 'boot', fromBootMAC: true }, { key: 'mac', interface: 'eth0' }] } } };
+    const withBoot: KObject = {
+      apiVersion: V2,
+      kind: 'Metal3DataTemplate',
+      metadata: meta('t'),
+      spec: {
+        metaData: {
+          fromHostInterfaces: [
+            { key: 'boot', fromBootMAC: true },
+            { key: 'mac', interface: 'eth0' },
+          ],
+        },
+      },
+    };
     const down = to(withBoot, V1);
     expect(down.spec).toEqual({ metaData: { fromHostInterfaces: [{ key: 'boot' }, { key: 'mac', interface: 'eth0' }] } });
     expect(down.metadata.annotations).toEqual({ [conversionAnnotation('v1beta2')]: '{"fromHostInterfaces":[{"fromBootMAC":true,"key":"boot"}]}' });
@@ -124,9 +183,17 @@ describe('Metal3DataTemplate v1beta1 ↔ v1beta2', () => {
   });
 
   it('kept data is dropped when the entry it belonged to changed', () => {
-    const down = to({ apiVersion: V2, kind: 'Metal3DataTemplate', metadata: meta('t'), spec: { metaData: { fromHostInterfaces: [{ key: 'boot', fromBootMAC: true }] } } }, V1);
+    const down = to(
+      { apiVersion: V2, kind: 'Metal3DataTemplate', metadata: meta('t'), spec: { metaData: { fromHostInterfaces: [{ key: 'boot', fromBootMAC: true }] } } },
+      V1,
+    );
     const edited = { ...down, spec: { metaData: { fromHostInterfaces: [{ key: 'renamed' }] } } };
-    expect(to(edited, V2)).toEqual({ apiVersion: V2, kind: 'Metal3DataTemplate', metadata: meta('t'), spec: { metaData: { fromHostInterfaces: [{ key: 'renamed' }] } } });
+    expect(to(edited, V2)).toEqual({
+      apiVersion: V2,
+      kind: 'Metal3DataTemplate',
+      metadata: meta('t'),
+      spec: { metaData: { fromHostInterfaces: [{ key: 'renamed' }] } },
+    });
   });
 
   it('an unreadable conversion annotation is ignored', () => {
@@ -194,7 +261,10 @@ describe('Metal3Data and Metal3DataClaim v1beta1 ↔ v1beta2', () => {
 
 const word = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/u);
 const uniqueBy = <T>(arb: fc.Arbitrary<T>, key: (t: T) => string, max = 4): fc.Arbitrary<T[]> => fc.uniqueArray(arb, { selector: key, maxLength: max });
-const fromPool = fc.record({ key: word, name: word, apiGroup: fc.constantFrom('ipam.metal3.io', ''), kind: fc.constantFrom('IPPool', '') }, { requiredKeys: ['key', 'name'] });
+const fromPool = fc.record(
+  { key: word, name: word, apiGroup: fc.constantFrom('ipam.metal3.io', ''), kind: fc.constantFrom('IPPool', '') },
+  { requiredKeys: ['key', 'name'] },
+);
 const json = fc.oneof(fc.integer(), word, fc.boolean(), fc.array(word, { maxLength: 2 }));
 
 function specCommon(poolNames: [string, string, string, string]): fc.Arbitrary<Record<string, unknown>> {
@@ -212,58 +282,85 @@ function specCommon(poolNames: [string, string, string, string]): fc.Arbitrary<R
   );
 }
 
-const bondV1 = fc.record({ id: word, bondMode: fc.constant('802.3ad'), parameters: fc.dictionary(word, json, { maxKeys: 3 }) }, { requiredKeys: ['id', 'bondMode'] });
+const bondV1 = fc.record(
+  { id: word, bondMode: fc.constant('802.3ad'), parameters: fc.dictionary(word, json, { maxKeys: 3 }) },
+  { requiredKeys: ['id', 'bondMode'] },
+);
 const bondV2 = fc.record(
-  { id: word, bondMode: fc.constant('802.3ad'), parameters: uniqueBy(fc.record({ name: word, value: json }), (p) => p.name).map((l) => [...l].sort((a, b) => (a.name < b.name ? -1 : 1))) },
+  {
+    id: word,
+    bondMode: fc.constant('802.3ad'),
+    parameters: uniqueBy(fc.record({ name: word, value: json }), (p) => p.name).map((l) => [...l].sort((a, b) => (a.name < b.name ? -1 : 1))),
+  },
   { requiredKeys: ['id', 'bondMode'] },
 );
 const hostInterfacesV2 = uniqueBy(fc.record({ key: word, interface: word, fromBootMAC: fc.boolean() }, { requiredKeys: ['key'] }), (h) => h.key);
 
-const templateV1 = fc.record(
-  {
-    spec: fc.record(
-      {
-        clusterName: word,
-        templateReference: word,
-        metaData: fc.tuple(specCommon(['ipAddressesFromIPPool', 'prefixesFromIPPool', 'gatewaysFromIPPool', 'dnsServersFromIPPool']), fc.array(fc.record({ key: word, interface: word }), { maxLength: 2 })).map(([m, h]) => ({ ...m, fromHostInterfaces: h })),
-        networkData: fc.record({ links: fc.record({ bonds: fc.array(bondV1, { maxLength: 2 }) }) }),
-      },
-      { requiredKeys: ['clusterName'] },
-    ),
-    status: fc.record({ indexes: fc.dictionary(word, fc.nat(50), { maxKeys: 4 }), lastUpdated: fc.constant('2026-11-29T10:00:00Z') }, { requiredKeys: [] }),
-  },
-  { requiredKeys: ['spec'] },
-).map((body): KObject => ({ apiVersion: V1, kind: 'Metal3DataTemplate', metadata: meta('t'), ...body }));
+const templateV1 = fc
+  .record(
+    {
+      spec: fc.record(
+        {
+          clusterName: word,
+          templateReference: word,
+          metaData: fc
+            .tuple(
+              specCommon(['ipAddressesFromIPPool', 'prefixesFromIPPool', 'gatewaysFromIPPool', 'dnsServersFromIPPool']),
+              fc.array(fc.record({ key: word, interface: word }), { maxLength: 2 }),
+            )
+            .map(([m, h]) => ({ ...m, fromHostInterfaces: h })),
+          networkData: fc.record({ links: fc.record({ bonds: fc.array(bondV1, { maxLength: 2 }) }) }),
+        },
+        { requiredKeys: ['clusterName'] },
+      ),
+      status: fc.record({ indexes: fc.dictionary(word, fc.nat(50), { maxKeys: 4 }), lastUpdated: fc.constant('2026-11-29T10:00:00Z') }, { requiredKeys: [] }),
+    },
+    { requiredKeys: ['spec'] },
+  )
+  .map((body): KObject => ({ apiVersion: V1, kind: 'Metal3DataTemplate', metadata: meta('t'), ...body }));
 
 const indexList = uniqueBy(fc.record({ index: fc.nat(50), name: word }), (e) => e.name, 5)
   .filter((l) => new Set(l.map((e) => e.index)).size === l.length)
   .map((l) => [...l].sort((a, b) => a.index - b.index));
 
-const templateV2 = fc.record(
-  {
-    spec: fc.record(
-      {
-        clusterName: word,
-        metaData: fc.tuple(specCommon(['ipAddressesFromPool', 'prefixesFromPool', 'gatewaysFromPool', 'dnsServersFromPool']), hostInterfacesV2).map(([m, h]) => ({ ...m, fromHostInterfaces: h })),
-        networkData: fc.record({ links: fc.record({ bonds: fc.array(bondV2, { maxLength: 2 }) }) }),
-      },
-      { requiredKeys: [] },
-    ),
-    status: fc.record({ indexes: indexList, lastUpdated: fc.constant('2026-11-29T10:00:00Z') }, { requiredKeys: [] }),
-  },
-  { requiredKeys: ['spec'] },
-).map((body): KObject => ({ apiVersion: V2, kind: 'Metal3DataTemplate', metadata: meta('t'), ...body }));
+const templateV2 = fc
+  .record(
+    {
+      spec: fc.record(
+        {
+          clusterName: word,
+          metaData: fc
+            .tuple(specCommon(['ipAddressesFromPool', 'prefixesFromPool', 'gatewaysFromPool', 'dnsServersFromPool']), hostInterfacesV2)
+            .map(([m, h]) => ({ ...m, fromHostInterfaces: h })),
+          networkData: fc.record({ links: fc.record({ bonds: fc.array(bondV2, { maxLength: 2 }) }) }),
+        },
+        { requiredKeys: [] },
+      ),
+      status: fc.record({ indexes: indexList, lastUpdated: fc.constant('2026-11-29T10:00:00Z') }, { requiredKeys: [] }),
+    },
+    { requiredKeys: ['spec'] },
+  )
+  .map((body): KObject => ({ apiVersion: V2, kind: 'Metal3DataTemplate', metadata: meta('t'), ...body }));
 
-const refV1 = fc.record({ name: word, namespace: word, kind: word, apiVersion: word, uid: word, resourceVersion: word, fieldPath: word }, { requiredKeys: ['name'] });
+const refV1 = fc.record(
+  { name: word, namespace: word, kind: word, apiVersion: word, uid: word, resourceVersion: word, fieldPath: word },
+  { requiredKeys: ['name'] },
+);
 const refV2 = fc.record({ name: word, namespace: word }, { requiredKeys: ['name'] });
 
 const dataV1 = fc
   .record({ index: fc.nat(99), template: refV1, claim: refV1, templateReference: word, metaData: refV2 }, { requiredKeys: ['template', 'claim'] })
   .map((spec): KObject => ({ apiVersion: V1, kind: 'Metal3Data', metadata: meta('d'), spec, status: { ready: false } }));
-const dataV2 = fc.record({ index: fc.nat(99), template: refV2, claim: refV2 }, { requiredKeys: ['template', 'claim'] }).map((spec): KObject => ({ apiVersion: V2, kind: 'Metal3Data', metadata: meta('d'), spec }));
-const claimV1 = fc
-  .record({ template: refV1, renderedData: refV1 }, { requiredKeys: ['template'] })
-  .map(({ template, renderedData }): KObject => ({ apiVersion: V1, kind: 'Metal3DataClaim', metadata: meta('c'), spec: { template }, ...(renderedData && { status: { renderedData } }) }));
+const dataV2 = fc
+  .record({ index: fc.nat(99), template: refV2, claim: refV2 }, { requiredKeys: ['template', 'claim'] })
+  .map((spec): KObject => ({ apiVersion: V2, kind: 'Metal3Data', metadata: meta('d'), spec }));
+const claimV1 = fc.record({ template: refV1, renderedData: refV1 }, { requiredKeys: ['template'] }).map(({ template, renderedData }): KObject => ({
+  apiVersion: V1,
+  kind: 'Metal3DataClaim',
+  metadata: meta('c'),
+  spec: { template },
+  ...(renderedData && { status: { renderedData } }),
+}));
 const claimV2 = fc.record({ template: refV2 }).map((spec): KObject => ({ apiVersion: V2, kind: 'Metal3DataClaim', metadata: meta('c'), spec }));
 
 describe('round trips lose nothing (fast-check)', () => {

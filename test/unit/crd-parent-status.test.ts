@@ -89,7 +89,11 @@ describe('golden composite answers fit the parent CRD', () => {
     const validate = validators.get(loaded) ?? ajv.compile(closedSchema(loaded.schema));
     validators.set(loaded, validate);
     // Only the status is the hook's; some fixtures' specs are invalid on purpose.
-    const errors = validate(parent) ? [] : (validate.errors ?? []).filter((e) => e.instancePath.startsWith('/status')).map((e) => `${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    const errors = validate(parent)
+      ? []
+      : (validate.errors ?? [])
+          .filter((e) => e.instancePath.startsWith('/status'))
+          .map((e) => `${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
     expect(errors).toEqual([]);
   });
 });

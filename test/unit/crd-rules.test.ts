@@ -43,7 +43,11 @@ describe('every CEL rule', () => {
   });
 
   // loadCrds() reads the first (stored) version; the other served versions carry their own rules.
-  const otherVersions = crds.flatMap((c) => c.crd.spec.versions.slice(1).flatMap((v) => rulesOf(v.schema.openAPIV3Schema).map(({ path, rule }) => [`${c.crd.spec.names.kind} ${v.name}${path || ' (root)'}`, rule] as const)));
+  const otherVersions = crds.flatMap((c) =>
+    c.crd.spec.versions
+      .slice(1)
+      .flatMap((v) => rulesOf(v.schema.openAPIV3Schema).map(({ path, rule }) => [`${c.crd.spec.names.kind} ${v.name}${path || ' (root)'}`, rule] as const)),
+  );
 
   it.each(otherVersions)('%s: %s', (_where, rule: ValidationRule) => {
     expect((rule.message ?? '').length).toBeGreaterThan(20);
@@ -177,7 +181,17 @@ describe('scheme capabilities agree with the domain registry', () => {
     const names = new Set(variants.map(([scheme]) => scheme));
     const inCrd = KNOWN!.source.replace(/^\^\(|\):$/gu, '');
     expect(inCrd).toContain('ipmi|libvirt');
-    for (const name of ['ipmi', 'libvirt', 'redfish', 'redfish-virtualmedia', 'redfish-uefihttp', 'idrac-redfish', 'idrac-virtualmedia', 'ilo5-redfish', 'ilo5-virtualmedia']) {
+    for (const name of [
+      'ipmi',
+      'libvirt',
+      'redfish',
+      'redfish-virtualmedia',
+      'redfish-uefihttp',
+      'idrac-redfish',
+      'idrac-virtualmedia',
+      'ilo5-redfish',
+      'ilo5-virtualmedia',
+    ]) {
       expect(names.has(name)).toBe(true);
     }
     expect(BUILTIN_SCHEMES).toHaveLength(9);

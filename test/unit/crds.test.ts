@@ -2,16 +2,7 @@
 // under examples/ checked against the OpenAPI part of the schemas (CEL runs in test/e2e).
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  EXAMPLES_DIR,
-  crdByKind,
-  exampleFiles,
-  invalidCases,
-  loadCrds,
-  readManifests,
-  schemaErrors,
-  walkSchema,
-} from '../support/crds.js';
+import { EXAMPLES_DIR, crdByKind, exampleFiles, invalidCases, loadCrds, readManifests, schemaErrors, walkSchema } from '../support/crds.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { LoadedCrd, PrinterColumn, SchemaNode } from '../support/crds.js';
 
@@ -28,14 +19,70 @@ interface Identity {
 }
 
 const IDENTITIES: Identity[] = [
-  { kind: 'BareMetalHost', group: 'metal3.io', plural: 'baremetalhosts', singular: 'baremetalhost', shortNames: ['bmh', 'bmhost'], categories: undefined, statusSubresource: true },
+  {
+    kind: 'BareMetalHost',
+    group: 'metal3.io',
+    plural: 'baremetalhosts',
+    singular: 'baremetalhost',
+    shortNames: ['bmh', 'bmhost'],
+    categories: undefined,
+    statusSubresource: true,
+  },
   // Upstream's HardwareData has no status and no status subresource; Ironhook keeps that.
-  { kind: 'HardwareData', group: 'metal3.io', plural: 'hardwaredata', singular: 'hardwaredata', shortNames: ['hd'], categories: undefined, statusSubresource: false },
-  { kind: 'HostFirmwareSettings', group: 'metal3.io', plural: 'hostfirmwaresettings', singular: 'hostfirmwaresettings', shortNames: ['hfs'], categories: undefined, statusSubresource: true },
-  { kind: 'HostOperation', group: 'ironhook.dev', plural: 'hostoperations', singular: 'hostoperation', shortNames: ['hop'], categories: ['ironhook'], statusSubresource: true },
-  { kind: 'BMCMonitor', group: 'ironhook.dev', plural: 'bmcmonitors', singular: 'bmcmonitor', shortNames: ['bmcmon'], categories: ['ironhook'], statusSubresource: true },
-  { kind: 'ObjectPatch', group: 'ironhook.dev', plural: 'objectpatches', singular: 'objectpatch', shortNames: undefined, categories: ['ironhook'], statusSubresource: true },
-  { kind: 'NodeOperation', group: 'ironhook.dev', plural: 'nodeoperations', singular: 'nodeoperation', shortNames: undefined, categories: ['ironhook'], statusSubresource: true },
+  {
+    kind: 'HardwareData',
+    group: 'metal3.io',
+    plural: 'hardwaredata',
+    singular: 'hardwaredata',
+    shortNames: ['hd'],
+    categories: undefined,
+    statusSubresource: false,
+  },
+  {
+    kind: 'HostFirmwareSettings',
+    group: 'metal3.io',
+    plural: 'hostfirmwaresettings',
+    singular: 'hostfirmwaresettings',
+    shortNames: ['hfs'],
+    categories: undefined,
+    statusSubresource: true,
+  },
+  {
+    kind: 'HostOperation',
+    group: 'ironhook.dev',
+    plural: 'hostoperations',
+    singular: 'hostoperation',
+    shortNames: ['hop'],
+    categories: ['ironhook'],
+    statusSubresource: true,
+  },
+  {
+    kind: 'BMCMonitor',
+    group: 'ironhook.dev',
+    plural: 'bmcmonitors',
+    singular: 'bmcmonitor',
+    shortNames: ['bmcmon'],
+    categories: ['ironhook'],
+    statusSubresource: true,
+  },
+  {
+    kind: 'ObjectPatch',
+    group: 'ironhook.dev',
+    plural: 'objectpatches',
+    singular: 'objectpatch',
+    shortNames: undefined,
+    categories: ['ironhook'],
+    statusSubresource: true,
+  },
+  {
+    kind: 'NodeOperation',
+    group: 'ironhook.dev',
+    plural: 'nodeoperations',
+    singular: 'nodeoperation',
+    shortNames: undefined,
+    categories: ['ironhook'],
+    statusSubresource: true,
+  },
 ];
 
 describe('CRD identity', () => {
@@ -84,7 +131,10 @@ const STRUCTURAL_CHECKS: [string, (node: SchemaNode, path: string) => boolean][]
   ['no type', (node, path) => node.type === undefined && !isIntOrString(node) && !path.includes('<') && !OPEN_BY_DESIGN.has(path)],
   ['x-kubernetes-preserve-unknown-fields', (node, path) => node['x-kubernetes-preserve-unknown-fields'] === true && !OPEN_BY_DESIGN.has(path)],
   ['array without items', (node) => node.type === 'array' && node.items === undefined],
-  ['object without properties or additionalProperties', (node, path) => node.type === 'object' && isOpenObject(node) && path !== '.metadata' && !OPEN_BY_DESIGN.has(path)],
+  [
+    'object without properties or additionalProperties',
+    (node, path) => node.type === 'object' && isOpenObject(node) && path !== '.metadata' && !OPEN_BY_DESIGN.has(path),
+  ],
 ];
 
 function structuralProblems(node: SchemaNode, path: string): string[] {
@@ -185,7 +235,9 @@ function examplesOf(folder: string): [string, LoadedCrd, unknown][] {
   return exampleFiles(folder).flatMap((path) =>
     readManifests(path)
       .filter((object) => crds.some((c) => c.crd.spec.names.kind === object.kind))
-      .map((object) => [`${basename(path)} ${object.kind}/${object.metadata.name ?? ''}`, crdByKind(crds, object.kind), object] as [string, LoadedCrd, unknown]),
+      .map(
+        (object) => [`${basename(path)} ${object.kind}/${object.metadata.name ?? ''}`, crdByKind(crds, object.kind), object] as [string, LoadedCrd, unknown],
+      ),
   );
 }
 
@@ -211,7 +263,15 @@ describe('examples', () => {
   it('cover the upstream documentation scenarios', () => {
     const names = exampleFiles('upstream').map((path) => basename(path, '.yaml'));
     expect(names).toEqual(
-      expect.arrayContaining(['redfish-virtualmedia-image', 'live-iso', 'externally-provisioned', 'hardware-raid', 'software-raid', 'root-device-hints', 'unmanaged']),
+      expect.arrayContaining([
+        'redfish-virtualmedia-image',
+        'live-iso',
+        'externally-provisioned',
+        'hardware-raid',
+        'software-raid',
+        'root-device-hints',
+        'unmanaged',
+      ]),
     );
   });
 });

@@ -5,17 +5,22 @@ import { ipclaimCustomize, ipclaimFinalize, ipclaimSync } from '../../hooks/ipam
 import type { KObject } from '../../domain/k8s.js';
 import { at, capiClaim, claim, ipAddressChild, NS, pool, type CapiVersion } from '../../devenv/builders/ippool.js';
 
-const POOL = pool('pool1', { namePrefix: 'p', pools: [{ start: '10.0.0.1', end: '10.0.0.3' }] }, {
-  status: {
-    indexes: { a: '10.0.0.1' },
-    ironhook: { allocatedIPCount: 1, claimErrors: { b: 'Exhausted IP Pools' } },
+const POOL = pool(
+  'pool1',
+  { namePrefix: 'p', pools: [{ start: '10.0.0.1', end: '10.0.0.3' }] },
+  {
+    status: {
+      indexes: { a: '10.0.0.1' },
+      ironhook: { allocatedIPCount: 1, claimErrors: { b: 'Exhausted IP Pools' } },
+    },
   },
-});
+);
 
 const ADDRESS_A = ipAddressChild(POOL, 'p-10-0-0-1', { address: '10.0.0.1', claim: { name: 'a', namespace: NS }, pool: { name: 'pool1', namespace: NS } });
 
 function claimRequest(parent: KObject, related: { pools?: KObject[]; addresses?: KObject[] }, finalizing = false): Record<string, unknown> {
-  const map = (objs: KObject[] = []): Record<string, KObject> => Object.fromEntries(objs.map((o) => [`${o.metadata.namespace ?? NS}/${o.metadata.name ?? ''}`, o]));
+  const map = (objs: KObject[] = []): Record<string, KObject> =>
+    Object.fromEntries(objs.map((o) => [`${o.metadata.namespace ?? NS}/${o.metadata.name ?? ''}`, o]));
   return {
     controller: {},
     parent,
@@ -33,7 +38,12 @@ describe('IPClaim sync', () => {
     ['not processed yet', claim('c'), { pools: [POOL] }, {}],
     ['pool missing: waiting, not an error (upstream)', claim('b'), {}, {}],
     ['an IPAddress of another pool is not ours', claim('a', { pool: 'other' }), { addresses: [ADDRESS_A] }, {}],
-    ['a terminating IPAddress is not reported', claim('a'), { pools: [POOL], addresses: [{ ...ADDRESS_A, metadata: { ...ADDRESS_A.metadata, deletionTimestamp: at(4) } }] }, {}],
+    [
+      'a terminating IPAddress is not reported',
+      claim('a'),
+      { pools: [POOL], addresses: [{ ...ADDRESS_A, metadata: { ...ADDRESS_A.metadata, deletionTimestamp: at(4) } }] },
+      {},
+    ],
   ];
   it.each(rows)('%s', (_name, parent, related, status) => {
     expect(ipclaimSync(claimRequest(parent, related))).toEqual({ children: [], status });
@@ -108,15 +118,35 @@ describe('IPAddressClaim (Cluster API) status', () => {
     const crowded = { ...POOL, status: { ironhook: { allocatedIPCount: 3, addressClaimErrors: { m: 'Exhausted IP Pools' } } } };
     const status = ipaddressclaimSync(decoratorRequest(capiClaim('m', { version: 'v1beta1' }), { pools: [crowded] })).status;
     expect(status).toEqual({
-      conditions: [{ lastTransitionTime: '2026-11-29T15:00:00Z', message: 'Exhausted IP Pools', reason: 'PoolExhausted', severity: 'Error', status: 'False', type: 'Ready' }],
+      conditions: [
+        {
+          lastTransitionTime: '2026-11-29T15:00:00Z',
+          message: 'Exhausted IP Pools',
+          reason: 'PoolExhausted',
+          severity: 'Error',
+          status: 'False',
+          type: 'Ready',
+        },
+      ],
       v1beta2: {
-        conditions: [{ lastTransitionTime: '2026-11-29T15:00:00Z', message: 'Exhausted IP Pools', observedGeneration: 1, reason: 'PoolExhausted', status: 'False', type: 'Ready' }],
+        conditions: [
+          {
+            lastTransitionTime: '2026-11-29T15:00:00Z',
+            message: 'Exhausted IP Pools',
+            observedGeneration: 1,
+            reason: 'PoolExhausted',
+            status: 'False',
+            type: 'Ready',
+          },
+        ],
       },
     });
   });
 
   it('keeps lastTransitionTime while the condition does not change', () => {
-    const old = capiClaim('m', { status: { conditions: [{ type: 'Ready', status: 'False', reason: 'PoolNotReady', lastTransitionTime: at(-100), message: 'x' }] } });
+    const old = capiClaim('m', {
+      status: { conditions: [{ type: 'Ready', status: 'False', reason: 'PoolNotReady', lastTransitionTime: at(-100), message: 'x' }] },
+    });
     const status = ipaddressclaimSync(decoratorRequest(old, {})).status as { conditions: Array<{ lastTransitionTime: string; reason: string }> };
     expect(status.conditions[0]).toMatchObject({ lastTransitionTime: at(-100), reason: 'PoolNotReady' });
   });

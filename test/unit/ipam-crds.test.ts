@@ -15,9 +15,27 @@ import { ippoolSync } from '../../hooks/ipam/ippool.js';
 const crds = loadCrds();
 
 const IDENTITIES = [
-  { kind: 'IPPool', plural: 'ippools', shortNames: ['ipp', 'ippool', 'm3ipp', 'm3ippool', 'm3ippools', 'metal3ipp', 'metal3ippool', 'metal3ippools'], categories: ['cluster-api'], status: true },
-  { kind: 'IPClaim', plural: 'ipclaims', shortNames: ['ipc', 'ipclaim', 'm3ipc', 'm3ipclaim', 'm3ipclaims', 'metal3ipc', 'metal3ipclaim', 'metal3ipclaims'], categories: ['cluster-api'], status: true },
-  { kind: 'IPAddress', plural: 'ipaddresses', shortNames: ['ipa', 'ipaddress', 'm3ipa', 'm3ipaddress', 'm3ipaddresses', 'metal3ipa', 'metal3ipaddress', 'metal3ipaddresses'], categories: ['metal3'], status: false },
+  {
+    kind: 'IPPool',
+    plural: 'ippools',
+    shortNames: ['ipp', 'ippool', 'm3ipp', 'm3ippool', 'm3ippools', 'metal3ipp', 'metal3ippool', 'metal3ippools'],
+    categories: ['cluster-api'],
+    status: true,
+  },
+  {
+    kind: 'IPClaim',
+    plural: 'ipclaims',
+    shortNames: ['ipc', 'ipclaim', 'm3ipc', 'm3ipclaim', 'm3ipclaims', 'metal3ipc', 'metal3ipclaim', 'metal3ipclaims'],
+    categories: ['cluster-api'],
+    status: true,
+  },
+  {
+    kind: 'IPAddress',
+    plural: 'ipaddresses',
+    shortNames: ['ipa', 'ipaddress', 'm3ipa', 'm3ipaddress', 'm3ipaddresses', 'metal3ipa', 'metal3ipaddress', 'metal3ipaddresses'],
+    categories: ['metal3'],
+    status: false,
+  },
 ];
 
 describe('IPAM CRD identity (upstream names, short names and categories)', () => {
@@ -50,7 +68,19 @@ const col = (c: PrinterColumn): string => `${c.name} ${c.jsonPath}${c.priority =
 
 describe('printer columns', () => {
   it.each([
-    ['IPPool', ['Cluster .spec.clusterName', 'Capacity .status.capacity', 'Allocated .status.ironhook.allocatedIPCount', 'Available IPs .status.availableIPCount', 'Ready .status.conditions[?(@.type=="Ready")].status', 'Error .status.ironhook.errors[0] (wide)', 'Capacity Capped .status.capacityCapped (wide)', 'Age .metadata.creationTimestamp']],
+    [
+      'IPPool',
+      [
+        'Cluster .spec.clusterName',
+        'Capacity .status.capacity',
+        'Allocated .status.ironhook.allocatedIPCount',
+        'Available IPs .status.availableIPCount',
+        'Ready .status.conditions[?(@.type=="Ready")].status',
+        'Error .status.ironhook.errors[0] (wide)',
+        'Capacity Capped .status.capacityCapped (wide)',
+        'Age .metadata.creationTimestamp',
+      ],
+    ],
     ['IPClaim', ['Pool .spec.pool.name', 'Address .status.address.name', 'Error .status.errorMessage', 'Age .metadata.creationTimestamp']],
     ['IPAddress', ['Address .spec.address', 'Prefix .spec.prefix', 'Pool .spec.pool.name', 'Claim .spec.claim.name', 'Age .metadata.creationTimestamp']],
   ])('%s', (kind, want) => {
@@ -66,7 +96,12 @@ describe('examples/ipam', () => {
   const examples = exampleFiles('ipam').flatMap((path) => ipamObjects(path).map((o) => [`${basename(path)} ${o.kind}/${o.metadata.name ?? ''}`, o] as const));
 
   it('include upstream’s documented pool, metal3-dev-env’s pools and an IPv6 pool', () => {
-    expect(exampleFiles('ipam').map((p) => basename(p))).toEqual(['capi-ipaddressclaim.yaml', 'ipv6-pool.yaml', 'metal3-dev-env-pools.yaml', 'upstream-ippool.yaml']);
+    expect(exampleFiles('ipam').map((p) => basename(p))).toEqual([
+      'capi-ipaddressclaim.yaml',
+      'ipv6-pool.yaml',
+      'metal3-dev-env-pools.yaml',
+      'upstream-ippool.yaml',
+    ]);
   });
 
   it.each(examples)('%s validates against its CRD schema', (_name, object) => {
@@ -98,7 +133,12 @@ describe('examples/ipam/invalid', () => {
 });
 
 describe('what the hooks write fits the schemas', () => {
-  const world = new PoolWorld({ namePrefix: 'pool1', pools: [{ start: '10.0.0.1', end: '10.0.0.2', gateway: '10.0.0.254', dnsServers: ['10.0.0.53'] }], prefix: 24, preAllocations: { z: '10.9.9.9' } });
+  const world = new PoolWorld({
+    namePrefix: 'pool1',
+    pools: [{ start: '10.0.0.1', end: '10.0.0.2', gateway: '10.0.0.254', dnsServers: ['10.0.0.53'] }],
+    prefix: 24,
+    preAllocations: { z: '10.9.9.9' },
+  });
   for (const name of ['a', 'b', 'c']) world.addClaim(name);
   world.syncPool();
   world.syncClaims();

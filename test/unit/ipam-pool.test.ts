@@ -175,7 +175,12 @@ describe('allocation', () => {
 describe('memory: existing allocations never move', () => {
   const p = pool('pool1', SMALL);
   const child = (name: string, address: string, created = at(1)): KObject =>
-    ipAddressChild(p, `p-${address.replaceAll('.', '-')}`, { address, claim: { name, namespace: 'default' }, pool: { name: 'pool1', namespace: 'default' }, prefix: 16 }, created);
+    ipAddressChild(
+      p,
+      `p-${address.replaceAll('.', '-')}`,
+      { address, claim: { name, namespace: 'default' }, pool: { name: 'pool1', namespace: 'default' }, prefix: 16 },
+      created,
+    );
 
   it('keeps an observed child exactly as it is, even when the pool would compute another spec', () => {
     const response = run({ pool: p, claims: [claim('a'), claim('z', { created: at(0) })], children: [child('a', '10.0.0.3')] });
@@ -215,10 +220,18 @@ describe('memory: existing allocations never move', () => {
 
 describe('release', () => {
   const p = pool('pool1', SMALL);
-  const child = ipAddressChild(p, 'p-10-0-0-1', { address: '10.0.0.1', claim: { name: 'a', namespace: 'default' }, pool: { name: 'pool1', namespace: 'default' } });
+  const child = ipAddressChild(p, 'p-10-0-0-1', {
+    address: '10.0.0.1',
+    claim: { name: 'a', namespace: 'default' },
+    pool: { name: 'pool1', namespace: 'default' },
+  });
   const rows: Array<[string, KObject[], boolean]> = [
     ['claim gone', [], false],
-    ['claim deleting with only IPAM finalizers', [claim('a', { deletionTimestamp: at(3), finalizers: ['metacontroller.io/compositecontroller-ironhook-ipclaim', 'ipclaim.ipam.metal3.io'] })], false],
+    [
+      'claim deleting with only IPAM finalizers',
+      [claim('a', { deletionTimestamp: at(3), finalizers: ['metacontroller.io/compositecontroller-ironhook-ipclaim', 'ipclaim.ipam.metal3.io'] })],
+      false,
+    ],
     ['claim deleting while CAPM3 still holds it', [claim('a', { deletionTimestamp: at(3), finalizers: ['metal3data.infrastructure.cluster.x-k8s.io'] })], true],
     ['claim alive', [claim('a')], true],
   ];
@@ -230,7 +243,11 @@ describe('release', () => {
 describe('pools sharing a namePrefix', () => {
   const mine = pool('pool1', SMALL, { created: at(10) });
   const older = pool('pool0', { namePrefix: 'p', pools: [{ start: '10.0.0.3', end: '10.0.0.9' }] }, { created: at(1), status: { indexes: { x: '10.0.0.1' } } });
-  const disjoint = pool('pool2', { namePrefix: 'p', pools: [{ start: '10.9.0.1', end: '10.9.0.9' }] }, { created: at(1), status: { indexes: { y: '10.0.0.2' } } });
+  const disjoint = pool(
+    'pool2',
+    { namePrefix: 'p', pools: [{ start: '10.9.0.1', end: '10.9.0.9' }] },
+    { created: at(1), status: { indexes: { y: '10.0.0.2' } } },
+  );
 
   it('the younger overlapping pool allocates nothing new and says why', () => {
     const response = run({ pool: mine, pools: [older], claims: [claim('a')] });
@@ -240,7 +257,11 @@ describe('pools sharing a namePrefix', () => {
   });
 
   it('the older one keeps allocating, around the names the other one holds', () => {
-    const young = pool('pool9', { namePrefix: 'p', pools: [{ start: '10.0.0.1', end: '10.0.0.3' }] }, { created: at(20), status: { indexes: { z: '10.0.0.1' } } });
+    const young = pool(
+      'pool9',
+      { namePrefix: 'p', pools: [{ start: '10.0.0.1', end: '10.0.0.3' }] },
+      { created: at(20), status: { indexes: { z: '10.0.0.1' } } },
+    );
     const response = run({ pool: mine, pools: [young], claims: [claim('a')] });
     expect(addresses(response)).toEqual({ a: '10.0.0.2' });
     expect(ironhook(response).errors).toEqual(['IPPool pool9 has the same namePrefix "p" and overlapping pools']);
@@ -255,7 +276,11 @@ describe('pools sharing a namePrefix', () => {
 
 describe('deletion (finalize)', () => {
   const deleting = pool('pool1', SMALL, { deletionTimestamp: at(9) });
-  const child = ipAddressChild(deleting, 'p-10-0-0-1', { address: '10.0.0.1', claim: { name: 'a', namespace: 'default' }, pool: { name: 'pool1', namespace: 'default' } });
+  const child = ipAddressChild(deleting, 'p-10-0-0-1', {
+    address: '10.0.0.1',
+    claim: { name: 'a', namespace: 'default' },
+    pool: { name: 'pool1', namespace: 'default' },
+  });
 
   it('is blocked while an address is in use, and explains it', () => {
     const response = run({ pool: deleting, claims: [claim('a'), claim('b')], children: [child], finalizing: true });
@@ -302,7 +327,12 @@ describe('Cluster API IPAddressClaims', () => {
 
   it('share the address space and the pre-allocations with IPClaims', () => {
     const spec = { ...SMALL, preAllocations: { m1: '10.0.0.3' } };
-    const response = run({ pool: pool('pool1', spec), capi: 'v1beta1', claims: [claim('a')], capiClaims: [capiClaim('m1', { version: 'v1beta1' }), capiClaim('m2', { version: 'v1beta1' })] });
+    const response = run({
+      pool: pool('pool1', spec),
+      capi: 'v1beta1',
+      claims: [claim('a')],
+      capiClaims: [capiClaim('m1', { version: 'v1beta1' }), capiClaim('m2', { version: 'v1beta1' })],
+    });
     expect(addresses(response)).toEqual({ a: '10.0.0.1', m1: '10.0.0.3', m2: '10.0.0.2' });
     expect(response.status.indexes).toEqual({ a: '10.0.0.1', m1: '10.0.0.3', m2: '10.0.0.2' });
   });
@@ -334,7 +364,12 @@ describe('Cluster API IPAddressClaims', () => {
 describe('pool Cluster gate', () => {
   const p = pool('pool1', { ...SMALL, clusterName: 'c1' }, { status: { indexes: { a: '10.0.0.1' }, lastUpdated: at(2) } });
   const child = asObservedChild(
-    { apiVersion: 'ipam.metal3.io/v1alpha1', kind: 'IPAddress', metadata: { name: 'p-10-0-0-1', labels: { x: 'y' } }, spec: { address: '10.0.0.1', claim: { name: 'a' } } },
+    {
+      apiVersion: 'ipam.metal3.io/v1alpha1',
+      kind: 'IPAddress',
+      metadata: { name: 'p-10-0-0-1', labels: { x: 'y' } },
+      spec: { address: '10.0.0.1', claim: { name: 'a' } },
+    },
     p,
     at(1),
   );

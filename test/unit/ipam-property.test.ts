@@ -27,7 +27,9 @@ const v6 = (n: number): string => `2001:db8::${n.toString(16)}`;
 const v4Entry: fc.Arbitrary<IPPoolRange> = fc.oneof(
   fc.record({ s: fc.integer({ min: 0, max: 40 }), len: fc.integer({ min: 0, max: 6 }) }).map(({ s, len }) => ({ start: v4(s), end: v4(s + len) })),
   fc.integer({ min: 0, max: 7 }).map((k) => ({ subnet: `10.0.0.${k * 8}/29` })),
-  fc.record({ k: fc.integer({ min: 0, max: 7 }), off: fc.integer({ min: 0, max: 7 }) }).map(({ k, off }) => ({ start: v4(k * 8 + off), subnet: `10.0.0.${k * 8}/29` })),
+  fc
+    .record({ k: fc.integer({ min: 0, max: 7 }), off: fc.integer({ min: 0, max: 7 }) })
+    .map(({ k, off }) => ({ start: v4(k * 8 + off), subnet: `10.0.0.${k * 8}/29` })),
 );
 
 const v6Entry: fc.Arbitrary<IPPoolRange> = fc.oneof(
@@ -35,9 +37,12 @@ const v6Entry: fc.Arbitrary<IPPoolRange> = fc.oneof(
   fc.integer({ min: 0, max: 7 }).map((k) => ({ subnet: `2001:db8::${(k * 8).toString(16)}/125` })),
 );
 
-const entry = fc.record({ range: fc.oneof({ weight: 3, arbitrary: v4Entry }, { weight: 1, arbitrary: v6Entry }), prefix: fc.option(fc.integer({ min: 1, max: 32 }), { nil: undefined }) }).map(
-  ({ range, prefix }) => (prefix === undefined ? range : { ...range, prefix }),
-);
+const entry = fc
+  .record({
+    range: fc.oneof({ weight: 3, arbitrary: v4Entry }, { weight: 1, arbitrary: v6Entry }),
+    prefix: fc.option(fc.integer({ min: 1, max: 32 }), { nil: undefined }),
+  })
+  .map(({ range, prefix }) => (prefix === undefined ? range : { ...range, prefix }));
 
 const anyAddress = fc.oneof(fc.integer({ min: 0, max: 50 }).map(v4), fc.integer({ min: 0, max: 50 }).map(v6));
 
@@ -58,7 +63,12 @@ const poolSpec: fc.Arbitrary<IPPoolSpec> = fc
 function ops(withCapi: boolean, withStale: boolean, names: readonly string[] = NAMES): fc.Arbitrary<Op[]> {
   const name = fc.constantFrom(...names);
   const add = fc
-    .record({ t: fc.constant('add' as const), capi: withCapi ? fc.boolean() : fc.constant(false), name, requested: fc.option(anyAddress, { nil: undefined, freq: 4 }) })
+    .record({
+      t: fc.constant('add' as const),
+      capi: withCapi ? fc.boolean() : fc.constant(false),
+      name,
+      requested: fc.option(anyAddress, { nil: undefined, freq: 4 }),
+    })
     .map((op): Op => (op.requested === undefined ? { t: op.t, capi: op.capi, name: op.name } : op));
   const choices: Array<fc.WeightedArbitrary<Op>> = [
     { weight: 4, arbitrary: add },
@@ -353,7 +363,12 @@ describe('cache lag, step by step', () => {
     if (c5 !== undefined) c5.status = {};
     world.syncPool(stale);
     if (c5 !== undefined) c5.status = report;
-    expect(world.children().map((c) => c.metadata.name).sort()).toEqual(['pool1-10-0-0-1', 'pool1-10-0-0-2']);
+    expect(
+      world
+        .children()
+        .map((c) => c.metadata.name)
+        .sort(),
+    ).toEqual(['pool1-10-0-0-1', 'pool1-10-0-0-2']);
     world.syncClaims();
     world.syncPool();
     world.syncPool();

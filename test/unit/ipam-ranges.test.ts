@@ -70,7 +70,12 @@ describe('buildRanges', () => {
   });
 
   it('finds the first range holding an address, in spec order', () => {
-    const { ranges } = buildRanges(spec([{ start: '10.0.0.5', end: '10.0.0.9', prefix: 30 }, { subnet: '10.0.0.0/24', prefix: 24 }]));
+    const { ranges } = buildRanges(
+      spec([
+        { start: '10.0.0.5', end: '10.0.0.9', prefix: 30 },
+        { subnet: '10.0.0.0/24', prefix: 24 },
+      ]),
+    );
     expect(findRange(ranges, parseAddress('10.0.0.6') as Address)?.prefix).toBe(30);
     expect(findRange(ranges, parseAddress('10.0.0.10') as Address)?.prefix).toBe(24);
     expect(findRange(ranges, parseAddress('10.0.1.1') as Address)).toBeUndefined();
@@ -103,7 +108,12 @@ function take(cursor: SequentialCursor, n: number): string[] {
 
 describe('SequentialCursor', () => {
   it('hands out the lowest free address, range by range, skipping used, reserved and named ones', () => {
-    const { ranges } = buildRanges(spec([{ start: '10.0.0.1', end: '10.0.0.5' }, { start: '10.0.1.1', end: '10.0.1.2' }]));
+    const { ranges } = buildRanges(
+      spec([
+        { start: '10.0.0.1', end: '10.0.0.5' },
+        { start: '10.0.1.1', end: '10.0.1.2' },
+      ]),
+    );
     const b = book();
     b.take(parseAddress('10.0.0.2') as Address);
     b.reserve(parseAddress('10.0.0.3') as Address, 'someone');
@@ -112,7 +122,12 @@ describe('SequentialCursor', () => {
   });
 
   it('never hands out an address twice across overlapping ranges', () => {
-    const { ranges } = buildRanges(spec([{ start: '10.0.0.3', end: '10.0.0.4' }, { start: '10.0.0.1', end: '10.0.0.5' }]));
+    const { ranges } = buildRanges(
+      spec([
+        { start: '10.0.0.3', end: '10.0.0.4' },
+        { start: '10.0.0.1', end: '10.0.0.5' },
+      ]),
+    );
     expect(take(new SequentialCursor(ranges, book()), 6)).toEqual(['10.0.0.3', '10.0.0.4', '10.0.0.1', '10.0.0.2', '10.0.0.5', '-']);
   });
 

@@ -18,7 +18,13 @@ function flag(argv: readonly string[], name: string): string | undefined {
 }
 
 describe('buildArgv', () => {
-  const rows: { name: string; target?: Partial<IPMITarget>; session?: Partial<SessionParameters>; command?: IPMICommand; expected: Record<string, string | undefined> }[] = [
+  const rows: {
+    name: string;
+    target?: Partial<IPMITarget>;
+    session?: Partial<SessionParameters>;
+    command?: IPMICommand;
+    expected: Record<string, string | undefined>;
+  }[] = [
     { name: 'defaults', expected: { '-I': 'lanplus', '-H': '127.0.0.1', '-p': '6230', '-L': 'ADMINISTRATOR', '-U': 'admin', '-C': '3', '-R': '1', '-N': '5' } },
     { name: 'default IPMI port', target: { port: 623 }, expected: { '-p': '623' } },
     { name: 'operator privilege', target: { privilegeLevel: 'OPERATOR' }, expected: { '-L': 'OPERATOR' } },
@@ -55,8 +61,18 @@ describe('buildArgv', () => {
     { name: 'mc info', command: MC_INFO, words: ['mc', 'info'], operation: 'mc info' },
     { name: 'fru print 0', command: FRU_PRINT, words: ['fru', 'print', '0'], operation: 'fru print 0' },
     { name: 'bootparam get 5', command: BOOT_PARAMETERS, words: ['chassis', 'bootparam', 'get', '5'], operation: 'chassis bootparam get 5' },
-    { name: 'bootdev with options', command: bootdev('pxe', ['efiboot', 'persistent']), words: ['chassis', 'bootdev', 'pxe', 'options=efiboot,persistent'], operation: 'chassis bootdev pxe options=efiboot,persistent' },
-    { name: 'raw bytes as two-digit hex', command: raw([0x00, 0x08, 0x05, 0xe0, 0x04, 0, 0, 0]), words: ['raw', '0x00', '0x08', '0x05', '0xe0', '0x04', '0x00', '0x00', '0x00'], operation: 'raw 0x00 0x08 0x05' },
+    {
+      name: 'bootdev with options',
+      command: bootdev('pxe', ['efiboot', 'persistent']),
+      words: ['chassis', 'bootdev', 'pxe', 'options=efiboot,persistent'],
+      operation: 'chassis bootdev pxe options=efiboot,persistent',
+    },
+    {
+      name: 'raw bytes as two-digit hex',
+      command: raw([0x00, 0x08, 0x05, 0xe0, 0x04, 0, 0, 0]),
+      words: ['raw', '0x00', '0x08', '0x05', '0xe0', '0x04', '0x00', '0x00', '0x00'],
+      operation: 'raw 0x00 0x08 0x05',
+    },
   ];
   it.each(commands)('command: $name', ({ command, words, operation }) => {
     expect(command.words).toEqual(words);
@@ -114,18 +130,62 @@ describe('bootSteps: exactly what is sent for a boot device', () => {
   const TIMEOUT = 'raw 0x00 0x08 0x03 0x08';
   const rows: { name: string; options: BootOptions; style?: Partial<BootStyle>; expected: string[] }[] = [
     { name: 'legacy pxe once', options: { device: 'pxe', persistent: false, mode: 'legacy' }, expected: [TIMEOUT, 'chassis bootdev pxe'] },
-    { name: 'legacy disk persistent', options: { device: 'disk', persistent: true, mode: 'legacy' }, expected: [TIMEOUT, 'chassis bootdev disk options=persistent'] },
+    {
+      name: 'legacy disk persistent',
+      options: { device: 'disk', persistent: true, mode: 'legacy' },
+      expected: [TIMEOUT, 'chassis bootdev disk options=persistent'],
+    },
     { name: 'legacy cdrom once', options: { device: 'cdrom', persistent: false, mode: 'legacy' }, expected: [TIMEOUT, 'chassis bootdev cdrom'] },
     { name: 'legacy bios once', options: { device: 'bios', persistent: false, mode: 'legacy' }, expected: [TIMEOUT, 'chassis bootdev bios'] },
-    { name: 'UEFI pxe once (raw)', options: { device: 'pxe', persistent: false, mode: 'UEFI' }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x04 0x00 0x00 0x00'] },
-    { name: 'UEFI pxe persistent (raw)', options: { device: 'pxe', persistent: true, mode: 'UEFI' }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x04 0x00 0x00 0x00'] },
-    { name: 'UEFI disk persistent (raw)', options: { device: 'disk', persistent: true, mode: 'UEFI' }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x08 0x00 0x00 0x00'] },
-    { name: 'UEFI disk on Supermicro (raw, 0x24)', options: { device: 'disk', persistent: true, mode: 'UEFI' }, style: { uefiDiskCode: 0x24 }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x24 0x00 0x00 0x00'] },
-    { name: 'UEFI cdrom once (raw)', options: { device: 'cdrom', persistent: false, mode: 'UEFI' }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x14 0x00 0x00 0x00'] },
-    { name: 'UEFI bios once (raw)', options: { device: 'bios', persistent: false, mode: 'UEFI' }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x18 0x00 0x00 0x00'] },
-    { name: 'UEFI pxe persistent (efiboot)', options: { device: 'pxe', persistent: true, mode: 'UEFI' }, style: { uefiBootMethod: 'efiboot' }, expected: [TIMEOUT, 'chassis bootdev pxe options=efiboot,persistent'] },
-    { name: 'UEFI cdrom once (efiboot)', options: { device: 'cdrom', persistent: false, mode: 'UEFI' }, style: { uefiBootMethod: 'efiboot' }, expected: [TIMEOUT, 'chassis bootdev cdrom options=efiboot'] },
-    { name: 'without the boot-timeout command', options: { device: 'pxe', persistent: false, mode: 'legacy' }, style: { disableBootTimeout: false }, expected: ['chassis bootdev pxe'] },
+    {
+      name: 'UEFI pxe once (raw)',
+      options: { device: 'pxe', persistent: false, mode: 'UEFI' },
+      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x04 0x00 0x00 0x00'],
+    },
+    {
+      name: 'UEFI pxe persistent (raw)',
+      options: { device: 'pxe', persistent: true, mode: 'UEFI' },
+      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x04 0x00 0x00 0x00'],
+    },
+    {
+      name: 'UEFI disk persistent (raw)',
+      options: { device: 'disk', persistent: true, mode: 'UEFI' },
+      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x08 0x00 0x00 0x00'],
+    },
+    {
+      name: 'UEFI disk on Supermicro (raw, 0x24)',
+      options: { device: 'disk', persistent: true, mode: 'UEFI' },
+      style: { uefiDiskCode: 0x24 },
+      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x24 0x00 0x00 0x00'],
+    },
+    {
+      name: 'UEFI cdrom once (raw)',
+      options: { device: 'cdrom', persistent: false, mode: 'UEFI' },
+      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x14 0x00 0x00 0x00'],
+    },
+    {
+      name: 'UEFI bios once (raw)',
+      options: { device: 'bios', persistent: false, mode: 'UEFI' },
+      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x18 0x00 0x00 0x00'],
+    },
+    {
+      name: 'UEFI pxe persistent (efiboot)',
+      options: { device: 'pxe', persistent: true, mode: 'UEFI' },
+      style: { uefiBootMethod: 'efiboot' },
+      expected: [TIMEOUT, 'chassis bootdev pxe options=efiboot,persistent'],
+    },
+    {
+      name: 'UEFI cdrom once (efiboot)',
+      options: { device: 'cdrom', persistent: false, mode: 'UEFI' },
+      style: { uefiBootMethod: 'efiboot' },
+      expected: [TIMEOUT, 'chassis bootdev cdrom options=efiboot'],
+    },
+    {
+      name: 'without the boot-timeout command',
+      options: { device: 'pxe', persistent: false, mode: 'legacy' },
+      style: { disableBootTimeout: false },
+      expected: ['chassis bootdev pxe'],
+    },
   ];
   it.each(rows)('$name', ({ options, style, expected }) => {
     const steps = bootSteps(options, { ...RAW_STYLE, ...style });

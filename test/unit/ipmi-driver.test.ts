@@ -32,10 +32,19 @@ function rig(options: { settings?: Partial<IPMISettings>; connection?: BMCConnec
 
 const caught = (promise: Promise<unknown>): Promise<BMCError> => rejectionOf(promise, BMCError);
 
-const CIPHER_ERROR = { exitCode: 1, stderr: 'Error in open session response message : invalid authentication algorithm\n\nError: Unable to establish IPMI v2 / RMCP+ session\n' };
-const BUSY = { exitCode: 1, stderr: 'RAKP 2 message indicates an error : insufficient resources for session\nError: Unable to establish IPMI v2 / RMCP+ session\n' };
+const CIPHER_ERROR = {
+  exitCode: 1,
+  stderr: 'Error in open session response message : invalid authentication algorithm\n\nError: Unable to establish IPMI v2 / RMCP+ session\n',
+};
+const BUSY = {
+  exitCode: 1,
+  stderr: 'RAKP 2 message indicates an error : insufficient resources for session\nError: Unable to establish IPMI v2 / RMCP+ session\n',
+};
 const WRONG_PASSWORD = { exitCode: 1, stderr: `Loading IANA PEN Registry...\n> RAKP 2 HMAC is invalid\nError: Unable to establish IPMI v2 / RMCP+ session\n` };
-const UNREACHABLE = { exitCode: 1, stderr: 'Get Auth Capabilities error\nError issuing Get Channel Authentication Capabilities request\nError: Unable to establish IPMI v2 / RMCP+ session\n' };
+const UNREACHABLE = {
+  exitCode: 1,
+  stderr: 'Get Auth Capabilities error\nError issuing Get Channel Authentication Capabilities request\nError: Unable to establish IPMI v2 / RMCP+ session\n',
+};
 
 /** Every driver operation once, failures ignored: for argv and canary checks. */
 async function everything(driver: ReturnType<typeof createIPMIDriver>): Promise<void> {
@@ -118,7 +127,9 @@ describe('connection details on argv', () => {
   });
 
   it('rejects a privilege level ipmitool does not know, before running anything', () => {
-    expect(() => createIPMIDriver(connection('ipmi://127.0.0.1:6230?privilegelevel=ROOT'))).toThrow(expect.objectContaining({ kind: 'Permanent', reason: 'InvalidPrivilegeLevel' }));
+    expect(() => createIPMIDriver(connection('ipmi://127.0.0.1:6230?privilegelevel=ROOT'))).toThrow(
+      expect.objectContaining({ kind: 'Permanent', reason: 'InvalidPrivilegeLevel' }),
+    );
   });
 
   it('rejects a Redfish address', () => {
@@ -199,9 +210,21 @@ describe('power', () => {
     { name: 'on', action: 'on', initial: 'off', expected: ['chassis power on'], final: 'on' },
     { name: 'off', action: 'off', initial: 'on', expected: ['chassis power off'], final: 'off' },
     { name: 'soft-off', action: 'soft-off', initial: 'on', expected: ['chassis power soft'], final: 'off' },
-    { name: 'reboot from on: off, wait for off, on', action: 'reboot', initial: 'on', expected: ['chassis power status', 'chassis power off', 'chassis power status', 'chassis power on'], final: 'on' },
+    {
+      name: 'reboot from on: off, wait for off, on',
+      action: 'reboot',
+      initial: 'on',
+      expected: ['chassis power status', 'chassis power off', 'chassis power status', 'chassis power on'],
+      final: 'on',
+    },
     { name: 'reboot from off: just on', action: 'reboot', initial: 'off', expected: ['chassis power status', 'chassis power on'], final: 'on' },
-    { name: 'soft-reboot from on', action: 'soft-reboot', initial: 'on', expected: ['chassis power status', 'chassis power soft', 'chassis power status', 'chassis power on'], final: 'on' },
+    {
+      name: 'soft-reboot from on',
+      action: 'soft-reboot',
+      initial: 'on',
+      expected: ['chassis power status', 'chassis power soft', 'chassis power status', 'chassis power on'],
+      final: 'on',
+    },
     {
       name: 'soft-reboot waits for the OS to shut down',
       action: 'soft-reboot',
@@ -271,7 +294,10 @@ describe('boot device', () => {
 
   it('stops at the first failing step', async () => {
     const { driver, ipmitool } = rig();
-    ipmitool.responder = (call) => (call.command.startsWith('raw 0x00 0x08 0x03') ? { exitCode: 1, stderr: 'Unable to send RAW command (channel=0x0 netfn=0x0 lun=0x0 cmd=0x8 rsp=0xc1): Invalid command\n' } : undefined);
+    ipmitool.responder = (call) =>
+      call.command.startsWith('raw 0x00 0x08 0x03')
+        ? { exitCode: 1, stderr: 'Unable to send RAW command (channel=0x0 netfn=0x0 lun=0x0 cmd=0x8 rsp=0xc1): Invalid command\n' }
+        : undefined;
     const error = await caught(driver.setBootDevice({ device: 'pxe', persistent: false, mode: 'legacy' }));
     expect([error.kind, error.reason]).toEqual(['Permanent', 'Unsupported']);
     expect(ipmitool.commands).toEqual(['raw 0x00 0x08 0x03 0x08']);
@@ -304,7 +330,13 @@ describe('check and inventory', () => {
     const check = await driver.check();
     expect(ipmitool.commands).toEqual(['mc info', 'chassis power status']);
     expect(check).toMatchObject({ reachable: true, authenticated: true, powerState: 'off', missing: [] });
-    expect(check.identity).toMatchObject({ manufacturer: 'Example Vendor', manufacturerId: '4753', firmwareRevision: '9.08', ipmiVersion: '2.0', cipherSuite: '3' });
+    expect(check.identity).toMatchObject({
+      manufacturer: 'Example Vendor',
+      manufacturerId: '4753',
+      firmwareRevision: '9.08',
+      ipmiVersion: '2.0',
+      cipherSuite: '3',
+    });
   });
 
   const failing = [
@@ -334,7 +366,8 @@ describe('check and inventory', () => {
 
   it('inventory: without FRU data, the manufacturer from mc info', async () => {
     const { driver, ipmitool } = rig();
-    ipmitool.responder = (call) => (call.command === 'fru print 0' ? { exitCode: 1, stderr: ' Device not present (Invalid data field in request)\n' } : undefined);
+    ipmitool.responder = (call) =>
+      call.command === 'fru print 0' ? { exitCode: 1, stderr: ' Device not present (Invalid data field in request)\n' } : undefined;
     expect(await driver.inventory()).toEqual({ systemVendor: { manufacturer: 'Example Vendor' } });
   });
 
@@ -359,7 +392,11 @@ describe('the canary password appears nowhere', () => {
     for (const run of [() => driver.getPower(), () => driver.setPower('reboot'), () => driver.inventory(), () => driver.check()]) {
       await run().catch((error: unknown) => errors.push(error));
     }
-    const captured = JSON.stringify([errors.map((e) => (e instanceof Error ? [e.message, e.stack, String(e)] : e)), events, ipmitool.calls.map((c: FakeCall) => c.args)]);
+    const captured = JSON.stringify([
+      errors.map((e) => (e instanceof Error ? [e.message, e.stack, String(e)] : e)),
+      events,
+      ipmitool.calls.map((c: FakeCall) => c.args),
+    ]);
     expect(captured).not.toContain(PASSWORD);
     expect(events.length).toBeGreaterThan(0);
   });

@@ -64,10 +64,7 @@ describe('encodeFRU', () => {
 
   it('is the bytes ipmi_sim served as "Product Manufacturer : Ironhook Labs" (verified with fru print 0)', () => {
     expect(fru.map((b) => b.toString(16).padStart(2, '0')).join('')).toBe(
-      '010000000100' +
-        '00fe' +
-        '010600cd49726f6e686f6f6b204c616273c749482d31303030c4504e2d31c27631c7534e2d30303432c0c0c1000000' +
-        '36',
+      '010000000100' + '00fe' + '010600cd49726f6e686f6f6b204c616273c749482d31303030c4504e2d31c27631c7534e2d30303432c0c0c1000000' + '36',
     );
   });
 

@@ -40,8 +40,20 @@ interface Row {
 
 const rows: Row[] = [
   { name: 'ready: owner Cluster and a valid endpoint', options: {}, provisioned: true, ready: { status: 'True', reason: 'Ready' }, infra: { status: 'True' } },
-  { name: 'no owner reference yet: waits', options: { owner: false }, provisioned: false, ready: { status: 'False', reason: 'NotReady', message: /owner reference/u }, infra: { status: 'False', reason: 'WaitingForClusterOwner' } },
-  { name: 'owner Cluster not in the cache: waits', options: { clusterMissing: true }, provisioned: false, ready: { status: 'False', reason: 'NotReady', message: /owner Cluster c1/u }, infra: { status: 'False', reason: 'WaitingForClusterOwner' } },
+  {
+    name: 'no owner reference yet: waits',
+    options: { owner: false },
+    provisioned: false,
+    ready: { status: 'False', reason: 'NotReady', message: /owner reference/u },
+    infra: { status: 'False', reason: 'WaitingForClusterOwner' },
+  },
+  {
+    name: 'owner Cluster not in the cache: waits',
+    options: { clusterMissing: true },
+    provisioned: false,
+    ready: { status: 'False', reason: 'NotReady', message: /owner Cluster c1/u },
+    infra: { status: 'False', reason: 'WaitingForClusterOwner' },
+  },
   {
     name: 'empty endpoint host',
     options: { spec: { controlPlaneEndpoint: { host: '', port: 6443 } } },
@@ -94,7 +106,10 @@ describe('metal3cluster sync', () => {
   }
 
   it('copies the failure domains list from spec', () => {
-    const failureDomains = [{ name: 'fd-a', controlPlane: true }, { name: 'fd-b', attributes: { rack: '2' } }];
+    const failureDomains = [
+      { name: 'fd-a', controlPlane: true },
+      { name: 'fd-b', attributes: { rack: '2' } },
+    ];
     const status = metal3clusterSync(clusterRequest({ spec: { ...VALID_SPEC, failureDomains } })).status as Status;
     expect(status.failureDomains).toEqual(failureDomains);
   });
@@ -130,7 +145,11 @@ describe('metal3cluster sync', () => {
   ];
   for (const [name, options, message] of paused) {
     it(`${name}: only the Paused condition changes`, () => {
-      const old = { initialization: { provisioned: true }, conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: at(5) }], lastUpdated: at(5) };
+      const old = {
+        initialization: { provisioned: true },
+        conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: at(5) }],
+        lastUpdated: at(5),
+      };
       const status = metal3clusterSync(clusterRequest({ ...options, status: old, spec: {} })).status as Status;
       expect(status.initialization).toEqual({ provisioned: true });
       expect(status.lastUpdated).toBe(at(5));
@@ -153,12 +172,24 @@ describe('metal3cluster sync', () => {
 
 describe('metal3cluster finalize', () => {
   const cases: { name: string; options: ClusterOptions; finalized: boolean; resync?: number; message: RegExp }[] = [
-    { name: 'two Machines of the cluster remain', options: { machines: twoMachines }, finalized: false, resync: 30, message: /waiting for 2 Machines of Cluster c1/u },
+    {
+      name: 'two Machines of the cluster remain',
+      options: { machines: twoMachines },
+      finalized: false,
+      resync: 30,
+      message: /waiting for 2 Machines of Cluster c1/u,
+    },
     { name: 'one Machine remains', options: { machines: [twoMachines[0]!] }, finalized: false, resync: 30, message: /waiting for 1 Machine of/u },
     { name: 'no Machines left', options: {}, finalized: true, message: /no Machines left/u },
     { name: "another cluster's Machines do not block", options: { machines: otherClusterMachine }, finalized: true, message: /no Machines left/u },
     { name: 'no owner reference: nothing can belong to it', options: { owner: false, machines: twoMachines }, finalized: true, message: /no Machines left/u },
-    { name: 'owner Cluster already gone: its Machines still block', options: { clusterMissing: true, machines: twoMachines }, finalized: false, resync: 30, message: /2 Machines/u },
+    {
+      name: 'owner Cluster already gone: its Machines still block',
+      options: { clusterMissing: true, machines: twoMachines },
+      finalized: false,
+      resync: 30,
+      message: /2 Machines/u,
+    },
   ];
   for (const row of cases) {
     it(row.name, () => {

@@ -36,8 +36,16 @@ const rows: Row[] = [
   },
   { name: 'machine already showing the value: no patch', request: { mode: 'disabled', machines: [m3m('m1', { mode: 'disabled' })] }, expected: [] },
   { name: 'template without a value: nothing is propagated', request: { machines: [m3m('m1', { mode: 'metadata' })] }, expected: [] },
-  { name: 'machine cloned from another template is left alone', request: { mode: 'disabled', machines: [m3m('m1', { mode: 'metadata', template: 'other' })] }, expected: [] },
-  { name: 'machine not cloned from a template is left alone', request: { mode: 'disabled', machines: [m3m('m1', { mode: 'metadata', template: null })] }, expected: [] },
+  {
+    name: 'machine cloned from another template is left alone',
+    request: { mode: 'disabled', machines: [m3m('m1', { mode: 'metadata', template: 'other' })] },
+    expected: [],
+  },
+  {
+    name: 'machine not cloned from a template is left alone',
+    request: { mode: 'disabled', machines: [m3m('m1', { mode: 'metadata', template: null })] },
+    expected: [],
+  },
   { name: 'deleting machine is left alone', request: { mode: 'disabled', machines: [m3m('m1', { mode: 'metadata', deleting: true })] }, expected: [] },
   {
     name: 'pending patch is kept, not duplicated',
@@ -46,27 +54,47 @@ const rows: Row[] = [
   },
   {
     name: 'succeeded patch, cache still shows the tested version: kept, no new one',
-    request: { mode: 'disabled', machines: [m3m('m1', { mode: 'metadata', rv: '7' })], patches: [cleaningPatch('m1', 1, { testedRv: '7', phase: 'Succeeded', reason: 'Applied' })] },
+    request: {
+      mode: 'disabled',
+      machines: [m3m('m1', { mode: 'metadata', rv: '7' })],
+      patches: [cleaningPatch('m1', 1, { testedRv: '7', phase: 'Succeeded', reason: 'Applied' })],
+    },
     expected: [{ name: 'workers-cleaning-m1-1', target: 'm1', ops: ['test /metadata/resourceVersion 7', 'replace /spec/automatedCleaningMode disabled'] }],
   },
   {
     name: 'succeeded patch and machine shows the value: patch dropped',
-    request: { mode: 'disabled', machines: [m3m('m1', { mode: 'disabled', rv: '8' })], patches: [cleaningPatch('m1', 1, { testedRv: '7', phase: 'Succeeded', reason: 'Applied' })] },
+    request: {
+      mode: 'disabled',
+      machines: [m3m('m1', { mode: 'disabled', rv: '8' })],
+      patches: [cleaningPatch('m1', 1, { testedRv: '7', phase: 'Succeeded', reason: 'Applied' })],
+    },
     expected: [],
   },
   {
     name: 'test failed, machine changed: next sequence against the new version',
-    request: { mode: 'disabled', machines: [m3m('m1', { mode: 'metadata', rv: '12' })], patches: [cleaningPatch('m1', 1, { testedRv: '7', phase: 'Failed', reason: 'TestFailed' })] },
+    request: {
+      mode: 'disabled',
+      machines: [m3m('m1', { mode: 'metadata', rv: '12' })],
+      patches: [cleaningPatch('m1', 1, { testedRv: '7', phase: 'Failed', reason: 'TestFailed' })],
+    },
     expected: [{ name: 'workers-cleaning-m1-2', target: 'm1', ops: ['test /metadata/resourceVersion 12', 'replace /spec/automatedCleaningMode disabled'] }],
   },
   {
     name: 'per-machine override after our patch is reverted (template wins, issue #410)',
-    request: { mode: 'disabled', machines: [m3m('m1', { mode: 'metadata', rv: '20' })], patches: [cleaningPatch('m1', 3, { testedRv: '7', phase: 'Succeeded', reason: 'Applied' })] },
+    request: {
+      mode: 'disabled',
+      machines: [m3m('m1', { mode: 'metadata', rv: '20' })],
+      patches: [cleaningPatch('m1', 3, { testedRv: '7', phase: 'Succeeded', reason: 'Applied' })],
+    },
     expected: [{ name: 'workers-cleaning-m1-4', target: 'm1', ops: ['test /metadata/resourceVersion 20', 'replace /spec/automatedCleaningMode disabled'] }],
   },
   {
     name: 'rejected patch and nothing changed since: kept, not retried',
-    request: { mode: 'disabled', machines: [m3m('m1', { mode: 'metadata', rv: '7' })], patches: [cleaningPatch('m1', 1, { testedRv: '7', phase: 'Failed', reason: 'Rejected' })] },
+    request: {
+      mode: 'disabled',
+      machines: [m3m('m1', { mode: 'metadata', rv: '7' })],
+      patches: [cleaningPatch('m1', 1, { testedRv: '7', phase: 'Failed', reason: 'Rejected' })],
+    },
     expected: [{ name: 'workers-cleaning-m1-1', target: 'm1', ops: ['test /metadata/resourceVersion 7', 'replace /spec/automatedCleaningMode disabled'] }],
   },
   {
@@ -79,7 +107,12 @@ const rows: Row[] = [
   },
   {
     name: 'paused: observed patches kept as they are, none added',
-    request: { mode: 'disabled', paused: true, machines: [m3m('m1', { mode: 'metadata' }), m3m('m2', { mode: 'metadata' })], patches: [cleaningPatch('m1', 2, { phase: 'Failed', reason: 'TestFailed' })] },
+    request: {
+      mode: 'disabled',
+      paused: true,
+      machines: [m3m('m1', { mode: 'metadata' }), m3m('m2', { mode: 'metadata' })],
+      patches: [cleaningPatch('m1', 2, { phase: 'Failed', reason: 'TestFailed' })],
+    },
     expected: [{ name: 'workers-cleaning-m1-2', target: 'm1', ops: ['test /metadata/resourceVersion 100', 'replace /spec/automatedCleaningMode disabled'] }],
   },
 ];
@@ -96,11 +129,15 @@ describe('metal3machinetemplate sync', () => {
   it('a new patch is labelled, targets the Metal3Machine and carries no Metacontroller selector label', () => {
     const [child] = metal3machinetemplateSync(templateRequest({ mode: 'disabled', machines: [m3m('m1', { mode: 'metadata' })] })).children;
     expect(child?.metadata.labels).toEqual({ 'ironhook.dev/purpose': 'cleaning-mode', 'ironhook.dev/requested-by': 'Metal3MachineTemplate.workers' });
-    expect(child?.spec).toMatchObject({ target: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'm1', namespace: 'metal3' } });
+    expect(child?.spec).toMatchObject({
+      target: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'm1', namespace: 'metal3' },
+    });
   });
 
   it('an echoed patch drops the controller-uid label and the status', () => {
-    const [child] = metal3machinetemplateSync(templateRequest({ mode: 'disabled', machines: [m3m('m1', { mode: 'metadata' })], patches: [cleaningPatch('m1', 1, { phase: 'Pending' })] })).children;
+    const [child] = metal3machinetemplateSync(
+      templateRequest({ mode: 'disabled', machines: [m3m('m1', { mode: 'metadata' })], patches: [cleaningPatch('m1', 1, { phase: 'Pending' })] }),
+    ).children;
     expect(child?.metadata.labels?.['controller-uid']).toBeUndefined();
     expect(child?.status).toBeUndefined();
   });

@@ -40,15 +40,29 @@ describe('BareMetalHost and the remediation power-off annotation', () => {
 
   it('after the PowerOff succeeded the annotation is still not consumed, so the annotations decorator keeps it', () => {
     const { status } = sync(
-      host().spec({ online: true, image: IMAGE }).annotate(KEY, HARD).inState(S.Provisioned, deployed).operation('PowerOff', 1, { status: succeeded(T1, { poweredOn: false }) }).monitor(monitorOn),
+      host()
+        .spec({ online: true, image: IMAGE })
+        .annotate(KEY, HARD)
+        .inState(S.Provisioned, deployed)
+        .operation('PowerOff', 1, { status: succeeded(T1, { poweredOn: false }) })
+        .monitor(monitorOn),
     );
-    const decorated = syncHostAnnotations({ object: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'server-01', annotations: { [KEY]: HARD } }, status } });
+    const decorated = syncHostAnnotations({
+      object: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'server-01', annotations: { [KEY]: HARD } }, status },
+    });
     expect(decorated.annotations).toBeUndefined();
   });
 
   it('a phased key listed as answered (disablePowerOff) is still never removed by the annotations decorator', () => {
     const status = { ironhook: { consumedAnnotations: ['reboot.metal3.io', KEY] } };
-    const decorated = syncHostAnnotations({ object: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'server-01', annotations: { 'reboot.metal3.io': '', [KEY]: HARD } }, status } });
+    const decorated = syncHostAnnotations({
+      object: {
+        apiVersion: 'metal3.io/v1alpha1',
+        kind: 'BareMetalHost',
+        metadata: { name: 'server-01', annotations: { 'reboot.metal3.io': '', [KEY]: HARD } },
+        status,
+      },
+    });
     expect(decorated.annotations).toEqual({ 'reboot.metal3.io': null });
   });
 

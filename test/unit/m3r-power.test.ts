@@ -10,17 +10,29 @@ const HARD = '{"mode":"hard"}';
 const rows: { name: string; world: PowerWorld; annotations: Record<string, string | null> | undefined }[] = [
   { name: 'Running remediation, no annotation: added', world: { remediationPhase: 'Running' }, annotations: { [POWER_KEY]: HARD } },
   { name: 'Running remediation, annotation present: no change', world: { remediationPhase: 'Running', annotated: true }, annotations: undefined },
-  { name: 'Running remediation, wrong value: corrected', world: { remediationPhase: 'Running', extraAnnotations: { [POWER_KEY]: '{"mode":"soft"}' } }, annotations: { [POWER_KEY]: HARD } },
+  {
+    name: 'Running remediation, wrong value: corrected',
+    world: { remediationPhase: 'Running', extraAnnotations: { [POWER_KEY]: '{"mode":"soft"}' } },
+    annotations: { [POWER_KEY]: HARD },
+  },
   { name: 'Waiting remediation, annotation present: removed', world: { remediationPhase: 'Waiting', annotated: true }, annotations: { [POWER_KEY]: null } },
-  { name: 'Deleting machine, annotation present: removed', world: { remediationPhase: 'Deleting machine', annotated: true }, annotations: { [POWER_KEY]: null } },
+  {
+    name: 'Deleting machine, annotation present: removed',
+    world: { remediationPhase: 'Deleting machine', annotated: true },
+    annotations: { [POWER_KEY]: null },
+  },
   { name: 'Failed, no annotation: nothing', world: { remediationPhase: 'Failed' }, annotations: undefined },
   { name: 'new remediation (no phase): nothing yet', world: {}, annotations: undefined },
-  { name: 'remediation deleted while Running: removed', world: { remediationPhase: 'Running', remediationDeleting: true, annotated: true }, annotations: { [POWER_KEY]: null } },
+  {
+    name: 'remediation deleted while Running: removed',
+    world: { remediationPhase: 'Running', remediationDeleting: true, annotated: true },
+    annotations: { [POWER_KEY]: null },
+  },
   { name: 'remediation gone, annotation left behind: removed', world: { noRemediation: true, annotated: true }, annotations: { [POWER_KEY]: null } },
   { name: 'Running remediation of another host: nothing here', world: { remediationPhase: 'Running', otherHost: true }, annotations: undefined },
   { name: 'host found by consumerRef', world: { remediationPhase: 'Running', hostByConsumerRef: true }, annotations: { [POWER_KEY]: HARD } },
   {
-    name: "other reboot annotations are not touched",
+    name: 'other reboot annotations are not touched',
     world: { remediationPhase: 'Waiting', extraAnnotations: { 'reboot.metal3.io/other': '', 'reboot.metal3.io': '' } },
     annotations: undefined,
   },

@@ -37,8 +37,14 @@ function paths(schema: SchemaNode): Map<string, string> {
 function differences(kind: string): { onlyV1beta1: string[]; onlyV1beta2: string[] } {
   const v1 = paths(loaded(kind, 'v1beta1').schema);
   const v2 = paths(loaded(kind, 'v1beta2').schema);
-  const onlyV1beta1 = [...v1].filter(([p, t]) => v2.get(p) !== t).map(([p]) => p).sort();
-  const onlyV1beta2 = [...v2].filter(([p, t]) => v1.get(p) !== t).map(([p]) => p).sort();
+  const onlyV1beta1 = [...v1]
+    .filter(([p, t]) => v2.get(p) !== t)
+    .map(([p]) => p)
+    .sort();
+  const onlyV1beta2 = [...v2]
+    .filter(([p, t]) => v1.get(p) !== t)
+    .map(([p]) => p)
+    .sort();
   return { onlyV1beta1, onlyV1beta2 };
 }
 
@@ -61,7 +67,10 @@ describe('CRD identity', () => {
     expect(crd.spec.names.shortNames?.[0]).toBe(short);
     expect(crd.spec.conversion).toEqual({
       strategy: 'Webhook',
-      webhook: { clientConfig: { service: { name: 'ironhook-hooks', namespace: 'ironhook-system', path: '/convert', port: 8080 } }, conversionReviewVersions: ['v1'] },
+      webhook: {
+        clientConfig: { service: { name: 'ironhook-hooks', namespace: 'ironhook-system', path: '/convert', port: 8080 } },
+        conversionReviewVersions: ['v1'],
+      },
     });
   });
 
@@ -74,19 +83,32 @@ describe('CRD identity', () => {
     expect(versions[1]!.additionalPrinterColumns).toEqual(versions[0]!.additionalPrinterColumns);
   });
 
-  it.each(KINDS.flatMap((k) => ['v1beta1', 'v1beta2'].map((v) => [k.kind, v] as const)))('%s %s: structural, only bond parameter values are free JSON', (kind, version) => {
-    const problems: string[] = [];
-    walkSchema(loaded(kind, version).schema, (node, path) => problems.push(...structuralProblems(node, path)));
-    expect(problems).toEqual([]);
-  });
+  it.each(KINDS.flatMap((k) => ['v1beta1', 'v1beta2'].map((v) => [k.kind, v] as const)))(
+    '%s %s: structural, only bond parameter values are free JSON',
+    (kind, version) => {
+      const problems: string[] = [];
+      walkSchema(loaded(kind, version).schema, (node, path) => problems.push(...structuralProblems(node, path)));
+      expect(problems).toEqual([]);
+    },
+  );
 });
 
 describe('v1beta1 and v1beta2 differ exactly where upstream versions differ', () => {
   it('Metal3DataTemplate', () => {
-    const pools = (suffix: string): string[] => ['ipAddresses', 'prefixes', 'gateways', 'dnsServers'].flatMap((p) => ['', '[]', '[].apiGroup', '[].key', '[].kind', '[].name'].map((tail) => `.spec.metaData.${p}${suffix}${tail}`));
+    const pools = (suffix: string): string[] =>
+      ['ipAddresses', 'prefixes', 'gateways', 'dnsServers'].flatMap((p) =>
+        ['', '[]', '[].apiGroup', '[].key', '[].kind', '[].name'].map((tail) => `.spec.metaData.${p}${suffix}${tail}`),
+      );
     const { onlyV1beta1, onlyV1beta2 } = differences('Metal3DataTemplate');
     expect(onlyV1beta1).toEqual(
-      [...pools('FromIPPool'), '.spec.networkData.links.bonds[].parameters', '.spec.networkData.links.bonds[].parameters{}', '.spec.templateReference', '.status.indexes', '.status.indexes{}'].sort(),
+      [
+        ...pools('FromIPPool'),
+        '.spec.networkData.links.bonds[].parameters',
+        '.spec.networkData.links.bonds[].parameters{}',
+        '.spec.templateReference',
+        '.status.indexes',
+        '.status.indexes{}',
+      ].sort(),
     );
     expect(onlyV1beta2).toEqual(
       [
@@ -106,12 +128,18 @@ describe('v1beta1 and v1beta2 differ exactly where upstream versions differ', ()
 
   it('Metal3Data: ObjectReference → Metal3ObjectRef, templateReference dropped', () => {
     const refExtras = (at: string): string[] => ['apiVersion', 'fieldPath', 'kind', 'resourceVersion', 'uid'].map((f) => `${at}.${f}`);
-    expect(differences('Metal3Data')).toEqual({ onlyV1beta1: [...refExtras('.spec.claim'), ...refExtras('.spec.template'), '.spec.templateReference'].sort(), onlyV1beta2: [] });
+    expect(differences('Metal3Data')).toEqual({
+      onlyV1beta1: [...refExtras('.spec.claim'), ...refExtras('.spec.template'), '.spec.templateReference'].sort(),
+      onlyV1beta2: [],
+    });
   });
 
   it('Metal3DataClaim: ObjectReference → Metal3ObjectRef', () => {
     const refExtras = (at: string): string[] => ['apiVersion', 'fieldPath', 'kind', 'resourceVersion', 'uid'].map((f) => `${at}.${f}`);
-    expect(differences('Metal3DataClaim')).toEqual({ onlyV1beta1: [...refExtras('.spec.template'), ...refExtras('.status.renderedData')].sort(), onlyV1beta2: [] });
+    expect(differences('Metal3DataClaim')).toEqual({
+      onlyV1beta1: [...refExtras('.spec.template'), ...refExtras('.status.renderedData')].sort(),
+      onlyV1beta2: [],
+    });
   });
 
   it('v1beta1 requires clusterName; v1beta2 bounds mtu and offset like upstream', () => {
@@ -138,7 +166,11 @@ function examples(): [string, LoadedCrd, KObject][] {
 
 describe('examples/capm3', () => {
   it('has the upstream worked example, the seed and the every-field template', () => {
-    expect(examples().map(([name]) => name)).toEqual(['every-field.yaml Metal3DataTemplate/every-field', 'seed-workers.yaml Metal3DataTemplate/workers', 'upstream-worked-example.yaml Metal3DataTemplate/workers-tpl']);
+    expect(examples().map(([name]) => name)).toEqual([
+      'every-field.yaml Metal3DataTemplate/every-field',
+      'seed-workers.yaml Metal3DataTemplate/workers',
+      'upstream-worked-example.yaml Metal3DataTemplate/workers-tpl',
+    ]);
   });
 
   it.each(examples())('%s validates against its version', (_name, crd, object) => {

@@ -93,7 +93,11 @@ describe('golden Secrets (fixtures decoded)', () => {
   it('upstream worked example: w-abc-metadata and w-abc-networkdata exactly as the upstream example shows', () => {
     const secrets = secretsOf('upstream-worked-example');
     expect([...secrets.keys()]).toEqual(['w-abc-metadata', 'w-abc-networkdata']);
-    expect(secrets.get('w-abc-metadata')).toEqual({ labels: { 'cluster.x-k8s.io/cluster-name': 'test1' }, type: 'infrastructure.cluster.x-k8s.io/secret', text: { metaData: WORKED_META } });
+    expect(secrets.get('w-abc-metadata')).toEqual({
+      labels: { 'cluster.x-k8s.io/cluster-name': 'test1' },
+      type: 'infrastructure.cluster.x-k8s.io/secret',
+      text: { metaData: WORKED_META },
+    });
     expect(secrets.get('w-abc-networkdata')?.text).toEqual({ networkData: WORKED_NETWORK });
   });
 
@@ -114,7 +118,12 @@ describe('golden Secrets (fixtures decoded)', () => {
   });
 });
 
-const obj = (name: string, namespace = 'ns1', extra: Partial<KObject> = {}): KObject => ({ apiVersion: 'v1', kind: 'X', metadata: { name, namespace }, ...extra });
+const obj = (name: string, namespace = 'ns1', extra: Partial<KObject> = {}): KObject => ({
+  apiVersion: 'v1',
+  kind: 'X',
+  metadata: { name, namespace },
+  ...extra,
+});
 
 describe("upstream's one-line examples", () => {
   const ctx: RenderContext = {

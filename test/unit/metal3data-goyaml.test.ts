@@ -146,7 +146,12 @@ describe('key order (go-yaml keyList.Less)', () => {
   ])('%s', (_name, keys, sorted) => {
     expect([...keys].sort(compareKeys)).toEqual(sorted);
     const text = goYaml(Object.fromEntries(keys.map((k) => [k, 1])));
-    expect(text.split('\n').slice(0, -1).map((line) => line.slice(0, line.lastIndexOf(':')).replace(/^["']|["']$/gu, ''))).toEqual(sorted);
+    expect(
+      text
+        .split('\n')
+        .slice(0, -1)
+        .map((line) => line.slice(0, line.lastIndexOf(':')).replace(/^["']|["']$/gu, '')),
+    ).toEqual(sorted);
   });
 });
 

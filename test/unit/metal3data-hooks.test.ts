@@ -25,16 +25,33 @@ function map(...objects: KObject[]): ObjectMap {
   return out;
 }
 
-const request = (parent: KObject, related: KObject[] = [], children: KObject[] = [], finalizing = false): unknown => ({ controller: {}, parent, children: map(...children), related: map(...related), finalizing });
+const request = (parent: KObject, related: KObject[] = [], children: KObject[] = [], finalizing = false): unknown => ({
+  controller: {},
+  parent,
+  children: map(...children),
+  related: map(...related),
+  finalizing,
+});
 
 // --- the claim ---------------------------------------------------------------------------
 
 const machine = obj(['cluster.x-k8s.io/v1beta2', 'Machine'], 'w-abc-m');
-const owner = (o: KObject, controller = true): NonNullable<KObject['metadata']['ownerReferences']>[number] => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name ?? '', uid: o.metadata.uid ?? '', ...(controller && { controller: true }) });
+const owner = (o: KObject, controller = true): NonNullable<KObject['metadata']['ownerReferences']>[number] => ({
+  apiVersion: o.apiVersion,
+  kind: o.kind,
+  name: o.metadata.name ?? '',
+  uid: o.metadata.uid ?? '',
+  ...(controller && { controller: true }),
+});
 const m3m = obj([V2, 'Metal3Machine'], 'w-abc', {}, { annotations: { 'metal3.io/BareMetalHost': 'metal3/node-3' }, ownerReferences: [owner(machine)] });
 const claim = obj([V2, 'Metal3DataClaim'], 'w-abc', { spec: { template: { name: 'workers' } } }, { ownerReferences: [owner(m3m)] });
 const template = obj([V2, 'Metal3DataTemplate'], 'workers', { spec: { clusterName: 'c1' } });
-const data = obj([V2, 'Metal3Data'], 'workers-4', { spec: { index: 4, claim: { name: 'w-abc', namespace: NS }, template: { name: 'workers', namespace: NS } } }, { ownerReferences: [owner(claim, false)] });
+const data = obj(
+  [V2, 'Metal3Data'],
+  'workers-4',
+  { spec: { index: 4, claim: { name: 'w-abc', namespace: NS }, template: { name: 'workers', namespace: NS } } },
+  { ownerReferences: [owner(claim, false)] },
+);
 const SOURCES = { bareMetalHost: 'node-3', machine: 'w-abc-m', metal3Machine: 'w-abc' };
 
 describe('Metal3DataClaim hook', () => {
@@ -50,15 +67,26 @@ describe('Metal3DataClaim hook', () => {
 
   it('customize: no Metal3Machine rule for a claim nobody owns', () => {
     const orphan = { ...claim, metadata: { ...claim.metadata, ownerReferences: [] } };
-    expect(metal3dataclaimCustomize({ controller: {}, parent: orphan }).relatedResources.map((r) => r.resource)).toEqual(['metal3datas', 'metal3datatemplates']);
+    expect(metal3dataclaimCustomize({ controller: {}, parent: orphan }).relatedResources.map((r) => r.resource)).toEqual([
+      'metal3datas',
+      'metal3datatemplates',
+    ]);
   });
 
   it('sync: renderedData points at its Metal3Data; the sources are reported', () => {
-    expect(metal3dataclaimSync(request(claim, [template, m3m, data])).status).toEqual({ renderedData: { name: 'workers-4', namespace: NS }, ironhook: SOURCES });
+    expect(metal3dataclaimSync(request(claim, [template, m3m, data])).status).toEqual({
+      renderedData: { name: 'workers-4', namespace: NS },
+      ironhook: SOURCES,
+    });
   });
 
   it.each<[string, KObject, KObject[], Record<string, unknown>]>([
-    ['no Metal3Machine owner', { ...claim, metadata: { ...claim.metadata, ownerReferences: [] } }, [template], { waitingFor: 'a Metal3Machine owner reference on the claim' }],
+    [
+      'no Metal3Machine owner',
+      { ...claim, metadata: { ...claim.metadata, ownerReferences: [] } },
+      [template],
+      { waitingFor: 'a Metal3Machine owner reference on the claim' },
+    ],
     ['the Metal3Machine is not there yet', claim, [template], { metal3Machine: 'w-abc', waitingFor: 'Metal3Machine w-abc' }],
     [
       'the Metal3Machine has no host yet',
@@ -66,7 +94,12 @@ describe('Metal3DataClaim hook', () => {
       [template, { ...m3m, metadata: { ...m3m.metadata, annotations: {} } }],
       { machine: 'w-abc-m', metal3Machine: 'w-abc', waitingFor: 'Metal3Machine w-abc to be associated with a BareMetalHost' },
     ],
-    ['the Metal3Machine has no Machine owner yet', claim, [template, { ...m3m, metadata: { ...m3m.metadata, ownerReferences: [] } }], { bareMetalHost: 'node-3', metal3Machine: 'w-abc', waitingFor: 'Metal3Machine w-abc to be owned by a Machine' }],
+    [
+      'the Metal3Machine has no Machine owner yet',
+      claim,
+      [template, { ...m3m, metadata: { ...m3m.metadata, ownerReferences: [] } }],
+      { bareMetalHost: 'node-3', metal3Machine: 'w-abc', waitingFor: 'Metal3Machine w-abc to be owned by a Machine' },
+    ],
     ['the template is missing', claim, [m3m], { ...SOURCES, waitingFor: 'Metal3DataTemplate workers' }],
   ])('sync waits: %s', (_name, parent, related, ironhook) => {
     expect(metal3dataclaimSync(request(parent, related)).status).toEqual({ ironhook });
@@ -74,7 +107,9 @@ describe('Metal3DataClaim hook', () => {
 
   it('a cross-namespace template is an error', () => {
     const elsewhere = { ...claim, spec: { template: { name: 'workers', namespace: 'other' } } };
-    expect(metal3dataclaimSync(request(elsewhere, [template, m3m])).status).toEqual({ errorMessage: "spec.template.namespace other differs from the claim's namespace; cross-namespace templates are not allowed" });
+    expect(metal3dataclaimSync(request(elsewhere, [template, m3m])).status).toEqual({
+      errorMessage: "spec.template.namespace other differs from the claim's namespace; cross-namespace templates are not allowed",
+    });
   });
 
   it('a Metal3Data of an earlier claim with the same name is not its data', () => {
@@ -106,18 +141,33 @@ describe('Metal3DataClaim hook', () => {
 
 // --- the data ----------------------------------------------------------------------------
 
-const host = obj(['metal3.io/v1alpha1', 'BareMetalHost'], 'node-3', { spec: { bootMACAddress: '52:54:00:aa:bb:cc' }, status: { hardware: { nics: [{ name: 'eth0', mac: '52:54:00:aa:bb:cc' }] } } });
-const annotated = (d: KObject): KObject => ({ ...d, metadata: { ...d.metadata, annotations: { 'ironhook.dev/baremetalhost': 'node-3', 'ironhook.dev/machine': 'w-abc-m', 'ironhook.dev/metal3machine': 'w-abc' } } });
+const host = obj(['metal3.io/v1alpha1', 'BareMetalHost'], 'node-3', {
+  spec: { bootMACAddress: '52:54:00:aa:bb:cc' },
+  status: { hardware: { nics: [{ name: 'eth0', mac: '52:54:00:aa:bb:cc' }] } },
+});
+const annotated = (d: KObject): KObject => ({
+  ...d,
+  metadata: {
+    ...d.metadata,
+    annotations: { 'ironhook.dev/baremetalhost': 'node-3', 'ironhook.dev/machine': 'w-abc-m', 'ironhook.dev/metal3machine': 'w-abc' },
+  },
+});
 const theData = annotated({ ...data, spec: { ...(data.spec as object), metaData: { name: 'w-abc-metadata', namespace: NS } } });
 const metaOnly = (metaData: object): KObject => ({ ...template, spec: { clusterName: 'c1', metaData } });
 
 describe('Metal3Data hook', () => {
   it('customize without the render annotations asks only for what it can name', () => {
-    expect(metal3dataCustomize({ controller: {}, parent: data }).relatedResources.map((r) => r.resource)).toEqual(['metal3datatemplates', 'metal3dataclaims', 'ipaddresses']);
+    expect(metal3dataCustomize({ controller: {}, parent: data }).relatedResources.map((r) => r.resource)).toEqual([
+      'metal3datatemplates',
+      'metal3dataclaims',
+      'ipaddresses',
+    ]);
   });
 
   it('the template customize asks for the namespace’s claims', () => {
-    expect(metal3datatemplateCustomize({ controller: {}, parent: template })).toEqual({ relatedResources: [{ apiVersion: V2, namespace: NS, resource: 'metal3dataclaims' }] });
+    expect(metal3datatemplateCustomize({ controller: {}, parent: template })).toEqual({
+      relatedResources: [{ apiVersion: V2, namespace: NS, resource: 'metal3dataclaims' }],
+    });
   });
 
   it('waits for its template, keeping every child', () => {
@@ -148,9 +198,15 @@ describe('Metal3Data hook', () => {
   });
 
   it('a pool named by an annotation of an object it cannot see yet: waits', () => {
-    const tpl = { ...template, spec: { networkData: { networks: { ipv4: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'baremetalhost', annotation: 'pool' } }] } } } };
+    const tpl = {
+      ...template,
+      spec: { networkData: { networks: { ipv4: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'baremetalhost', annotation: 'pool' } }] } } },
+    };
     const withNetwork = annotated({ ...data, spec: { ...(data.spec as object), networkData: { name: 'w-abc-networkdata', namespace: NS } } });
-    expect(metal3dataSync(request(withNetwork, [tpl, claim, m3m, machine])).status).toEqual({ ready: false, ironhook: { waitingFor: 'the baremetalhost whose annotation pool names the pool' } });
+    expect(metal3dataSync(request(withNetwork, [tpl, claim, m3m, machine])).status).toEqual({
+      ready: false,
+      ironhook: { waitingFor: 'the baremetalhost whose annotation pool names the pool' },
+    });
   });
 
   it('a Cluster API pool is reported as not supported yet', () => {
@@ -163,20 +219,33 @@ describe('Metal3Data hook', () => {
 
   it('a Secret someone else created with that name is used as it is (upstream: existing Secrets are never rendered)', () => {
     const userSecret = obj(['v1', 'Secret'], 'w-abc-metadata', { data: { metaData: 'eA==' } });
-    expect(metal3dataSync(request(theData, [metaOnly({ strings: [{ key: 'a', value: 'b' }] }), claim, userSecret]))).toEqual({ children: [], status: { ready: true } });
+    expect(metal3dataSync(request(theData, [metaOnly({ strings: [{ key: 'a', value: 'b' }] }), claim, userSecret]))).toEqual({
+      children: [],
+      status: { ready: true },
+    });
   });
 
   it('a same-named Secret that is being deleted is waited for', () => {
     const going = obj(['v1', 'Secret'], 'w-abc-metadata', {}, { deletionTimestamp: '2026-11-29T11:00:00Z' });
-    expect(metal3dataSync(request(theData, [metaOnly({ strings: [] }), claim, going])).status).toEqual({ ready: false, ironhook: { waitingFor: 'Secret w-abc-metadata to finish deleting' } });
+    expect(metal3dataSync(request(theData, [metaOnly({ strings: [] }), claim, going])).status).toEqual({
+      ready: false,
+      ironhook: { waitingFor: 'Secret w-abc-metadata to finish deleting' },
+    });
   });
 
   it('paused: children and status stay as they are', () => {
-    const paused = { ...theData, metadata: { ...theData.metadata, annotations: { ...theData.metadata.annotations, 'cluster.x-k8s.io/paused': '' } }, status: { ready: true, observedGeneration: 3 } };
+    const paused = {
+      ...theData,
+      metadata: { ...theData.metadata, annotations: { ...theData.metadata.annotations, 'cluster.x-k8s.io/paused': '' } },
+      status: { ready: true, observedGeneration: 3 },
+    };
     expect(metal3dataSync(request(paused, [metaOnly({ strings: [] }), claim]))).toEqual({ children: [], status: { ready: true } });
   });
 
   it('a Metal3Data without the Metal3Machine annotation or Secret names waits for them', () => {
-    expect(metal3dataSync(request(data, [metaOnly({ strings: [] }), claim])).status).toEqual({ ready: false, ironhook: { waitingFor: 'the Metal3Machine name (annotation ironhook.dev/metal3machine)' } });
+    expect(metal3dataSync(request(data, [metaOnly({ strings: [] }), claim])).status).toEqual({
+      ready: false,
+      ironhook: { waitingFor: 'the Metal3Machine name (annotation ironhook.dev/metal3machine)' },
+    });
   });
 });

@@ -8,19 +8,82 @@ import { metal3datatemplateFinalize, metal3datatemplateSync } from '../../hooks/
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
 
-const claim = (name: string, extra: Partial<ClaimInfo> = {}): ClaimInfo => ({ name, uid: `uid-${name}`, created: `t-${name}`, deleting: false, ready: true, ...extra });
-const data = (index: number, claimName: string, extra: Partial<DataInfo> = {}): DataInfo => ({ name: `tpl-${String(index)}`, index, claimName, claimUid: `uid-${claimName}`, created: `d-${String(index)}`, deleting: false, ...extra });
+const claim = (name: string, extra: Partial<ClaimInfo> = {}): ClaimInfo => ({
+  name,
+  uid: `uid-${name}`,
+  created: `t-${name}`,
+  deleting: false,
+  ready: true,
+  ...extra,
+});
+const data = (index: number, claimName: string, extra: Partial<DataInfo> = {}): DataInfo => ({
+  name: `tpl-${String(index)}`,
+  index,
+  claimName,
+  claimUid: `uid-${claimName}`,
+  created: `d-${String(index)}`,
+  deleting: false,
+  ...extra,
+});
 const pairs = (claims: ClaimInfo[], datas: DataInfo[], committed: { name: string; index: number }[] = [], lastUpdated = ''): [string, number][] =>
   planIndexes(claims, datas, { entries: committed, ...(lastUpdated !== '' && { lastUpdated }) }).assignments.map((a) => [a.claim, a.index]);
 
 describe('planIndexes', () => {
   it.each<[string, ClaimInfo[], DataInfo[], { name: string; index: number }[], [string, number][]]>([
     ['nothing', [], [], [], []],
-    ['new claims in creation order get 0, 1, 2', [claim('c', { created: 't1' }), claim('a', { created: 't3' }), claim('b', { created: 't2' })], [], [], [['c', 0], ['b', 1], ['a', 2]]],
-    ['same creation time: by name', [claim('b', { created: 't' }), claim('a', { created: 't' })], [], [], [['a', 0], ['b', 1]]],
-    ['existing data keeps its index', [claim('a'), claim('b')], [data(5, 'a')], [], [['b', 0], ['a', 5]]],
-    ['a gap is filled by the next claim', [claim('a'), claim('c'), claim('d')], [data(0, 'a'), data(2, 'c')], [], [['a', 0], ['d', 1], ['c', 2]]],
-    ['several gaps, lowest first', [claim('x'), claim('y'), claim('z')], [data(1, 'x'), data(3, 'y')], [], [['z', 0], ['x', 1], ['y', 3]]],
+    [
+      'new claims in creation order get 0, 1, 2',
+      [claim('c', { created: 't1' }), claim('a', { created: 't3' }), claim('b', { created: 't2' })],
+      [],
+      [],
+      [
+        ['c', 0],
+        ['b', 1],
+        ['a', 2],
+      ],
+    ],
+    [
+      'same creation time: by name',
+      [claim('b', { created: 't' }), claim('a', { created: 't' })],
+      [],
+      [],
+      [
+        ['a', 0],
+        ['b', 1],
+      ],
+    ],
+    [
+      'existing data keeps its index',
+      [claim('a'), claim('b')],
+      [data(5, 'a')],
+      [],
+      [
+        ['b', 0],
+        ['a', 5],
+      ],
+    ],
+    [
+      'a gap is filled by the next claim',
+      [claim('a'), claim('c'), claim('d')],
+      [data(0, 'a'), data(2, 'c')],
+      [],
+      [
+        ['a', 0],
+        ['d', 1],
+        ['c', 2],
+      ],
+    ],
+    [
+      'several gaps, lowest first',
+      [claim('x'), claim('y'), claim('z')],
+      [data(1, 'x'), data(3, 'y')],
+      [],
+      [
+        ['z', 0],
+        ['x', 1],
+        ['y', 3],
+      ],
+    ],
     ['data of a deleted claim is released (its index stays taken while it exists)', [claim('b')], [data(0, 'a')], [], [['b', 1]]],
     ['data of a deleting claim is released', [claim('a', { deleting: true }), claim('b')], [data(0, 'a')], [], [['b', 1]]],
     ['a data being deleted still belongs to its live claim', [claim('a')], [data(0, 'a', { deleting: true })], [], [['a', 0]]],
@@ -28,9 +91,31 @@ describe('planIndexes', () => {
     ['an existing data is kept even if its claim is no longer ready', [claim('a', { ready: false })], [data(4, 'a')], [], [['a', 4]]],
     ['a recreated claim (new UID) does not inherit the old data', [claim('a', { uid: 'uid-new' })], [data(0, 'a')], [], [['a', 1]]],
     ['data without a recorded claim UID is matched by name', [claim('a')], [data(2, 'a', { claimUid: undefined })], [], [['a', 2]]],
-    ['committed but not yet observed: the index is reserved', [claim('a'), claim('b'), claim('c')], [data(0, 'a')], [{ name: 'a', index: 0 }, { name: 'b', index: 1 }], [['a', 0], ['b', 1], ['c', 2]]],
+    [
+      'committed but not yet observed: the index is reserved',
+      [claim('a'), claim('b'), claim('c')],
+      [data(0, 'a')],
+      [
+        { name: 'a', index: 0 },
+        { name: 'b', index: 1 },
+      ],
+      [
+        ['a', 0],
+        ['b', 1],
+        ['c', 2],
+      ],
+    ],
     ['a committed entry of a gone claim is dropped', [claim('c')], [], [{ name: 'b', index: 0 }], [['c', 0]]],
-    ['a committed entry that collides with observed data is ignored', [claim('a'), claim('b')], [data(0, 'a')], [{ name: 'b', index: 0 }], [['a', 0], ['b', 1]]],
+    [
+      'a committed entry that collides with observed data is ignored',
+      [claim('a'), claim('b')],
+      [data(0, 'a')],
+      [{ name: 'b', index: 0 }],
+      [
+        ['a', 0],
+        ['b', 1],
+      ],
+    ],
     [
       'two data for one claim (after cache lag): the committed one wins, the other is dropped',
       [claim('a')],
@@ -38,8 +123,20 @@ describe('planIndexes', () => {
       [{ name: 'a', index: 0 }],
       [['a', 0]],
     ],
-    ['two data for one claim, none committed: the oldest wins', [claim('a')], [data(0, 'a', { created: 'd2' }), data(1, 'a', { created: 'd1' })], [], [['a', 1]]],
-    ['two data for one claim: one not being deleted wins', [claim('a')], [data(0, 'a', { deleting: true, created: 'd1' }), data(1, 'a', { created: 'd2' })], [], [['a', 1]]],
+    [
+      'two data for one claim, none committed: the oldest wins',
+      [claim('a')],
+      [data(0, 'a', { created: 'd2' }), data(1, 'a', { created: 'd1' })],
+      [],
+      [['a', 1]],
+    ],
+    [
+      'two data for one claim: one not being deleted wins',
+      [claim('a')],
+      [data(0, 'a', { deleting: true, created: 'd1' }), data(1, 'a', { created: 'd2' })],
+      [],
+      [['a', 1]],
+    ],
   ])('%s', (...row) => {
     const [, claims, datas, committed, expected] = row;
     expect(pairs(claims, datas, committed)).toEqual(expected);
@@ -80,7 +177,13 @@ function claimObject(world: World, name: string): KObject {
   return {
     apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
     kind: 'Metal3DataClaim',
-    metadata: { name, namespace: NS, uid, creationTimestamp: stamp(world), ownerReferences: [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name, uid: `m3m-${uid}`, controller: true }] },
+    metadata: {
+      name,
+      namespace: NS,
+      uid,
+      creationTimestamp: stamp(world),
+      ownerReferences: [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name, uid: `m3m-${uid}`, controller: true }],
+    },
     spec: { template: { name: 'tpl' } },
     status: { ironhook: { metal3Machine: name, bareMetalHost: `host-${name}`, machine: `machine-${name}` } },
   };
@@ -90,7 +193,13 @@ function request(world: World, hidden: ReadonlySet<string>, deleting = false): u
   const parent = {
     apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2',
     kind: 'Metal3DataTemplate',
-    metadata: { name: 'tpl', namespace: NS, uid: TEMPLATE_UID, creationTimestamp: '2026-11-29T10:00:00Z', ...(deleting && { deletionTimestamp: '2026-11-29T12:00:00Z' }) },
+    metadata: {
+      name: 'tpl',
+      namespace: NS,
+      uid: TEMPLATE_UID,
+      creationTimestamp: '2026-11-29T10:00:00Z',
+      ...(deleting && { deletionTimestamp: '2026-11-29T12:00:00Z' }),
+    },
     spec: { clusterName: 'c1', metaData: { indexes: [{ key: 'i' }] } },
     status: world.status,
   };
@@ -113,7 +222,10 @@ function request(world: World, hidden: ReadonlySet<string>, deleting = false): u
 function create(world: World, child: KObject): void {
   const name = child.metadata.name ?? '';
   if (world.datas.has(name)) return;
-  world.datas.set(name, { ...child, metadata: { ...child.metadata, namespace: NS, uid: `data-${name}-${String(world.clock)}`, creationTimestamp: stamp(world) } });
+  world.datas.set(name, {
+    ...child,
+    metadata: { ...child.metadata, namespace: NS, uid: `data-${name}-${String(world.clock)}`, creationTimestamp: stamp(world) },
+  });
   const uid = claimUidOf(child) ?? '';
   if (!world.firstData.has(uid)) world.firstData.set(uid, name);
 }

@@ -20,14 +20,26 @@ function context(overrides: Partial<RenderContext> = {}): RenderContext {
   return {
     namespace: 'ns1',
     index: 3,
-    metal3Machine: object('Metal3Machine', 'm3m-0', {}, { labels: { tier: 'gold' }, annotations: { 'example.com/pool': 'v6', 'example.com/mac': '02:00:00:00:00:aa' } }),
+    metal3Machine: object(
+      'Metal3Machine',
+      'm3m-0',
+      {},
+      { labels: { tier: 'gold' }, annotations: { 'example.com/pool': 'v6', 'example.com/mac': '02:00:00:00:00:aa' } },
+    ),
     machine: object('Machine', 'machine-0', {}, { labels: { 'cluster.x-k8s.io/cluster-name': 'c1' }, annotations: { note: 'hello' } }),
     host: object(
       'BareMetalHost',
       'bmh-0',
       {
         spec: { bootMACAddress: '00:11:22:33:44:55' },
-        status: { hardware: { nics: [{ name: 'eth0', mac: '00:11:22:33:44:55' }, { name: 'eth1', mac: '00:11:22:33:44:66' }] } },
+        status: {
+          hardware: {
+            nics: [
+              { name: 'eth0', mac: '00:11:22:33:44:55' },
+              { name: 'eth1', mac: '00:11:22:33:44:66' },
+            ],
+          },
+        },
       },
       { labels: { rack: 'r1' }, annotations: { 'example.com/pool': 'v4' } },
     ),
@@ -40,7 +52,12 @@ function context(overrides: Partial<RenderContext> = {}): RenderContext {
   };
 }
 
-const pool = (key: string, name: string): { key: string; name: string; apiGroup: string; kind: string } => ({ key, name, apiGroup: 'ipam.metal3.io', kind: 'IPPool' });
+const pool = (key: string, name: string): { key: string; name: string; apiGroup: string; kind: string } => ({
+  key,
+  name,
+  apiGroup: 'ipam.metal3.io',
+  kind: 'IPPool',
+});
 
 describe('metaData: one row per field', () => {
   it.each<[string, MetaData, Record<string, string>]>([
@@ -70,7 +87,11 @@ describe('metaData: one row per field', () => {
     ['fromAnnotations present', { fromAnnotations: [{ key: 'a', object: 'machine', annotation: 'note' }] }, { a: 'hello' }],
     ['fromAnnotations absent renders ""', { fromAnnotations: [{ key: 'a', object: 'baremetalhost', annotation: 'note' }] }, { a: '' }],
     ['a later source wins: strings over indexes', { indexes: [{ key: 'k' }], strings: [{ key: 'k', value: 'literal' }] }, { k: 'literal' }],
-    ['a later source wins: fromAnnotations over fromHostInterfaces', { fromHostInterfaces: [{ key: 'k', interface: 'eth0' }], fromAnnotations: [{ key: 'k', object: 'machine', annotation: 'note' }] }, { k: 'hello' }],
+    [
+      'a later source wins: fromAnnotations over fromHostInterfaces',
+      { fromHostInterfaces: [{ key: 'k', interface: 'eth0' }], fromAnnotations: [{ key: 'k', object: 'machine', annotation: 'note' }] },
+      { k: 'hello' },
+    ],
   ])('%s', (_name, meta, expected) => {
     expect(metaDataMap(meta, context())).toEqual({ ...expected, providerid: 'ns1/bmh-0/m3m-0' });
   });
@@ -80,9 +101,24 @@ describe('metaData: one row per field', () => {
   });
 
   it.each<[string, MetaData, Partial<RenderContext>, RegExp]>([
-    ['an interface the host does not have', { fromHostInterfaces: [{ key: 'mac', interface: 'eth9' }] }, {}, /interface eth9 not found on BareMetalHost bmh-0 \(its NICs are eth0, eth1\)/u],
-    ['a host without inspection data', { fromHostInterfaces: [{ key: 'mac', interface: 'eth0' }] }, { host: object('BareMetalHost', 'bmh-0') }, /it has no inspected NICs/u],
-    ['fromBootMAC on a host without bootMACAddress', { fromHostInterfaces: [{ key: 'mac', fromBootMAC: true }] }, { host: object('BareMetalHost', 'bmh-0') }, /has no spec.bootMACAddress/u],
+    [
+      'an interface the host does not have',
+      { fromHostInterfaces: [{ key: 'mac', interface: 'eth9' }] },
+      {},
+      /interface eth9 not found on BareMetalHost bmh-0 \(its NICs are eth0, eth1\)/u,
+    ],
+    [
+      'a host without inspection data',
+      { fromHostInterfaces: [{ key: 'mac', interface: 'eth0' }] },
+      { host: object('BareMetalHost', 'bmh-0') },
+      /it has no inspected NICs/u,
+    ],
+    [
+      'fromBootMAC on a host without bootMACAddress',
+      { fromHostInterfaces: [{ key: 'mac', fromBootMAC: true }] },
+      { host: object('BareMetalHost', 'bmh-0') },
+      /has no spec.bootMACAddress/u,
+    ],
     ['a pool without an address', { ipAddressesFromPool: [pool('ip', 'missing')] }, {}, /no address from IPPool missing/u],
   ])('error: %s', (_name, meta, overrides, message) => {
     expect(() => metaDataMap(meta, context(overrides))).toThrow(RenderError);
@@ -95,17 +131,61 @@ describe('networkData links: one row per field', () => {
 
   it.each<[string, NetworkData, unknown[]]>([
     ['ethernet without macAddress (MTU defaults to 1500, no MAC key)', ethernet(), [{ id: 'eth0', mtu: 1500, type: 'phy' }]],
-    ['ethernet with mtu and a literal MAC', ethernet({ mtu: 9000, macAddress: { string: '02:00:00:00:00:01' } }), [{ ethernet_mac_address: '02:00:00:00:00:01', id: 'eth0', mtu: 9000, type: 'phy' }]],
-    ['ethernet MAC from a host interface', ethernet({ macAddress: { fromHostInterface: 'eth1' } }), [{ ethernet_mac_address: '00:11:22:33:44:66', id: 'eth0', mtu: 1500, type: 'phy' }]],
-    ['ethernet MAC from an annotation', ethernet({ macAddress: { fromAnnotation: { object: 'metal3machine', annotation: 'example.com/mac' } } }), [{ ethernet_mac_address: '02:00:00:00:00:aa', id: 'eth0', mtu: 1500, type: 'phy' }]],
+    [
+      'ethernet with mtu and a literal MAC',
+      ethernet({ mtu: 9000, macAddress: { string: '02:00:00:00:00:01' } }),
+      [{ ethernet_mac_address: '02:00:00:00:00:01', id: 'eth0', mtu: 9000, type: 'phy' }],
+    ],
+    [
+      'ethernet MAC from a host interface',
+      ethernet({ macAddress: { fromHostInterface: 'eth1' } }),
+      [{ ethernet_mac_address: '00:11:22:33:44:66', id: 'eth0', mtu: 1500, type: 'phy' }],
+    ],
+    [
+      'ethernet MAC from an annotation',
+      ethernet({ macAddress: { fromAnnotation: { object: 'metal3machine', annotation: 'example.com/mac' } } }),
+      [{ ethernet_mac_address: '02:00:00:00:00:aa', id: 'eth0', mtu: 1500, type: 'phy' }],
+    ],
     ['ethernet name', ethernet({ name: 'prov0' }), [{ id: 'eth0', mtu: 1500, name: 'prov0', type: 'phy' }]],
     ['ethernet type ovs', { links: { ethernets: [{ type: 'ovs', id: 'br' }] } }, [{ id: 'br', mtu: 1500, type: 'ovs' }]],
     [
       'bond with links, hash policy and parameters',
-      { links: { bonds: [{ id: 'bond0', bondMode: 'active-backup', bondXmitHashPolicy: 'layer2', bondLinks: ['eth0', 'eth1'], parameters: [{ name: 'miimon', value: 100 }, { name: 'primary', value: 'eth0' }, { name: 'arp_ip_target', value: ['10.0.0.1'] }] }] } },
-      [{ bond_arp_ip_target: ['10.0.0.1'], bond_links: ['eth0', 'eth1'], bond_miimon: 100, bond_mode: 'active-backup', bond_primary: 'eth0', bond_xmit_hash_policy: 'layer2', id: 'bond0', mtu: 1500, type: 'bond' }],
+      {
+        links: {
+          bonds: [
+            {
+              id: 'bond0',
+              bondMode: 'active-backup',
+              bondXmitHashPolicy: 'layer2',
+              bondLinks: ['eth0', 'eth1'],
+              parameters: [
+                { name: 'miimon', value: 100 },
+                { name: 'primary', value: 'eth0' },
+                { name: 'arp_ip_target', value: ['10.0.0.1'] },
+              ],
+            },
+          ],
+        },
+      },
+      [
+        {
+          bond_arp_ip_target: ['10.0.0.1'],
+          bond_links: ['eth0', 'eth1'],
+          bond_miimon: 100,
+          bond_mode: 'active-backup',
+          bond_primary: 'eth0',
+          bond_xmit_hash_policy: 'layer2',
+          id: 'bond0',
+          mtu: 1500,
+          type: 'bond',
+        },
+      ],
     ],
-    ['bond without links or hash policy', { links: { bonds: [{ id: 'bond0', bondMode: 'balance-rr' }] } }, [{ bond_links: [], bond_mode: 'balance-rr', bond_xmit_hash_policy: '', id: 'bond0', mtu: 1500, type: 'bond' }]],
+    [
+      'bond without links or hash policy',
+      { links: { bonds: [{ id: 'bond0', bondMode: 'balance-rr' }] } },
+      [{ bond_links: [], bond_mode: 'balance-rr', bond_xmit_hash_policy: '', id: 'bond0', mtu: 1500, type: 'bond' }],
+    ],
     [
       'bond MAC',
       { links: { bonds: [{ id: 'bond0', bondMode: '802.3ad', macAddress: { fromHostInterface: 'eth0' } }] } },
@@ -118,7 +198,13 @@ describe('networkData links: one row per field', () => {
     ],
     [
       'order: bonds, then ethernets, then vlans',
-      { links: { vlans: [{ id: 'v', vlanID: 1, vlanLink: 'b' }], ethernets: [{ type: 'phy', id: 'e' }], bonds: [{ id: 'b', bondMode: 'balance-rr', bondLinks: ['e'] }] } },
+      {
+        links: {
+          vlans: [{ id: 'v', vlanID: 1, vlanLink: 'b' }],
+          ethernets: [{ type: 'phy', id: 'e' }],
+          bonds: [{ id: 'b', bondMode: 'balance-rr', bondLinks: ['e'] }],
+        },
+      },
       [
         { bond_links: ['e'], bond_mode: 'balance-rr', bond_xmit_hash_policy: '', id: 'b', mtu: 1500, type: 'bond' },
         { id: 'e', mtu: 1500, type: 'phy' },
@@ -131,23 +217,45 @@ describe('networkData links: one row per field', () => {
 
   it.each<[string, NetworkData, RegExp]>([
     ['a MAC that is not one', ethernet({ macAddress: { string: 'not-a-mac' } }), /link eth0: "not-a-mac" is not a MAC address/u],
-    ['an annotation MAC that is absent', ethernet({ macAddress: { fromAnnotation: { object: 'machine', annotation: 'nope' } } }), /link eth0: "" is not a MAC address/u],
+    [
+      'an annotation MAC that is absent',
+      ethernet({ macAddress: { fromAnnotation: { object: 'machine', annotation: 'nope' } } }),
+      /link eth0: "" is not a MAC address/u,
+    ],
     ['a host NIC that is absent', ethernet({ macAddress: { fromHostInterface: 'eth7' } }), /interface eth7 not found/u],
     ['an empty macAddress', ethernet({ macAddress: {} }), /macAddress needs one of/u],
-    ['a bond parameter colliding with a structured key', { links: { bonds: [{ id: 'bond0', bondMode: 'balance-rr', parameters: [{ name: 'mode', value: 'x' }] }] } }, /bond bond0: parameter mode collides with bond_mode/u],
+    [
+      'a bond parameter colliding with a structured key',
+      { links: { bonds: [{ id: 'bond0', bondMode: 'balance-rr', parameters: [{ name: 'mode', value: 'x' }] }] } },
+      /bond bond0: parameter mode collides with bond_mode/u,
+    ],
   ])('error: %s', (_name, data, message) => {
     expect(() => networkDataValue(data, context())).toThrow(message);
   });
 });
 
 describe('networkData networks and services: one row per field', () => {
-  const v4 = (routes: object[] = [], source: object = { ipAddressFromIPPool: 'v4' }): NetworkData => ({ networks: { ipv4: [{ id: 'n', link: 'eth0', ...source, routes }] as never } });
+  const v4 = (routes: object[] = [], source: object = { ipAddressFromIPPool: 'v4' }): NetworkData => ({
+    networks: { ipv4: [{ id: 'n', link: 'eth0', ...source, routes }] as never },
+  });
 
   it.each<[string, NetworkData, unknown[]]>([
     ['ipv4 static from ipAddressFromIPPool', v4(), [{ id: 'n', ip_address: '10.1.2.3', link: 'eth0', netmask: '255.255.255.0', routes: [], type: 'ipv4' }]],
-    ['ipv4 static from fromPoolRef', v4([], { fromPoolRef: { name: 'v4', apiGroup: 'ipam.metal3.io', kind: 'IPPool' } }), [{ id: 'n', ip_address: '10.1.2.3', link: 'eth0', netmask: '255.255.255.0', routes: [], type: 'ipv4' }]],
-    ['ipv4 static from fromPoolAnnotation', v4([], { fromPoolAnnotation: { object: 'baremetalhost', annotation: 'example.com/pool' } }), [{ id: 'n', ip_address: '10.1.2.3', link: 'eth0', netmask: '255.255.255.0', routes: [], type: 'ipv4' }]],
-    ['fromPoolAnnotation wins over ipAddressFromIPPool', v4([], { ipAddressFromIPPool: 'nogw', fromPoolAnnotation: { object: 'baremetalhost', annotation: 'example.com/pool' } }), [{ id: 'n', ip_address: '10.1.2.3', link: 'eth0', netmask: '255.255.255.0', routes: [], type: 'ipv4' }]],
+    [
+      'ipv4 static from fromPoolRef',
+      v4([], { fromPoolRef: { name: 'v4', apiGroup: 'ipam.metal3.io', kind: 'IPPool' } }),
+      [{ id: 'n', ip_address: '10.1.2.3', link: 'eth0', netmask: '255.255.255.0', routes: [], type: 'ipv4' }],
+    ],
+    [
+      'ipv4 static from fromPoolAnnotation',
+      v4([], { fromPoolAnnotation: { object: 'baremetalhost', annotation: 'example.com/pool' } }),
+      [{ id: 'n', ip_address: '10.1.2.3', link: 'eth0', netmask: '255.255.255.0', routes: [], type: 'ipv4' }],
+    ],
+    [
+      'fromPoolAnnotation wins over ipAddressFromIPPool',
+      v4([], { ipAddressFromIPPool: 'nogw', fromPoolAnnotation: { object: 'baremetalhost', annotation: 'example.com/pool' } }),
+      [{ id: 'n', ip_address: '10.1.2.3', link: 'eth0', netmask: '255.255.255.0', routes: [], type: 'ipv4' }],
+    ],
     [
       'ipv6 static',
       { networks: { ipv6: [{ id: 'n6', link: 'eth0', ipAddressFromIPPool: 'v6' }] } },
@@ -158,7 +266,15 @@ describe('networkData networks and services: one row per field', () => {
     ['ipv6 SLAAC', { networks: { ipv6SLAAC: [{ id: 's', link: 'eth0' }] } }, [{ id: 's', link: 'eth0', routes: [], type: 'ipv6_slaac' }]],
     [
       'order: ipv4, ipv6, ipv4DHCP, ipv6DHCP, ipv6SLAAC',
-      { networks: { ipv6SLAAC: [{ id: 'e', link: 'l' }], ipv6DHCP: [{ id: 'd', link: 'l' }], ipv4DHCP: [{ id: 'c', link: 'l' }], ipv6: [{ id: 'b', link: 'l', ipAddressFromIPPool: 'v6' }], ipv4: [{ id: 'a', link: 'l', ipAddressFromIPPool: 'v4' }] } },
+      {
+        networks: {
+          ipv6SLAAC: [{ id: 'e', link: 'l' }],
+          ipv6DHCP: [{ id: 'd', link: 'l' }],
+          ipv4DHCP: [{ id: 'c', link: 'l' }],
+          ipv6: [{ id: 'b', link: 'l', ipAddressFromIPPool: 'v6' }],
+          ipv4: [{ id: 'a', link: 'l', ipAddressFromIPPool: 'v4' }],
+        },
+      },
       ['a', 'b', 'c', 'd', 'e'].map((id): unknown => expect.objectContaining({ id }) as unknown),
     ],
   ])('%s', (_name, data, networks) => {
@@ -171,16 +287,41 @@ describe('networkData networks and services: one row per field', () => {
     ['gateway string', route({ string: '10.1.2.254' }), { gateway: '10.1.2.254', netmask: '0.0.0.0', network: '0.0.0.0', services: [] }],
     ['gateway fromIPPool', route({ fromIPPool: 'v4' }), { gateway: '10.1.2.1', netmask: '0.0.0.0', network: '0.0.0.0', services: [] }],
     ['gateway fromPoolRef', route({ fromPoolRef: { name: 'v4' } }), { gateway: '10.1.2.1', netmask: '0.0.0.0', network: '0.0.0.0', services: [] }],
-    ['gateway fromPoolAnnotation', route({ fromPoolAnnotation: { object: 'baremetalhost', annotation: 'example.com/pool' } }), { gateway: '10.1.2.1', netmask: '0.0.0.0', network: '0.0.0.0', services: [] }],
-    ['gateway string wins over fromIPPool', route({ string: '10.1.2.9', fromIPPool: 'v4' }), { gateway: '10.1.2.9', netmask: '0.0.0.0', network: '0.0.0.0', services: [] }],
+    [
+      'gateway fromPoolAnnotation',
+      route({ fromPoolAnnotation: { object: 'baremetalhost', annotation: 'example.com/pool' } }),
+      { gateway: '10.1.2.1', netmask: '0.0.0.0', network: '0.0.0.0', services: [] },
+    ],
+    [
+      'gateway string wins over fromIPPool',
+      route({ string: '10.1.2.9', fromIPPool: 'v4' }),
+      { gateway: '10.1.2.9', netmask: '0.0.0.0', network: '0.0.0.0', services: [] },
+    ],
     ['gateway from a pool without one', route({ fromIPPool: 'nogw' }), { gateway: '', netmask: '0.0.0.0', network: '0.0.0.0', services: [] }],
     ['no gateway at all', route({}), { gateway: '', netmask: '0.0.0.0', network: '0.0.0.0', services: [] }],
-    ['route prefix', { network: '172.16.0.0', prefix: 12, gateway: { string: '10.1.2.1' } }, { gateway: '10.1.2.1', netmask: '255.240.0.0', network: '172.16.0.0', services: [] }],
-    ['route without prefix', { network: '172.16.0.0', gateway: { string: '10.1.2.1' } }, { gateway: '10.1.2.1', netmask: '0.0.0.0', network: '172.16.0.0', services: [] }],
+    [
+      'route prefix',
+      { network: '172.16.0.0', prefix: 12, gateway: { string: '10.1.2.1' } },
+      { gateway: '10.1.2.1', netmask: '255.240.0.0', network: '172.16.0.0', services: [] },
+    ],
+    [
+      'route without prefix',
+      { network: '172.16.0.0', gateway: { string: '10.1.2.1' } },
+      { gateway: '10.1.2.1', netmask: '0.0.0.0', network: '172.16.0.0', services: [] },
+    ],
     [
       'route services: literal DNS, then the pool DNS',
       route({ string: '10.1.2.1' }, { services: { dns: ['1.1.1.1'], dnsFromIPPool: 'v4' } }),
-      { gateway: '10.1.2.1', netmask: '0.0.0.0', network: '0.0.0.0', services: [{ address: '1.1.1.1', type: 'dns' }, { address: '10.1.2.53', type: 'dns' }, { address: '10.1.2.54', type: 'dns' }] },
+      {
+        gateway: '10.1.2.1',
+        netmask: '0.0.0.0',
+        network: '0.0.0.0',
+        services: [
+          { address: '1.1.1.1', type: 'dns' },
+          { address: '10.1.2.53', type: 'dns' },
+          { address: '10.1.2.54', type: 'dns' },
+        ],
+      },
     ],
   ])('route: %s', (_name, r, expected) => {
     const value = networkDataValue(v4([r]), context()).networks as { routes: unknown[] }[];
@@ -188,7 +329,20 @@ describe('networkData networks and services: one row per field', () => {
   });
 
   it('IPv6 routes use IPv6 masks', () => {
-    const data: NetworkData = { networks: { ipv6SLAAC: [{ id: 's', link: 'eth0', routes: [{ network: '::', prefix: 0, gateway: { fromIPPool: 'v6' } }, { network: '2001:db8:1::', prefix: 48, gateway: { string: 'fe80::1' } }] }] } };
+    const data: NetworkData = {
+      networks: {
+        ipv6SLAAC: [
+          {
+            id: 's',
+            link: 'eth0',
+            routes: [
+              { network: '::', prefix: 0, gateway: { fromIPPool: 'v6' } },
+              { network: '2001:db8:1::', prefix: 48, gateway: { string: 'fe80::1' } },
+            ],
+          },
+        ],
+      },
+    };
     const value = networkDataValue(data, context()).networks as { routes: unknown[] }[];
     expect(value[0]?.routes).toEqual([
       { gateway: '2001:db8::1', netmask: '::', network: '::', services: [] },
@@ -198,9 +352,24 @@ describe('networkData networks and services: one row per field', () => {
 
   it.each<[string, NetworkData['services'], unknown[]]>([
     ['services: none', undefined, []],
-    ['services: literal DNS', { dns: ['8.8.8.8', '2001:4860:4860::8888'] }, [{ address: '8.8.8.8', type: 'dns' }, { address: '2001:4860:4860::8888', type: 'dns' }]],
+    [
+      'services: literal DNS',
+      { dns: ['8.8.8.8', '2001:4860:4860::8888'] },
+      [
+        { address: '8.8.8.8', type: 'dns' },
+        { address: '2001:4860:4860::8888', type: 'dns' },
+      ],
+    ],
     ['services: dnsFromIPPool', { dnsFromIPPool: 'v6' }, [{ address: '2001:db8::53', type: 'dns' }]],
-    ['services: both, literal first', { dns: ['8.8.8.8'], dnsFromIPPool: 'v4' }, [{ address: '8.8.8.8', type: 'dns' }, { address: '10.1.2.53', type: 'dns' }, { address: '10.1.2.54', type: 'dns' }]],
+    [
+      'services: both, literal first',
+      { dns: ['8.8.8.8'], dnsFromIPPool: 'v4' },
+      [
+        { address: '8.8.8.8', type: 'dns' },
+        { address: '10.1.2.53', type: 'dns' },
+        { address: '10.1.2.54', type: 'dns' },
+      ],
+    ],
   ])('%s', (_name, services, expected) => {
     expect(networkDataValue(services === undefined ? {} : { services }, context()).services).toEqual(expected);
   });
@@ -211,7 +380,11 @@ describe('networkData networks and services: one row per field', () => {
 
   it.each<[string, NetworkData, RegExp]>([
     ['a static network without a pool', { networks: { ipv4: [{ id: 'n', link: 'eth0' }] } }, /network n names no IP pool/u],
-    ['a pool annotation that is absent', v4([], { fromPoolAnnotation: { object: 'machine', annotation: 'nope' } }), /annotation nope on the machine must name an IP pool/u],
+    [
+      'a pool annotation that is absent',
+      v4([], { fromPoolAnnotation: { object: 'machine', annotation: 'nope' } }),
+      /annotation nope on the machine must name an IP pool/u,
+    ],
   ])('error: %s', (_name, data, message) => {
     expect(() => networkDataValue(data, context())).toThrow(message);
   });
@@ -241,9 +414,17 @@ describe('the pools a template needs', () => {
 
   it.each<[string, Metal3DataTemplateSpec, unknown]>([
     ['none', {}, []],
-    ['metaData lists, one entry per name, sorted', { metaData: { prefixesFromPool: [pool('a', 'z')], ipAddressesFromPool: [pool('b', 'a'), pool('c', 'z')] } }, ['a:IPPool.ipam.metal3.io', 'z:IPPool.ipam.metal3.io']],
+    [
+      'metaData lists, one entry per name, sorted',
+      { metaData: { prefixesFromPool: [pool('a', 'z')], ipAddressesFromPool: [pool('b', 'a'), pool('c', 'z')] } },
+      ['a:IPPool.ipam.metal3.io', 'z:IPPool.ipam.metal3.io'],
+    ],
     ['empty apiGroup and kind mean a Metal3 IPPool', { metaData: { ipAddressesFromPool: [{ key: 'k', name: 'p' }] } }, ['p:IPPool.ipam.metal3.io']],
-    ['other kinds are Cluster API pools', { metaData: { ipAddressesFromPool: [{ key: 'k', name: 'p', apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool' }] } }, ['p:InClusterIPPool.ipam.cluster.x-k8s.io']],
+    [
+      'other kinds are Cluster API pools',
+      { metaData: { ipAddressesFromPool: [{ key: 'k', name: 'p', apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool' }] } },
+      ['p:InClusterIPPool.ipam.cluster.x-k8s.io'],
+    ],
     ['dnsServersFromPool still claims', { metaData: { dnsServersFromPool: [pool('k', 'dns')] } }, ['dns:IPPool.ipam.metal3.io']],
     [
       'static networks, route gateways and DNS (DHCP routes too); a literal gateway needs no pool',
@@ -258,15 +439,31 @@ describe('the pools a template needs', () => {
       },
       ['a:IPPool.ipam.metal3.io', 'b:IPPool.ipam.metal3.io', 'c:IPPool.ipam.metal3.io', 'd:IPPool.ipam.metal3.io'],
     ],
-    ['a pool named by an annotation', { networkData: { networks: { ipv6: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'machine', annotation: 'pool' } }] } } }, ['from-machine:IPPool.ipam.metal3.io']],
-    ['waits while the annotated object is unknown', { networkData: { networks: { ipv6: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'baremetalhost', annotation: 'pool' } }] } } }, { waitingFor: 'the baremetalhost whose annotation pool names the pool' }],
+    [
+      'a pool named by an annotation',
+      { networkData: { networks: { ipv6: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'machine', annotation: 'pool' } }] } } },
+      ['from-machine:IPPool.ipam.metal3.io'],
+    ],
+    [
+      'waits while the annotated object is unknown',
+      { networkData: { networks: { ipv6: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'baremetalhost', annotation: 'pool' } }] } } },
+      { waitingFor: 'the baremetalhost whose annotation pool names the pool' },
+    ],
   ])('%s', (_name, spec, expected) => {
     expect(names(templatePools(spec, lookup))).toEqual(expected);
   });
 
   it.each<[string, Metal3DataTemplateSpec, RegExp]>([
-    ['one name, two kinds', { metaData: { ipAddressesFromPool: [pool('a', 'p'), { key: 'b', name: 'p', apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool' }] } }, /pool p is referenced both as IPPool.ipam.metal3.io and as InClusterIPPool.ipam.cluster.x-k8s.io/u],
-    ['an annotation naming no pool', { networkData: { networks: { ipv4: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'machine', annotation: 'empty' } }] } } }, /must name an IP pool/u],
+    [
+      'one name, two kinds',
+      { metaData: { ipAddressesFromPool: [pool('a', 'p'), { key: 'b', name: 'p', apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool' }] } },
+      /pool p is referenced both as IPPool.ipam.metal3.io and as InClusterIPPool.ipam.cluster.x-k8s.io/u,
+    ],
+    [
+      'an annotation naming no pool',
+      { networkData: { networks: { ipv4: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'machine', annotation: 'empty' } }] } } },
+      /must name an IP pool/u,
+    ],
   ])('error: %s', (_name, spec, message) => {
     expect(() => templatePools(spec, lookup)).toThrow(message);
   });

@@ -86,7 +86,14 @@ describe('configuration', () => {
   });
 
   it('reads the chart environment and lets flags win', () => {
-    const env = { WATCH_NAMESPACE: 'a, b', ALLOWED_BMC_NETWORKS: '10.0.0.0/8', PROVISIONING_LIMIT: '5', PORT: '9191', LEADER_ELECTION_NAMESPACE: 'ironhook', POD_NAME: 'pool-0' };
+    const env = {
+      WATCH_NAMESPACE: 'a, b',
+      ALLOWED_BMC_NETWORKS: '10.0.0.0/8',
+      PROVISIONING_LIMIT: '5',
+      PORT: '9191',
+      LEADER_ELECTION_NAMESPACE: 'ironhook',
+      POD_NAME: 'pool-0',
+    };
     const config = loadConfig(['--allowed-bmc-networks=127.0.0.0/8,::1/128', '--namespace=c', '--leader-elect=false'], env);
     expect(config.namespaces).toEqual(['c']);
     expect(config.allowedNetworks).toEqual(LOOPBACK);
@@ -98,7 +105,11 @@ describe('configuration', () => {
   it.each([
     { name: 'non-integer PROVISIONING_LIMIT', env: { PROVISIONING_LIMIT: 'lots' }, error: 'PROVISIONING_LIMIT must be an integer >= 1' },
     { name: 'zero POOL_CONCURRENCY', env: { POOL_CONCURRENCY: '0' }, error: 'POOL_CONCURRENCY must be an integer >= 1' },
-    { name: 'kernel without ramdisk', env: { DEPLOY_KERNEL_URL: 'http://127.0.0.1/k' }, error: 'DEPLOY_KERNEL_URL and DEPLOY_RAMDISK_URL must be set together' },
+    {
+      name: 'kernel without ramdisk',
+      env: { DEPLOY_KERNEL_URL: 'http://127.0.0.1/k' },
+      error: 'DEPLOY_KERNEL_URL and DEPLOY_RAMDISK_URL must be set together',
+    },
     { name: 'bad CIDR', env: { ALLOWED_BMC_NETWORKS: '10.0.0.0/99' }, error: 'invalid network' },
     { name: 'bad URL', env: { DEPLOY_ISO_URL: 'no url' }, error: 'DEPLOY_ISO_URL must be a URL' },
   ])('refuses $name', ({ env, error }) => {
@@ -112,14 +123,39 @@ describe('configuration', () => {
 
 describe('error classification', () => {
   it.each([
-    { name: 'driver BMCError keeps its kind and reason', error: new BMCError('Permanent', 'CredentialsInvalid', 'bad'), kind: 'Permanent', reason: 'CredentialsInvalid' },
+    {
+      name: 'driver BMCError keeps its kind and reason',
+      error: new BMCError('Permanent', 'CredentialsInvalid', 'bad'),
+      kind: 'Permanent',
+      reason: 'CredentialsInvalid',
+    },
     { name: 'pool failure', error: new OperationFailure('Permanent', 'AddressNotAllowed', 'no'), kind: 'Permanent', reason: 'AddressNotAllowed' },
     { name: 'timeout', error: new TimeoutFailure('BMC call getPower', 30_000), kind: 'Transient', reason: 'Timeout' },
-    { name: 'connection refused', error: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), kind: 'Transient', reason: 'BMCUnreachable' },
-    { name: 'undici connect timeout in the cause', error: new Error('fetch failed', { cause: { code: 'UND_ERR_CONNECT_TIMEOUT' } }), kind: 'Transient', reason: 'BMCUnreachable' },
+    {
+      name: 'connection refused',
+      error: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      kind: 'Transient',
+      reason: 'BMCUnreachable',
+    },
+    {
+      name: 'undici connect timeout in the cause',
+      error: new Error('fetch failed', { cause: { code: 'UND_ERR_CONNECT_TIMEOUT' } }),
+      kind: 'Transient',
+      reason: 'BMCUnreachable',
+    },
     { name: 'apiserver error', error: new KubeStatusError(500, 'InternalError', 'etcd down'), kind: 'Transient', reason: 'KubernetesAPIError' },
-    { name: 'classified error from elsewhere (agent side)', error: Object.assign(new Error('x'), { kind: 'Permanent', reason: 'ImageChecksumMismatch' }), kind: 'Permanent', reason: 'ImageChecksumMismatch' },
-    { name: 'kind with a malformed reason is not trusted', error: Object.assign(new Error('x'), { kind: 'Permanent', reason: 'not camel' }), kind: 'Transient', reason: 'Unexpected' },
+    {
+      name: 'classified error from elsewhere (agent side)',
+      error: Object.assign(new Error('x'), { kind: 'Permanent', reason: 'ImageChecksumMismatch' }),
+      kind: 'Permanent',
+      reason: 'ImageChecksumMismatch',
+    },
+    {
+      name: 'kind with a malformed reason is not trusted',
+      error: Object.assign(new Error('x'), { kind: 'Permanent', reason: 'not camel' }),
+      kind: 'Transient',
+      reason: 'Unexpected',
+    },
     { name: 'anything else', error: new TypeError('undefined is not a function'), kind: 'Transient', reason: 'Unexpected' },
   ])('$name → $kind $reason', ({ error, kind, reason }) => {
     expect(classify(error)).toMatchObject({ kind, reason });

@@ -18,7 +18,11 @@ interface Setup {
   bmc: FakeBMC;
 }
 
-async function setup(address = REDFISH, configure: (bmc: FakeBMC, h: Harness) => void = () => undefined, settings: Parameters<typeof createHarness>[0] = {}): Promise<Setup> {
+async function setup(
+  address = REDFISH,
+  configure: (bmc: FakeBMC, h: Harness) => void = () => undefined,
+  settings: Parameters<typeof createHarness>[0] = {},
+): Promise<Setup> {
   const h = createHarness(settings);
   const bmc = h.fleet.add(address);
   h.kube.put('secrets', credentialsSecret('server-01-bmc', 'admin', 'password'));
@@ -31,7 +35,11 @@ async function setup(address = REDFISH, configure: (bmc: FakeBMC, h: Harness) =>
   return { h, bmc };
 }
 
-async function run(h: Harness, action: HostOperationSpec['action'], options: OperationOptions & { address?: string } = {}): Promise<NonNullable<HostOperation['status']>> {
+async function run(
+  h: Harness,
+  action: HostOperationSpec['action'],
+  options: OperationOptions & { address?: string } = {},
+): Promise<NonNullable<HostOperation['status']>> {
   const { address = REDFISH, ...rest } = options;
   const op = operation(action, rest.sequence ?? 1, { bmc: { address, credentialsName: 'server-01-bmc' }, ...rest });
   h.kube.put('hostoperations', op);
@@ -59,7 +67,9 @@ describe('Register', () => {
     const secret = h.kube.get('secrets', NAMESPACE, 'server-01-bmc') as Secret;
     expect(secret.metadata.labels).toEqual({ 'environment.metal3.io': 'baremetal' });
     expect(secret.metadata.finalizers).toEqual(['baremetalhost.metal3.io/secret']);
-    expect(secret.metadata.ownerReferences).toEqual([{ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', name: 'server-01', uid: 'uid-server-01', controller: false }]);
+    expect(secret.metadata.ownerReferences).toEqual([
+      { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', name: 'server-01', uid: 'uid-server-01', controller: false },
+    ]);
     expect(status.result).toEqual({
       credentials: { name: 'server-01-bmc', namespace: NAMESPACE, credentialsVersion: secret.metadata.resourceVersion },
       provisioningID: 'uid-server-01',
@@ -74,7 +84,9 @@ describe('Register', () => {
     const { h } = await setup(REDFISH, (_bmc, harness) => {
       const secret = credentialsSecret('server-01-bmc', 'admin', 'password');
       secret.metadata.deletionTimestamp = '2026-11-29T14:00:00Z';
-      secret.metadata.ownerReferences = [{ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', name: 'server-01', uid: 'uid-server-01', controller: true }];
+      secret.metadata.ownerReferences = [
+        { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', name: 'server-01', uid: 'uid-server-01', controller: true },
+      ];
       harness.kube.put('secrets', secret);
     });
     expect((await run(h, 'Register')).phase).toBe(Phase.Succeeded);
@@ -102,7 +114,12 @@ describe('Register', () => {
     {
       name: 'Secret without a password',
       configure: (_bmc: FakeBMC, h: Harness) => {
-        h.kube.put('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'server-01-bmc', namespace: NAMESPACE }, data: { username: Buffer.from('admin').toString('base64'), password: Buffer.from('  \n').toString('base64') } });
+        h.kube.put('secrets', {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'server-01-bmc', namespace: NAMESPACE },
+          data: { username: Buffer.from('admin').toString('base64'), password: Buffer.from('  \n').toString('base64') },
+        });
       },
       error: { kind: 'Permanent', reason: 'CredentialsInvalid' },
       event: 'BMCCredentialError',
@@ -183,9 +200,23 @@ describe('Register', () => {
 describe('PowerOn, PowerOff, Reboot', () => {
   it.each([
     { name: 'PowerOn from off', action: 'PowerOn' as const, before: 'off' as const, commands: ['power:on'], poweredOn: true, message: 'powered on' },
-    { name: 'PowerOn when already on', action: 'PowerOn' as const, before: 'on' as const, commands: [], poweredOn: true, message: 'already on; no command sent' },
+    {
+      name: 'PowerOn when already on',
+      action: 'PowerOn' as const,
+      before: 'on' as const,
+      commands: [],
+      poweredOn: true,
+      message: 'already on; no command sent',
+    },
     { name: 'PowerOff hard', action: 'PowerOff' as const, before: 'on' as const, commands: ['power:off'], poweredOn: false, message: 'powered off (hard)' },
-    { name: 'PowerOff when already off', action: 'PowerOff' as const, before: 'off' as const, commands: [], poweredOn: false, message: 'already off; no command sent' },
+    {
+      name: 'PowerOff when already off',
+      action: 'PowerOff' as const,
+      before: 'off' as const,
+      commands: [],
+      poweredOn: false,
+      message: 'already off; no command sent',
+    },
   ])('$name', async ({ action, before, commands, poweredOn, message }) => {
     const { h, bmc } = await setup(REDFISH, (b) => {
       b.power = before;
@@ -303,7 +334,16 @@ describe('Inspect', () => {
     expect(status.phase).toBe(Phase.Succeeded);
     expect(bmc.commands).toEqual(['boot:pxe/once', 'power:on']);
     expect(h.agent.calls).toEqual(['expect', 'waitForAgent', 'inventory', 'powerOff']);
-    expect(stepNames(status)).toEqual(['PrepareAgent', 'SetBootDevice', 'PowerOffForAgent', 'PowerOnAgent', 'WaitForAgent', 'CollectInventory', 'AgentPowerOff', 'PowerOffAfterAgent']);
+    expect(stepNames(status)).toEqual([
+      'PrepareAgent',
+      'SetBootDevice',
+      'PowerOffForAgent',
+      'PowerOnAgent',
+      'WaitForAgent',
+      'CollectInventory',
+      'AgentPowerOff',
+      'PowerOffAfterAgent',
+    ]);
     expect(status.result).toEqual({ hardware: h.agent.hardware, poweredOn: false });
     expect(bmc.power).toBe('off');
   });
@@ -355,7 +395,10 @@ describe('Prepare', () => {
     const { h } = await setup();
     const status = await run(h, 'Prepare', { prepare: { rootDeviceHints: { deviceName: '/dev/sda' } } });
     expect(status.phase).toBe(Phase.Succeeded);
-    expect(status.steps?.map((step) => step.message)).toEqual(['no RAID volumes requested; nothing to configure', 'root device hints are passed to the agent when the image is written']);
+    expect(status.steps?.map((step) => step.message)).toEqual([
+      'no RAID volumes requested; nothing to configure',
+      'root device hints are passed to the agent when the image is written',
+    ]);
   });
 
   it.each([
@@ -369,7 +412,12 @@ describe('Prepare', () => {
   });
 });
 
-const IMAGE = { url: 'http://127.0.0.1:8081/images/ubuntu.qcow2', checksum: 'http://127.0.0.1:8081/images/ubuntu.qcow2.sha256sum', checksumType: 'auto' as const, format: 'qcow2' as const };
+const IMAGE = {
+  url: 'http://127.0.0.1:8081/images/ubuntu.qcow2',
+  checksum: 'http://127.0.0.1:8081/images/ubuntu.qcow2.sha256sum',
+  checksumType: 'auto' as const,
+  format: 'qcow2' as const,
+};
 
 describe('Provision', () => {
   it('live-iso over virtual media: insert, boot Cd persistent, power on, no agent', async () => {
@@ -410,12 +458,31 @@ describe('Provision', () => {
       harness.kube.put('secrets', dataSecret('user-data', { userData: '#cloud-config\n' }));
       harness.kube.put('secrets', dataSecret('network-data', { value: 'links: []' }));
     });
-    const provision = { image: IMAGE, userData: { name: 'user-data' }, networkData: { name: 'network-data', namespace: NAMESPACE }, rootDeviceHints: { deviceName: '/dev/sda' } };
+    const provision = {
+      image: IMAGE,
+      userData: { name: 'user-data' },
+      networkData: { name: 'network-data', namespace: NAMESPACE },
+      rootDeviceHints: { deviceName: '/dev/sda' },
+    };
     const status = await run(h, 'Provision', { address: IPMI, provision });
     expect(status.phase).toBe(Phase.Succeeded);
-    expect(h.agent.images).toEqual([{ image: { ...IMAGE, rootDeviceHints: { deviceName: '/dev/sda' } }, configDrive: { userData: '#cloud-config\n', networkData: 'links: []' } }]);
+    expect(h.agent.images).toEqual([
+      { image: { ...IMAGE, rootDeviceHints: { deviceName: '/dev/sda' } }, configDrive: { userData: '#cloud-config\n', networkData: 'links: []' } },
+    ]);
     expect(bmc.commands).toEqual(['boot:pxe/once', 'power:on', 'boot:disk/persistent', 'power:on']);
-    expect(stepNames(status)).toEqual(['ReadConfigDrive', 'PrepareAgent', 'SetBootDevice', 'PowerOffForAgent', 'PowerOnAgent', 'WaitForAgent', 'WriteImage', 'AgentPowerOff', 'PowerOffAfterAgent', 'SetBootDevice', 'PowerOn']);
+    expect(stepNames(status)).toEqual([
+      'ReadConfigDrive',
+      'PrepareAgent',
+      'SetBootDevice',
+      'PowerOffForAgent',
+      'PowerOnAgent',
+      'WaitForAgent',
+      'WriteImage',
+      'AgentPowerOff',
+      'PowerOffAfterAgent',
+      'SetBootDevice',
+      'PowerOn',
+    ]);
     expect(JSON.stringify(status)).not.toContain('cloud-config');
   });
 
@@ -423,7 +490,11 @@ describe('Provision', () => {
     const { h, bmc } = await setup(IPMI, (b) => {
       b.power = 'on';
     });
-    const status = await run(h, 'Provision', { address: IPMI, provision: { image: IMAGE }, status: { phase: Phase.Running, steps: [{ name: 'WriteImage', state: Phase.Succeeded }] } });
+    const status = await run(h, 'Provision', {
+      address: IPMI,
+      provision: { image: IMAGE },
+      status: { phase: Phase.Running, steps: [{ name: 'WriteImage', state: Phase.Succeeded }] },
+    });
     expect(status.phase).toBe(Phase.Succeeded);
     expect(h.agent.calls).toEqual([]);
     expect(bmc.commands).toEqual(['power:off', 'boot:disk/persistent', 'power:on']);
@@ -432,7 +503,11 @@ describe('Provision', () => {
   it.each([
     { name: 'custom deploy', provision: { customDeploy: { method: 'install_coreos' } }, reason: 'Unsupported' },
     { name: 'no image', provision: {}, reason: 'InvalidImage' },
-    { name: 'image outside the allowed networks', provision: { image: { url: 'http://10.9.9.9/image.qcow2', checksum: 'x'.repeat(64) } }, reason: 'AddressNotAllowed' },
+    {
+      name: 'image outside the allowed networks',
+      provision: { image: { url: 'http://10.9.9.9/image.qcow2', checksum: 'x'.repeat(64) } },
+      reason: 'AddressNotAllowed',
+    },
     { name: 'user data Secret missing', provision: { image: IMAGE, userData: { name: 'nowhere' } }, reason: 'SecretNotFound' },
   ])('$name → Permanent $reason', async ({ provision, reason }) => {
     const { h } = await setup(IPMI);
@@ -476,7 +551,11 @@ describe('Deprovision', () => {
 
   it('a resumed deprovision whose disks were erased does not erase again', async () => {
     const { h } = await setup(IPMI);
-    await run(h, 'Deprovision', { address: IPMI, deprovision: { automatedCleaningMode: 'metadata' }, status: { phase: Phase.Running, steps: [{ name: 'EraseDevicesMetadata', state: Phase.Succeeded }] } });
+    await run(h, 'Deprovision', {
+      address: IPMI,
+      deprovision: { automatedCleaningMode: 'metadata' },
+      status: { phase: Phase.Running, steps: [{ name: 'EraseDevicesMetadata', state: Phase.Succeeded }] },
+    });
     expect(h.agent.calls).toEqual([]);
   });
 });

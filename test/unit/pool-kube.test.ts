@@ -60,13 +60,19 @@ async function flush(): Promise<void> {
   }
 }
 
-async function reflector(livenessMs = 150_000): Promise<{ transport: FakeTransport; clock: ManualClock; events: string[]; restarts: RestartReason[]; r: Reflector }> {
+async function reflector(
+  livenessMs = 150_000,
+): Promise<{ transport: FakeTransport; clock: ManualClock; events: string[]; restarts: RestartReason[]; r: Reflector }> {
   const transport = new FakeTransport();
   transport.items = [obj('a', '1')];
   const clock = new ManualClock();
   const events: string[] = [];
   const restarts: RestartReason[] = [];
-  const r = new Reflector(transport, (event: WatchEvent) => events.push(`${event.type}:${event.object.metadata.name ?? ''}`), { clock, livenessMs, onRestart: (reason) => restarts.push(reason) });
+  const r = new Reflector(transport, (event: WatchEvent) => events.push(`${event.type}:${event.object.metadata.name ?? ''}`), {
+    clock,
+    livenessMs,
+    onRestart: (reason) => restarts.push(reason),
+  });
   const started = r.start();
   clock.advance(0);
   await started;
@@ -157,7 +163,15 @@ describe('reflector', () => {
   });
 });
 
-const LEASE: LeaderElectionConfig = { enabled: true, namespace: 'ironhook', name: 'ironhook-driver-pool', identity: 'a', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+const LEASE: LeaderElectionConfig = {
+  enabled: true,
+  namespace: 'ironhook',
+  name: 'ironhook-driver-pool',
+  identity: 'a',
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+};
 
 function elector(kube: MemoryKube, clock: ManualClock, identity: string): { e: LeaderElector; log: string[] } {
   const log: string[] = [];
@@ -266,13 +280,21 @@ describe('BMC gate', () => {
     const order: string[] = [];
     const releases: (() => void)[] = [];
     const call = (key: string, name: string): Promise<void> =>
-      gate.run({ key, family: 'redfish', op: name, timeoutMs: 10_000, spacingMs: 0, fn: () => new Promise<void>((resolve) => {
-        order.push(`start ${name}`);
-        releases.push(() => {
-          order.push(`end ${name}`);
-          resolve();
-        });
-      }) });
+      gate.run({
+        key,
+        family: 'redfish',
+        op: name,
+        timeoutMs: 10_000,
+        spacingMs: 0,
+        fn: () =>
+          new Promise<void>((resolve) => {
+            order.push(`start ${name}`);
+            releases.push(() => {
+              order.push(`end ${name}`);
+              resolve();
+            });
+          }),
+      });
     const all = Promise.all([call('10.0.0.1:443', 'a1'), call('10.0.0.1:443', 'a2'), call('10.0.0.2:443', 'b1')]);
     await flush();
     expect(order).toEqual(['start a1', 'start b1']);
@@ -310,7 +332,15 @@ describe('BMC gate', () => {
   it('rejects at once when the request is aborted', async () => {
     const gate = new BMCGate(new ManualClock());
     const controller = new AbortController();
-    const pending = gate.run({ key: 'k', family: 'redfish', op: 'setPower', timeoutMs: 30_000, spacingMs: 0, signal: controller.signal, fn: () => new Promise<never>(() => undefined) });
+    const pending = gate.run({
+      key: 'k',
+      family: 'redfish',
+      op: 'setPower',
+      timeoutMs: 30_000,
+      spacingMs: 0,
+      signal: controller.signal,
+      fn: () => new Promise<never>(() => undefined),
+    });
     controller.abort(new Error('superseded'));
     await expect(pending).rejects.toThrow('superseded');
   });

@@ -35,13 +35,27 @@ async function tick(h: Harness, ms: number): Promise<void> {
 }
 
 describe('observationChanged / nextStatus', () => {
-  const base: BMCMonitorStatus = { observedTime: T0, changedTime: T0, poweredOn: true, reachable: true, credentials: { name: 's', namespace: 'n', credentialsVersion: '1' } };
+  const base: BMCMonitorStatus = {
+    observedTime: T0,
+    changedTime: T0,
+    poweredOn: true,
+    reachable: true,
+    credentials: { name: 's', namespace: 'n', credentialsVersion: '1' },
+  };
   it.each([
     { name: 'same values', next: { poweredOn: true, reachable: true, credentials: base.credentials }, changed: false },
     { name: 'power changed', next: { poweredOn: false, reachable: true, credentials: base.credentials }, changed: true },
     { name: 'reachability changed', next: { poweredOn: true, reachable: false, credentials: base.credentials }, changed: true },
-    { name: 'credentials version changed', next: { poweredOn: true, reachable: true, credentials: { ...base.credentials, credentialsVersion: '2' } as BMCMonitorStatus['credentials'] }, changed: true },
-    { name: 'an error appeared', next: { poweredOn: true, reachable: true, credentials: base.credentials, error: { kind: 'Transient' as const, reason: 'Timeout', message: 'slow' } }, changed: true },
+    {
+      name: 'credentials version changed',
+      next: { poweredOn: true, reachable: true, credentials: { ...base.credentials, credentialsVersion: '2' } as BMCMonitorStatus['credentials'] },
+      changed: true,
+    },
+    {
+      name: 'an error appeared',
+      next: { poweredOn: true, reachable: true, credentials: base.credentials, error: { kind: 'Transient' as const, reason: 'Timeout', message: 'slow' } },
+      changed: true,
+    },
   ])('$name → changed: $changed', ({ next, changed }) => {
     expect(observationChanged(base, next)).toBe(changed);
     expect(nextStatus(base, next, '2026-11-29T15:01:00Z').changedTime).toBe(changed ? '2026-11-29T15:01:00Z' : T0);
@@ -80,7 +94,12 @@ describe('monitor refresh', () => {
     });
     bmc.reachable = false;
     await tick(h, 60_000);
-    expect(statusOf(h)).toMatchObject({ reachable: false, poweredOn: true, changedTime: '2026-11-29T15:01:00Z', error: { kind: 'Transient', reason: 'BMCUnreachable' } });
+    expect(statusOf(h)).toMatchObject({
+      reachable: false,
+      poweredOn: true,
+      changedTime: '2026-11-29T15:01:00Z',
+      error: { kind: 'Transient', reason: 'BMCUnreachable' },
+    });
     bmc.reachable = true;
     await tick(h, 60_000);
     expect(statusOf(h).error).toBeUndefined();

@@ -29,7 +29,13 @@ function controllable(): { executors: Record<Action, Executor>; started: string[
         aborted.push(name);
         reject(ctx.signal.reason instanceof Error ? ctx.signal.reason : new Error('aborted'));
       });
-      gates.set(name, { release: () => { resolve({ poweredOn: true }); }, fail: reject, signal: ctx.signal });
+      gates.set(name, {
+        release: () => {
+          resolve({ poweredOn: true });
+        },
+        fail: reject,
+        signal: ctx.signal,
+      });
     });
   const executors = Object.fromEntries(Object.values(Action).map((action) => [action, executor])) as Record<Action, Executor>;
   return { executors, started, aborted, gates };
@@ -151,8 +157,17 @@ describe('resume after a restart', () => {
     h.fleet.add('redfish+http://127.0.0.1:8000/redfish/v1/Systems/1', (bmc) => {
       bmc.power = 'on';
     });
-    h.kube.put('secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'server-01-bmc', namespace: NAMESPACE }, data: { username: Buffer.from('admin').toString('base64'), password: Buffer.from('password').toString('base64') } });
-    const running = { phase: Phase.Running, startTime: '2026-11-29T14:59:00Z', steps: [{ name: 'PowerOn', state: Phase.Running, time: '2026-11-29T14:59:00Z' }] };
+    h.kube.put('secrets', {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'server-01-bmc', namespace: NAMESPACE },
+      data: { username: Buffer.from('admin').toString('base64'), password: Buffer.from('password').toString('base64') },
+    });
+    const running = {
+      phase: Phase.Running,
+      startTime: '2026-11-29T14:59:00Z',
+      steps: [{ name: 'PowerOn', state: Phase.Running, time: '2026-11-29T14:59:00Z' }],
+    };
     h.kube.put('hostoperations', operation('PowerOn', 1, { status: running }));
     await h.pool.start();
     await h.settle();
@@ -250,8 +265,14 @@ describe('provisioning limit', () => {
   it('gives a request found Running after a restart its slot even when the limit is full', async () => {
     const c = controllable();
     const h = createHarness({ provisioningLimit: 1 }, { executors: c.executors });
-    h.kube.put('hostoperations', operation('Provision', 1, { host: { name: 'a', uid: 'uid-a' }, bmc: { address: IPMI, credentialsName: 'x' }, status: { phase: Phase.Running } }));
-    h.kube.put('hostoperations', operation('Provision', 1, { host: { name: 'b', uid: 'uid-b' }, bmc: { address: IPMI, credentialsName: 'x' }, status: { phase: Phase.Running } }));
+    h.kube.put(
+      'hostoperations',
+      operation('Provision', 1, { host: { name: 'a', uid: 'uid-a' }, bmc: { address: IPMI, credentialsName: 'x' }, status: { phase: Phase.Running } }),
+    );
+    h.kube.put(
+      'hostoperations',
+      operation('Provision', 1, { host: { name: 'b', uid: 'uid-b' }, bmc: { address: IPMI, credentialsName: 'x' }, status: { phase: Phase.Running } }),
+    );
     await h.pool.start();
     await flush();
     expect(c.started.sort()).toEqual(['a-provision-1', 'b-provision-1']);

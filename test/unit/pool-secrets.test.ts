@@ -37,7 +37,13 @@ async function scenario(): Promise<Harness> {
   const spec = { bmc: { address: IPMI, credentialsName: 'server-01-bmc' } };
   h.kube.put('hostoperations', operation('Register', 1, spec));
   await h.settle();
-  h.kube.put('hostoperations', operation('Provision', 2, { ...spec, provision: { image: { url: 'http://127.0.0.1:8081/i.qcow2', checksum: 'a'.repeat(64) }, userData: { name: 'user-data' } } }));
+  h.kube.put(
+    'hostoperations',
+    operation('Provision', 2, {
+      ...spec,
+      provision: { image: { url: 'http://127.0.0.1:8081/i.qcow2', checksum: 'a'.repeat(64) }, userData: { name: 'user-data' } },
+    }),
+  );
   await h.settle();
   // A driver that echoes the password in its error (the worst case), for a request and the monitor.
   bmc.failures.set('getPower', new BMCError('Transient', 'BMCUnreachable', `ipmitool -P ${CANARY_PASSWORD} failed`));

@@ -99,7 +99,12 @@ describe('authentication modes', () => {
     expect(system.resource.Id).toBe('auth');
     expect(redfish.authKind).toBe(row.kind);
     expect(sessionPosts(emulator)).toBe(row.posts);
-    expect(emulator.requests().filter((request) => request.path === '/redfish/v1/Systems/auth').map((request) => request.auth)).toEqual([row.kind]);
+    expect(
+      emulator
+        .requests()
+        .filter((request) => request.path === '/redfish/v1/Systems/auth')
+        .map((request) => request.auth),
+    ).toEqual([row.kind]);
     await redfish.close();
   });
 
@@ -262,7 +267,15 @@ const root: HttpResponse = { status: 200, headers: {}, body: { Systems: { '@odat
 
 describe('scripted answers', () => {
   function scriptedClient(transport: HttpTransport, clock = new ManualClock()): RedfishClient {
-    return new RedfishClient({ origin: 'http://127.0.0.1:1', credentials: { username: USER, password: CANARY }, timeoutMs: 1_000, insecure: false, clock, logger: capture(), transport });
+    return new RedfishClient({
+      origin: 'http://127.0.0.1:1',
+      credentials: { username: USER, password: CANARY },
+      timeoutMs: 1_000,
+      insecure: false,
+      clock,
+      logger: capture(),
+      transport,
+    });
   }
 
   it('202 without a Location is a protocol error', async () => {
@@ -272,7 +285,13 @@ describe('scripted answers', () => {
   });
 
   it('a BMC that echoes the password in its error text is scrubbed', async () => {
-    const echo = { error: { code: 'Base.1.8.GeneralError', message: `bad password ${CANARY}`, '@Message.ExtendedInfo': [{ MessageId: 'Base.1.8.PropertyValueNotInList', Message: `value ${CANARY}` }] } };
+    const echo = {
+      error: {
+        code: 'Base.1.8.GeneralError',
+        message: `bad password ${CANARY}`,
+        '@Message.ExtendedInfo': [{ MessageId: 'Base.1.8.PropertyValueNotInList', Message: `value ${CANARY}` }],
+      },
+    };
     const transport = scripted([root, { status: 400, headers: {}, body: echo }]);
     const error = await failure(scriptedClient(transport).patch('/redfish/v1/Systems/1', { Boot: {} }, undefined));
     expect(error.reason).toBe(Reason.Unsupported);

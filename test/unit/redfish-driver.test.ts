@@ -136,7 +136,13 @@ describe('power', () => {
 
   it('the back-off gaps grow about 1.5 times, capped at maxDelayMs', async () => {
     const gaps: number[] = [];
-    const recording = { now: () => clock.now(), sleep: async (ms: number) => { gaps.push(ms); await clock.sleep(ms); } };
+    const recording = {
+      now: () => clock.now(),
+      sleep: async (ms: number) => {
+        gaps.push(ms);
+        await clock.sleep(ms);
+      },
+    };
     const never = { getPower: async () => Promise.resolve('off' as const) };
     await failure(waitForPower(never, 'on', { clock: recording, timeoutMs: 30_000, random: () => 0.5, maxDelayMs: 5_000 }));
     expect(gaps.slice(0, 5)).toEqual([1_000, 1_500, 2_250, 3_375, 5_000]);
@@ -251,9 +257,36 @@ describe('inventory', () => {
 describe('check()', () => {
   const rows = [
     { name: 'a usable BMC', id: 'check', scheme: 'redfish', password: PASSWORD, reachable: true, authenticated: true, missing: [], reason: undefined },
-    { name: 'a wrong password', id: 'check', scheme: 'redfish', password: 'wrong', reachable: true, authenticated: false, missing: [], reason: Reason.CredentialsInvalid },
-    { name: 'virtual media scheme, BMC with virtual media', id: 'vmedia', scheme: 'redfish-virtualmedia', password: PASSWORD, reachable: true, authenticated: true, missing: [], reason: undefined },
-    { name: 'virtual media scheme, BMC without', id: 'no-vmedia', scheme: 'redfish-virtualmedia', password: PASSWORD, reachable: true, authenticated: true, missing: ['VirtualMedia'], reason: undefined },
+    {
+      name: 'a wrong password',
+      id: 'check',
+      scheme: 'redfish',
+      password: 'wrong',
+      reachable: true,
+      authenticated: false,
+      missing: [],
+      reason: Reason.CredentialsInvalid,
+    },
+    {
+      name: 'virtual media scheme, BMC with virtual media',
+      id: 'vmedia',
+      scheme: 'redfish-virtualmedia',
+      password: PASSWORD,
+      reachable: true,
+      authenticated: true,
+      missing: [],
+      reason: undefined,
+    },
+    {
+      name: 'virtual media scheme, BMC without',
+      id: 'no-vmedia',
+      scheme: 'redfish-virtualmedia',
+      password: PASSWORD,
+      reachable: true,
+      authenticated: true,
+      missing: ['VirtualMedia'],
+      reason: undefined,
+    },
     {
       name: 'iDRAC older than 6.00 with idrac-virtualmedia',
       id: 'old-idrac',
@@ -283,7 +316,13 @@ describe('check()', () => {
     expect(driver.family).toBe('idrac');
     const check = await driver.check();
     expect(check.powerState).toBe('off');
-    expect(check.identity).toMatchObject({ manufacturer: 'Dell Inc.', vendorQuirks: 'dell', managerFirmware: '5.10.50.00', auth: 'session', system: '/redfish/v1/Systems/old-idrac' });
+    expect(check.identity).toMatchObject({
+      manufacturer: 'Dell Inc.',
+      vendorQuirks: 'dell',
+      managerFirmware: '5.10.50.00',
+      auth: 'session',
+      system: '/redfish/v1/Systems/old-idrac',
+    });
     await driver.close();
   });
 

@@ -72,9 +72,30 @@ describe('HTTP surface', () => {
     { name: 'collections need credentials', method: 'GET', path: '/redfish/v1/Systems', auth: 'none', status: 401, id: 'Base.1.8.NoValidSession' },
     { name: 'unknown paths are 404', method: 'GET', path: '/redfish/v1/Nope', auth: undefined, status: 404, id: 'Base.1.8.ResourceMissingAtURI' },
     { name: 'unknown systems are 404', method: 'GET', path: '/redfish/v1/Systems/nope', auth: undefined, status: 404, id: 'Base.1.8.ResourceMissingAtURI' },
-    { name: 'DELETE on a system is 405', method: 'DELETE', path: '/redfish/v1/Systems/strong', auth: undefined, status: 405, id: 'Base.1.8.OperationNotAllowed' },
-    { name: 'a system needs its own credentials', method: 'GET', path: '/redfish/v1/Systems/other', auth: undefined, status: 401, id: 'Base.1.8.NoValidSession' },
-    { name: 'Dell virtual media is not under the System', method: 'GET', path: '/redfish/v1/Systems/dell/VirtualMedia', auth: undefined, status: 404, id: 'Base.1.8.ResourceMissingAtURI' },
+    {
+      name: 'DELETE on a system is 405',
+      method: 'DELETE',
+      path: '/redfish/v1/Systems/strong',
+      auth: undefined,
+      status: 405,
+      id: 'Base.1.8.OperationNotAllowed',
+    },
+    {
+      name: 'a system needs its own credentials',
+      method: 'GET',
+      path: '/redfish/v1/Systems/other',
+      auth: undefined,
+      status: 401,
+      id: 'Base.1.8.NoValidSession',
+    },
+    {
+      name: 'Dell virtual media is not under the System',
+      method: 'GET',
+      path: '/redfish/v1/Systems/dell/VirtualMedia',
+      auth: undefined,
+      status: 404,
+      id: 'Base.1.8.ResourceMissingAtURI',
+    },
     { name: 'Dell virtual media is under the Manager', method: 'GET', path: '/redfish/v1/Managers/dell/VirtualMedia', auth: undefined, status: 200, id: '' },
   ] as const;
 
@@ -100,7 +121,14 @@ describe('HTTP surface', () => {
 
   it('a change to the resource changes its ETag, and a stale If-Match gets 412', async () => {
     const before = (await call('GET', '/redfish/v1/Systems/strong')).headers.etag as string;
-    expect((await call('PATCH', '/redfish/v1/Systems/strong', { body: { Boot: { BootSourceOverrideTarget: 'Pxe', BootSourceOverrideEnabled: 'Once' } }, headers: { 'if-match': before } })).status).toBe(204);
+    expect(
+      (
+        await call('PATCH', '/redfish/v1/Systems/strong', {
+          body: { Boot: { BootSourceOverrideTarget: 'Pxe', BootSourceOverrideEnabled: 'Once' } },
+          headers: { 'if-match': before },
+        })
+      ).status,
+    ).toBe(204);
     const after = (await call('GET', '/redfish/v1/Systems/strong')).headers.etag as string;
     expect(after).not.toBe(before);
     const stale = await call('PATCH', '/redfish/v1/Systems/strong', { body: { Boot: { BootSourceOverrideTarget: 'Hdd' } }, headers: { 'if-match': before } });
@@ -174,7 +202,14 @@ describe('state-change listeners', () => {
     await call('POST', '/redfish/v1/Systems/events/Actions/ComputerSystem.Reset', { body: { ResetType: 'On' } });
     expect(seen.map((event) => event.type)).toEqual(['boot-override']);
     clock.advance(1_000);
-    expect(seen.at(-1)).toMatchObject({ type: 'power-on', system: 'events', powerState: 'On', bootSourceTarget: 'Pxe', bootSourceEnabled: 'Once', macs: ['52:54:00:aa:bb:cc'] });
+    expect(seen.at(-1)).toMatchObject({
+      type: 'power-on',
+      system: 'events',
+      powerState: 'On',
+      bootSourceTarget: 'Pxe',
+      bootSourceEnabled: 'Once',
+      macs: ['52:54:00:aa:bb:cc'],
+    });
     expect(emulator.system('events').boot).toMatchObject({ enabled: 'Disabled', target: 'None' });
     stop();
     await call('POST', '/redfish/v1/Systems/events/Actions/ComputerSystem.Reset', { body: { ResetType: 'ForceOff' } });
@@ -200,19 +235,36 @@ describe('state-change listeners', () => {
     const image = 'http://127.0.0.1:9/agent.iso';
     const auth = `Basic ${Buffer.from(`admin:${SECRET}`).toString('base64')}`;
     const post = async (path: string, body: unknown) =>
-      (await request(`${notifying.url}${path}`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body: JSON.stringify(body) })).body.dump();
+      (
+        await request(`${notifying.url}${path}`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).body.dump();
     await post('/redfish/v1/Systems/n1/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia', { Image: image });
     await post('/redfish/v1/Systems/n1/Actions/ComputerSystem.Reset', { ResetType: 'On' });
     await post('/redfish/v1/Systems/n1/Actions/ComputerSystem.Reset', { ResetType: 'ForceOff' });
     await notifying.flushNotifications();
     expect(notifying.notifications).toEqual({ delivered: 2, failed: 0 });
     expect(received).toEqual([
-      expect.objectContaining({ event: 'power-on', system: 'n1', powerState: 'On', bootSourceTarget: 'Hdd', bootSourceEnabled: 'Disabled', virtualMedia: { inserted: true, image } }),
+      expect.objectContaining({
+        event: 'power-on',
+        system: 'n1',
+        powerState: 'On',
+        bootSourceTarget: 'Hdd',
+        bootSourceEnabled: 'Disabled',
+        virtualMedia: { inserted: true, image },
+      }),
       expect.objectContaining({ event: 'power-off', system: 'n1', powerState: 'Off' }),
     ]);
     expect(JSON.stringify(received)).not.toContain(SECRET);
     await notifying.stop();
-    await new Promise<void>((resolve) => server.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
   });
 });
 

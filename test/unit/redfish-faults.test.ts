@@ -41,8 +41,22 @@ describe('request faults → error classes', () => {
     { name: 'unreachable (sockets closed)', id: 'down', faults: { unreachable: true }, timeoutMs: 2_000, kind: 'Transient', reason: Reason.Unreachable },
     { name: 'slow beyond the client timeout', id: 'slow', faults: { slowMs: 1_500 }, timeoutMs: 300, kind: 'Transient', reason: Reason.Timeout },
     { name: 'HTTP 500 on every request', id: 'broken', faults: { serverError: {} }, timeoutMs: 2_000, kind: 'Transient', reason: Reason.ServerError },
-    { name: 'HTTP 503 busy with Retry-After', id: 'busy', faults: { serverError: { status: 503, retryAfterSeconds: 2 } }, timeoutMs: 2_000, kind: 'Transient', reason: Reason.Busy },
-    { name: 'more dropped requests than GET retries', id: 'drop', faults: { dropRequests: 3 }, timeoutMs: 2_000, kind: 'Transient', reason: Reason.Unreachable },
+    {
+      name: 'HTTP 503 busy with Retry-After',
+      id: 'busy',
+      faults: { serverError: { status: 503, retryAfterSeconds: 2 } },
+      timeoutMs: 2_000,
+      kind: 'Transient',
+      reason: Reason.Busy,
+    },
+    {
+      name: 'more dropped requests than GET retries',
+      id: 'drop',
+      faults: { dropRequests: 3 },
+      timeoutMs: 2_000,
+      kind: 'Transient',
+      reason: Reason.Unreachable,
+    },
   ] as const;
 
   it.each(rows)('$name', async (row) => {
@@ -160,7 +174,11 @@ describe('canary password through the driver', () => {
       debug: (fields: Record<string, unknown>, message: string) => lines.push(`${message} ${JSON.stringify(fields)}`),
       warn: (fields: Record<string, unknown>, message: string) => lines.push(`${message} ${JSON.stringify(fields)}`),
     };
-    const canaryHost = await startRedfishEmulator({ http: true, scheduler: clock, systems: [{ id: 'c', username: 'admin', password: CANARY, continuousBoot: false }] });
+    const canaryHost = await startRedfishEmulator({
+      http: true,
+      scheduler: clock,
+      systems: [{ id: 'c', username: 'admin', password: CANARY, continuousBoot: false }],
+    });
     const drive = (password: string, authMode: AuthMode): RedfishDriver =>
       createRedfishDriver({ ...emulatedConnection(canaryHost, 'c', { username: 'admin', password, timeoutMs: 300 }), clock, logger, authMode });
     const outcomes: unknown[] = [];

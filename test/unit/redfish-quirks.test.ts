@@ -28,7 +28,11 @@ describe('vendor quirk selection', () => {
   it('every row is data over the generic row: same keys, its own vendor name', () => {
     const keys = Object.keys(genericQuirks).sort();
     for (const row of QUIRK_TABLE) {
-      expect(Object.keys(row).filter((key) => key !== 'minVirtualMediaFirmware').sort()).toEqual(keys);
+      expect(
+        Object.keys(row)
+          .filter((key) => key !== 'minVirtualMediaFirmware')
+          .sort(),
+      ).toEqual(keys);
       expect(row.manufacturers.length).toBeGreaterThan(0);
     }
     expect(new Set(QUIRK_TABLE.map((row) => row.vendor)).size).toBe(QUIRK_TABLE.length);
@@ -69,9 +73,20 @@ describe('boot target', () => {
 
 describe('inventory mappers', () => {
   it.each([
-    { name: 'ARM by InstructionSet', cpus: [{ InstructionSet: 'ARM-A64', TotalThreads: 80, Model: 'Altra' }], cpu: { arch: 'aarch64', model: 'Altra', count: 80 } },
+    {
+      name: 'ARM by InstructionSet',
+      cpus: [{ InstructionSet: 'ARM-A64', TotalThreads: 80, Model: 'Altra' }],
+      cpu: { arch: 'aarch64', model: 'Altra', count: 80 },
+    },
     { name: 'x86 by ProcessorArchitecture only', cpus: [{ ProcessorArchitecture: 'x86', TotalCores: 4 }], cpu: { arch: 'x86_64', count: 4 } },
-    { name: 'GPUs are not CPUs', cpus: [{ ProcessorType: 'GPU', TotalThreads: 1000 }, { ProcessorType: 'CPU', TotalThreads: 8, OperatingSpeedMHz: 2100 }], cpu: { clockMegahertz: 2100, count: 8 } },
+    {
+      name: 'GPUs are not CPUs',
+      cpus: [
+        { ProcessorType: 'GPU', TotalThreads: 1000 },
+        { ProcessorType: 'CPU', TotalThreads: 8, OperatingSpeedMHz: 2100 },
+      ],
+      cpu: { clockMegahertz: 2100, count: 8 },
+    },
     { name: 'no processors', cpus: [], cpu: undefined },
   ])('CPU: $name', ({ cpus, cpu }) => {
     expect(cpuOf(cpus)).toEqual(cpu);
@@ -86,17 +101,33 @@ describe('inventory mappers', () => {
   });
 
   it.each([
-    { name: 'MACAddress and IPv4', nic: { Id: 'eth0', MACAddress: 'AA:BB:CC:DD:EE:FF', IPv4Addresses: [{ Address: '0.0.0.0' }, { Address: '192.0.2.5' }] }, out: { name: 'eth0', mac: 'aa:bb:cc:dd:ee:ff', ip: '192.0.2.5' } },
-    { name: 'PermanentMACAddress only, IPv6', nic: { Name: 'Port 1', PermanentMACAddress: 'aa-bb-cc-dd-ee-01', IPv6Addresses: [{ Address: 'fd00::5' }] }, out: { name: 'Port 1', mac: 'aa:bb:cc:dd:ee:01', ip: 'fd00::5' } },
+    {
+      name: 'MACAddress and IPv4',
+      nic: { Id: 'eth0', MACAddress: 'AA:BB:CC:DD:EE:FF', IPv4Addresses: [{ Address: '0.0.0.0' }, { Address: '192.0.2.5' }] },
+      out: { name: 'eth0', mac: 'aa:bb:cc:dd:ee:ff', ip: '192.0.2.5' },
+    },
+    {
+      name: 'PermanentMACAddress only, IPv6',
+      nic: { Name: 'Port 1', PermanentMACAddress: 'aa-bb-cc-dd-ee-01', IPv6Addresses: [{ Address: 'fd00::5' }] },
+      out: { name: 'Port 1', mac: 'aa:bb:cc:dd:ee:01', ip: 'fd00::5' },
+    },
     { name: 'no MAC: skipped', nic: { Id: 'x' }, out: undefined },
   ])('NIC: $name', ({ nic, out }) => {
     expect(nicOf(nic)).toEqual(out);
   });
 
   it.each([
-    { name: 'SATA SSD', drive: { Name: 'd', CapacityBytes: 10, MediaType: 'SSD', Protocol: 'SATA' }, out: { name: 'd', sizeBytes: 10, type: 'SSD', rotational: false } },
+    {
+      name: 'SATA SSD',
+      drive: { Name: 'd', CapacityBytes: 10, MediaType: 'SSD', Protocol: 'SATA' },
+      out: { name: 'd', sizeBytes: 10, type: 'SSD', rotational: false },
+    },
     { name: 'NVMe', drive: { Id: 'n', Protocol: 'NVMe', MediaType: 'SSD' }, out: { name: 'n', type: 'NVME', rotational: false } },
-    { name: 'HDD with identity', drive: { Name: 'h', MediaType: 'HDD', SerialNumber: 'S', Model: 'M', Manufacturer: 'V' }, out: { name: 'h', type: 'HDD', rotational: true, serialNumber: 'S', model: 'M', vendor: 'V' } },
+    {
+      name: 'HDD with identity',
+      drive: { Name: 'h', MediaType: 'HDD', SerialNumber: 'S', Model: 'M', Manufacturer: 'V' },
+      out: { name: 'h', type: 'HDD', rotational: true, serialNumber: 'S', model: 'M', vendor: 'V' },
+    },
     { name: 'SimpleStorage device (no type)', drive: { Name: 's', CapacityBytes: 5 }, out: { name: 's', sizeBytes: 5 } },
   ])('disk: $name', ({ drive, out }) => {
     expect(driveOf(drive)).toEqual(out);

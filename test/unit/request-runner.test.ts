@@ -43,7 +43,9 @@ interface Run {
 }
 
 /** A runner of test requests whose runs end when the test says so. */
-function setup(options: { select?: (candidates: readonly Candidate<TestRequest>[]) => TestRequest | undefined; concurrency?: number; maxBackoffMs?: number } = {}) {
+function setup(
+  options: { select?: (candidates: readonly Candidate<TestRequest>[]) => TestRequest | undefined; concurrency?: number; maxBackoffMs?: number } = {},
+) {
   const kube = new MemoryKube();
   const clock = new ManualClock();
   const runs: Run[] = [];
@@ -65,7 +67,13 @@ function setup(options: { select?: (candidates: readonly Candidate<TestRequest>[
   const queue = new PQueue({ concurrency: options.concurrency ?? 10 });
   const runner = new RequestRunner(kind, { kube, clock, queue, namespaces: [], maxBackoffMs: options.maxBackoffMs });
   const put = (name: string, key: string, sequence = 1, phase?: Phase): void => {
-    kube.put('objectpatches', { apiVersion: 'ironhook.dev/v1alpha1', kind: 'Test', metadata: { name, namespace: 'ns' }, spec: { key, sequence }, ...(phase && { status: { phase } }) });
+    kube.put('objectpatches', {
+      apiVersion: 'ironhook.dev/v1alpha1',
+      kind: 'Test',
+      metadata: { name, namespace: 'ns' },
+      spec: { key, sequence },
+      ...(phase && { status: { phase } }),
+    });
   };
   const running = (): string[] => runner.snapshot().running;
   const run = (name: string): Run => {
@@ -86,9 +94,39 @@ const finished: RunOutcome = { kind: 'finished' };
 
 describe('per-key serialisation', () => {
   const ROWS: { name: string; requests: [string, string][]; concurrency: number; first: string[]; then: string[] }[] = [
-    { name: 'one key: one at a time, in the order seen', requests: [['a', 'k'], ['b', 'k'], ['c', 'k']], concurrency: 10, first: ['a'], then: ['a', 'b'] },
-    { name: 'different keys: at once', requests: [['a', 'k1'], ['b', 'k2'], ['c', 'k3']], concurrency: 10, first: ['a', 'b', 'c'], then: ['a', 'b', 'c'] },
-    { name: 'different keys: bounded by the queue', requests: [['a', 'k1'], ['b', 'k2'], ['c', 'k3']], concurrency: 2, first: ['a', 'b'], then: ['a', 'b', 'c'] },
+    {
+      name: 'one key: one at a time, in the order seen',
+      requests: [
+        ['a', 'k'],
+        ['b', 'k'],
+        ['c', 'k'],
+      ],
+      concurrency: 10,
+      first: ['a'],
+      then: ['a', 'b'],
+    },
+    {
+      name: 'different keys: at once',
+      requests: [
+        ['a', 'k1'],
+        ['b', 'k2'],
+        ['c', 'k3'],
+      ],
+      concurrency: 10,
+      first: ['a', 'b', 'c'],
+      then: ['a', 'b', 'c'],
+    },
+    {
+      name: 'different keys: bounded by the queue',
+      requests: [
+        ['a', 'k1'],
+        ['b', 'k2'],
+        ['c', 'k3'],
+      ],
+      concurrency: 2,
+      first: ['a', 'b'],
+      then: ['a', 'b', 'c'],
+    },
   ];
 
   it.each(ROWS)('$name', async (row) => {
@@ -191,9 +229,37 @@ describe('run once', () => {
 
   type Setup = ReturnType<typeof setup>;
   const AGAIN: { name: string; end: (t: Setup) => void; then: (t: Setup) => void; crashes: string[] }[] = [
-    { name: 'finished by its run, then replayed unfinished by the watch', end: (t) => { t.run('a').end(finished); }, then: (t) => { t.put('a', 'k'); }, crashes: [] },
-    { name: 'its run threw (a bug): counts as finished, never loops', end: (t) => { t.run('a').end(Promise.reject(new Error('bug')) as never); }, then: (t) => { t.put('a', 'k'); }, crashes: ['a'] },
-    { name: 'deleted while its retry timer runs', end: (t) => { t.run('a').end({ kind: 'retry', afterMs: 1_000, failed: true }); }, then: (t) => { t.kube.remove('objectpatches', 'ns', 'a'); t.clock.advance(60_000); }, crashes: [] },
+    {
+      name: 'finished by its run, then replayed unfinished by the watch',
+      end: (t) => {
+        t.run('a').end(finished);
+      },
+      then: (t) => {
+        t.put('a', 'k');
+      },
+      crashes: [],
+    },
+    {
+      name: 'its run threw (a bug): counts as finished, never loops',
+      end: (t) => {
+        t.run('a').end(Promise.reject(new Error('bug')) as never);
+      },
+      then: (t) => {
+        t.put('a', 'k');
+      },
+      crashes: ['a'],
+    },
+    {
+      name: 'deleted while its retry timer runs',
+      end: (t) => {
+        t.run('a').end({ kind: 'retry', afterMs: 1_000, failed: true });
+      },
+      then: (t) => {
+        t.kube.remove('objectpatches', 'ns', 'a');
+        t.clock.advance(60_000);
+      },
+      crashes: [],
+    },
   ];
 
   it.each(AGAIN)('never runs a request again: $name', async (row) => {
@@ -245,8 +311,22 @@ describe('final status write', () => {
   const notFound = new KubeStatusError(404, 'NotFound', 'gone');
   const ROWS: { name: string; failures: Error[]; attempts: number; result: string; writes: number; pauses: number[] }[] = [
     { name: 'written at once', failures: [], attempts: 3, result: 'written', writes: 1, pauses: [] },
-    { name: 'written after two failures, pausing between', failures: [new Error('a'), new Error('b')], attempts: 3, result: 'written', writes: 3, pauses: [500, 1000] },
-    { name: 'every attempt fails', failures: [new Error('a'), new Error('b'), new Error('c')], attempts: 3, result: 'failed', writes: 3, pauses: [500, 1000, 2000] },
+    {
+      name: 'written after two failures, pausing between',
+      failures: [new Error('a'), new Error('b')],
+      attempts: 3,
+      result: 'written',
+      writes: 3,
+      pauses: [500, 1000],
+    },
+    {
+      name: 'every attempt fails',
+      failures: [new Error('a'), new Error('b'), new Error('c')],
+      attempts: 3,
+      result: 'failed',
+      writes: 3,
+      pauses: [500, 1000, 2000],
+    },
     { name: 'the request is gone (404): no retry', failures: [notFound], attempts: 3, result: 'gone', writes: 1, pauses: [] },
   ];
 
@@ -261,7 +341,15 @@ describe('final status write', () => {
         const failure = failures.shift();
         return failure === undefined ? Promise.resolve() : Promise.reject(failure);
       },
-      { attempts: row.attempts, clock, pauseMs: (attempt) => { pauses.push(500 * 2 ** attempt); return 500 * 2 ** attempt; }, onFailure: () => undefined },
+      {
+        attempts: row.attempts,
+        clock,
+        pauseMs: (attempt) => {
+          pauses.push(500 * 2 ** attempt);
+          return 500 * 2 ** attempt;
+        },
+        onFailure: () => undefined,
+      },
     );
     expect({ result, writes, pauses }).toEqual({ result: row.result, writes: row.writes, pauses: row.pauses });
   });
@@ -269,13 +357,35 @@ describe('final status write', () => {
 
 // --- every request kind through the runner ---------------------------------------------------------
 
-const CLUSTER_SETTINGS: ClusterRequestSettings = { enabled: true, namespaces: [], concurrency: 2, nodeRecheckMs: 10_000, apiTimeoutMs: 1_000, maxBackoffMs: 60_000, watchLivenessMs: 60_000, watchTimeoutSeconds: 60, shutdownTimeoutMs: 1_000 };
+const CLUSTER_SETTINGS: ClusterRequestSettings = {
+  enabled: true,
+  namespaces: [],
+  concurrency: 2,
+  nodeRecheckMs: 10_000,
+  apiTimeoutMs: 1_000,
+  maxBackoffMs: 60_000,
+  watchLivenessMs: 60_000,
+  watchTimeoutSeconds: 60,
+  shutdownTimeoutMs: 1_000,
+};
 
 function clusterRunner(kube: MemoryKube, clock: ManualClock, logs: LogCapture): ClusterRequestRunner {
   const config = new KubeConfig();
-  config.loadFromOptions({ clusters: [{ name: 'c', server: 'https://127.0.0.1:9' }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  config.loadFromOptions({
+    clusters: [{ name: 'c', server: 'https://127.0.0.1:9' }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
   const logger = createLogger({ level: 'debug', destination: logs });
-  return new ClusterRequestRunner({ kube, management: new KubeApi(config, 1_000), clock, logger, metrics: createClusterRequestMetrics(new Registry()), settings: CLUSTER_SETTINGS });
+  return new ClusterRequestRunner({
+    kube,
+    management: new KubeApi(config, 1_000),
+    clock,
+    logger,
+    metrics: createClusterRequestMetrics(new Registry()),
+    settings: CLUSTER_SETTINGS,
+  });
 }
 
 describe('each request kind through the runner', () => {
@@ -297,7 +407,12 @@ describe('each request kind through the runner', () => {
     const logs = new LogCapture();
     const runner = clusterRunner(kube, clock, logs);
     await runner.start();
-    const patch: ObjectPatch = { apiVersion: 'ironhook.dev/v1alpha1', kind: 'ObjectPatch', metadata: { name: 'p-1', namespace: 'ns' }, spec: { target: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'c' }, operations: [{ op: 'add', path: '/data/x', value: 'y' }] } };
+    const patch: ObjectPatch = {
+      apiVersion: 'ironhook.dev/v1alpha1',
+      kind: 'ObjectPatch',
+      metadata: { name: 'p-1', namespace: 'ns' },
+      spec: { target: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'c' }, operations: [{ op: 'add', path: '/data/x', value: 'y' }] },
+    };
     kube.put('objectpatches', patch);
     await runner.idle();
     expect((kube.get('objectpatches', 'ns', 'p-1') as ObjectPatch).status).toMatchObject({ phase: Phase.Failed, reason: 'Rejected' });
@@ -311,7 +426,12 @@ describe('each request kind through the runner', () => {
     const logs = new LogCapture();
     const runner = clusterRunner(kube, clock, logs);
     await runner.start();
-    const op: NodeOperation = { apiVersion: 'ironhook.dev/v1alpha1', kind: 'NodeOperation', metadata: { name: 'n-1', namespace: 'ns' }, spec: { cluster: { name: 'workload' }, action: 'Fence', node: { name: 'node-1' } } };
+    const op: NodeOperation = {
+      apiVersion: 'ironhook.dev/v1alpha1',
+      kind: 'NodeOperation',
+      metadata: { name: 'n-1', namespace: 'ns' },
+      spec: { cluster: { name: 'workload' }, action: 'Fence', node: { name: 'node-1' } },
+    };
     kube.put('nodeoperations', op);
     await runner.idle();
     const status = () => (kube.get('nodeoperations', 'ns', 'n-1') as NodeOperation).status;
@@ -347,8 +467,19 @@ describe('one error base: every classified failure is a DriverError', () => {
     { name: 'AgentError', error: new AgentError('ImageChecksumMismatch', 'bad image'), kind: 'Permanent', reason: 'ImageChecksumMismatch' },
     { name: 'OperationFailure', error: transient('KubeconfigNotFound', `no Secret ${SECRET}`), kind: 'Transient', reason: 'KubeconfigNotFound' },
     { name: 'RequestTimeout', error: new RequestTimeout('GET Node n', 1_000), kind: 'Transient', reason: 'Timeout' },
-    { name: 'TransientError with a delay', error: new TransientError('Busy', 'later', { retryAfterMs: 7_000 }), kind: 'Transient', reason: 'Busy', retryAfterMs: 7_000 },
-    { name: 'a permanent error never has a delay', error: new DriverError('Permanent', 'Unsupported', 'no', { retryAfterMs: 7_000 }), kind: 'Permanent', reason: 'Unsupported' },
+    {
+      name: 'TransientError with a delay',
+      error: new TransientError('Busy', 'later', { retryAfterMs: 7_000 }),
+      kind: 'Transient',
+      reason: 'Busy',
+      retryAfterMs: 7_000,
+    },
+    {
+      name: 'a permanent error never has a delay',
+      error: new DriverError('Permanent', 'Unsupported', 'no', { retryAfterMs: 7_000 }),
+      kind: 'Permanent',
+      reason: 'Unsupported',
+    },
   ];
 
   it.each(ROWS)('$name → $kind $reason, credentials scrubbed', (row) => {

@@ -3,13 +3,7 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createHookServer } from '../../hooks/server/app.js';
-import {
-  checkAuthorization,
-  constantTimeEqual,
-  parseBasicAuthFile,
-  parseBearerFile,
-  type HookAuth,
-} from '../../hooks/server/auth.js';
+import { checkAuthorization, constantTimeEqual, parseBasicAuthFile, parseBearerFile, type HookAuth } from '../../hooks/server/auth.js';
 import type { HookRegistry } from '../../hooks/types.js';
 
 const config = { maxProvisioningRetries: 5, monitorIntervalSeconds: 60 };

@@ -62,7 +62,10 @@ function collect(resolve: (answer: Answer) => void): (res: import('node:http').I
 
 function overHttps(port: number, ca: string, call: Call): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest({ host: '127.0.0.1', port, path: call.path, method: call.method, headers: { 'Content-Type': 'application/json' }, agent: false, ca }, collect(resolve));
+    const req = httpsRequest(
+      { host: '127.0.0.1', port, path: call.path, method: call.method, headers: { 'Content-Type': 'application/json' }, agent: false, ca },
+      collect(resolve),
+    );
     req.on('error', reject);
     req.end(call.body);
   });
@@ -70,7 +73,10 @@ function overHttps(port: number, ca: string, call: Call): Promise<Answer> {
 
 function overHttp(port: number, call: Call): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: call.path, method: call.method, headers: { 'Content-Type': 'application/json' }, agent: false }, collect(resolve));
+    const req = httpRequest(
+      { host: '127.0.0.1', port, path: call.path, method: call.method, headers: { 'Content-Type': 'application/json' }, agent: false },
+      collect(resolve),
+    );
     req.on('error', reject);
     req.end(call.body);
   });
@@ -113,7 +119,16 @@ describe.skipIf(!hasOpenssl())('the conversion listener', () => {
 
   async function start(extra: { env?: Record<string, string>; timers?: Timers; exit?: (code: number) => void } = {}): Promise<RunningServer | undefined> {
     const running = await runHookServer({
-      env: { HOST: '127.0.0.1', PORT: '0', SHUTDOWN_DELAY_SECONDS: '0', LOG_LEVEL: 'silent', CONVERSION_TLS_PORT: '0', CONVERSION_TLS_CERT_FILE: join(dir, 'tls.crt'), CONVERSION_TLS_KEY_FILE: join(dir, 'tls.key'), ...extra.env },
+      env: {
+        HOST: '127.0.0.1',
+        PORT: '0',
+        SHUTDOWN_DELAY_SECONDS: '0',
+        LOG_LEVEL: 'silent',
+        CONVERSION_TLS_PORT: '0',
+        CONVERSION_TLS_CERT_FILE: join(dir, 'tls.crt'),
+        CONVERSION_TLS_KEY_FILE: join(dir, 'tls.key'),
+        ...extra.env,
+      },
       readFile: (path) => readFileSync(path, 'utf8'),
       registry,
       signals: new EventEmitter(),
@@ -135,7 +150,11 @@ describe.skipIf(!hasOpenssl())('the conversion listener', () => {
     it('converts a v1beta1 Metal3DataTemplate over HTTPS, verified against the CA', async () => {
       const answer = await overHttps(running.conversion!.address.port, pem('ca.crt'), convert);
       expect(answer.status).toBe(200);
-      const response = (JSON.parse(answer.text) as { response: { uid: string; result: { status: string }; convertedObjects: { apiVersion: string; spec: { metaData: unknown } }[] } }).response;
+      const response = (
+        JSON.parse(answer.text) as {
+          response: { uid: string; result: { status: string }; convertedObjects: { apiVersion: string; spec: { metaData: unknown } }[] };
+        }
+      ).response;
       expect(response.uid).toBe('b7e1-tls');
       expect(response.result).toEqual({ status: 'Success' });
       expect(response.convertedObjects[0]?.apiVersion).toBe('infrastructure.cluster.x-k8s.io/v1beta2');

@@ -42,7 +42,9 @@ function hostRequest(extra: Record<string, unknown> = {}): Record<string, unknow
       spec: { bmc: { address: 'ipmi://192.0.2.1', password: CANARY }, userData: { name: CANARY } },
     },
     children: {},
-    related: { 'Secret.v1': { 'metal3/bmc': { kind: 'Secret', data: { password: Buffer.from(CANARY).toString('base64') }, stringData: { password: CANARY } } } },
+    related: {
+      'Secret.v1': { 'metal3/bmc': { kind: 'Secret', data: { password: Buffer.from(CANARY).toString('base64') }, stringData: { password: CANARY } } },
+    },
     finalizing: false,
     ...extra,
   };
@@ -89,7 +91,13 @@ describe('metrics', () => {
         client.destroy();
       });
     });
-    const client = httpRequest({ host: '127.0.0.1', port, path: '/hooks/baremetalhost/sync', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': '1000' } });
+    const client = httpRequest({
+      host: '127.0.0.1',
+      port,
+      path: '/hooks/baremetalhost/sync',
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Length': '1000' },
+    });
     client.on('error', () => undefined);
     client.write('{"parent":');
     await closed;
@@ -123,7 +131,17 @@ describe('log lines', () => {
     await post('/hooks/crashing/sync', hostRequest());
     const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(parsed).toHaveLength(3);
-    expect(parsed[0]).toMatchObject({ level: 'debug', msg: 'hook call', controller: 'baremetalhost', hook: 'sync', namespace: 'metal3', name: 'server-01', resourceVersion: '4711', status: 200, result: 'success' });
+    expect(parsed[0]).toMatchObject({
+      level: 'debug',
+      msg: 'hook call',
+      controller: 'baremetalhost',
+      hook: 'sync',
+      namespace: 'metal3',
+      name: 'server-01',
+      resourceVersion: '4711',
+      status: 200,
+      result: 'success',
+    });
     expect(typeof parsed[0]?.durationMs).toBe('number');
     expect(parsed[1]).toMatchObject({ level: 'warn', status: 400, error: 'spec.bmc.credentialsName is empty', details: ['/parent/spec/bmc'] });
     expect(parsed[2]).toMatchObject({ level: 'error', status: 500, error: 'hook threw', controller: 'crashing' });

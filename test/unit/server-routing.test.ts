@@ -111,7 +111,13 @@ const rows: Row[] = [
     status: 200,
     text: '{"attachments":[],"labels":{"seen":"pg"},"status":null}',
   },
-  { name: 'charset parameter on the content type is fine', path: '/hooks/widget/sync', raw: JSON.stringify(compositeRequest()), contentType: 'application/json; charset=utf-8', status: 200 },
+  {
+    name: 'charset parameter on the content type is fine',
+    path: '/hooks/widget/sync',
+    raw: JSON.stringify(compositeRequest()),
+    contentType: 'application/json; charset=utf-8',
+    status: 200,
+  },
   { name: 'unknown controller is 404', path: '/hooks/nope/sync', body: compositeRequest(), status: 404, error: 'no such hook' },
   { name: 'unknown hook kind is 404', path: '/hooks/widget/delete', body: compositeRequest(), status: 404, error: 'no such hook' },
   { name: 'hook kind the controller lacks is 404', path: '/hooks/labels/finalize', body: decoratorRequest(), status: 404 },
@@ -122,18 +128,51 @@ const rows: Row[] = [
   { name: 'text/plain is 415', path: '/hooks/widget/sync', raw: JSON.stringify(compositeRequest()), contentType: 'text/plain', status: 415 },
   { name: 'form encoding is 415', path: '/hooks/widget/sync', raw: 'a=b', contentType: 'application/x-www-form-urlencoded', status: 415 },
   { name: 'a non-UTF charset is 415', path: '/hooks/widget/sync', raw: '{}', contentType: 'application/json; charset=latin1', status: 415 },
-  { name: 'invalid JSON is 400', path: '/hooks/widget/sync', raw: '{"parent": ', contentType: 'application/json', status: 400, error: 'request body is not valid JSON' },
-  { name: 'a top-level array is 400', path: '/hooks/widget/sync', raw: '[]', contentType: 'application/json', status: 400, error: 'request body must be a JSON object' },
-  { name: 'a top-level string is 400', path: '/hooks/widget/sync', raw: '"sync"', contentType: 'application/json', status: 400, error: 'request body must be a JSON object' },
+  {
+    name: 'invalid JSON is 400',
+    path: '/hooks/widget/sync',
+    raw: '{"parent": ',
+    contentType: 'application/json',
+    status: 400,
+    error: 'request body is not valid JSON',
+  },
+  {
+    name: 'a top-level array is 400',
+    path: '/hooks/widget/sync',
+    raw: '[]',
+    contentType: 'application/json',
+    status: 400,
+    error: 'request body must be a JSON object',
+  },
+  {
+    name: 'a top-level string is 400',
+    path: '/hooks/widget/sync',
+    raw: '"sync"',
+    contentType: 'application/json',
+    status: 400,
+    error: 'request body must be a JSON object',
+  },
   { name: 'a top-level null is 400', path: '/hooks/widget/sync', raw: 'null', contentType: 'application/json', status: 400 },
   { name: 'an empty body is 400', path: '/hooks/widget/sync', raw: '', contentType: 'application/json', status: 400 },
   { name: 'composite without children is 400', path: '/hooks/widget/sync', body: compositeRequest({ children: undefined }), status: 400, error: /composite/ },
   { name: 'composite without parent name is 400', path: '/hooks/widget/sync', body: compositeRequest({ parent: { metadata: {} } }), status: 400 },
   { name: 'composite with a string finalizing is 400', path: '/hooks/widget/sync', body: compositeRequest({ finalizing: 'false' }), status: 400 },
   { name: 'composite with children as a list is 400', path: '/hooks/widget/sync', body: compositeRequest({ children: [] }), status: 400 },
-  { name: 'decorator without attachments is 400', path: '/hooks/labels/sync', body: decoratorRequest({ attachments: undefined }), status: 400, error: /decorator/ },
+  {
+    name: 'decorator without attachments is 400',
+    path: '/hooks/labels/sync',
+    body: decoratorRequest({ attachments: undefined }),
+    status: 400,
+    error: /decorator/,
+  },
   { name: 'customize without parent is 400', path: '/hooks/widget/customize', body: { controller: {} }, status: 400, error: /customize/ },
-  { name: 'HookInputError is 400 with its details', path: '/hooks/faulty/finalize', body: compositeRequest({ finalizing: true }), status: 400, error: 'spec.bmc.address is missing' },
+  {
+    name: 'HookInputError is 400 with its details',
+    path: '/hooks/faulty/finalize',
+    body: compositeRequest({ finalizing: true }),
+    status: 400,
+    error: 'spec.bmc.address is missing',
+  },
   { name: 'a hook that throws is 500', path: '/hooks/faulty/sync', body: compositeRequest(), status: 500, error: 'internal error' },
   { name: 'a hook that returns undefined is 500', path: '/hooks/faulty/customize', body: { parent: { metadata: { name: 'a' } } }, status: 500 },
   { name: 'a response without children is 500, not a 200 that deletes them', path: '/hooks/partial/sync', body: compositeRequest(), status: 500 },
@@ -235,10 +274,16 @@ describe('never a 200 on error', () => {
     // Any JSON without a `parent` key can never be a composite request.
     const unshaped = fc.jsonValue().filter((v) => !(typeof v === 'object' && v !== null && 'parent' in v));
     await fc.assert(
-      fc.asyncProperty(fc.oneof(shaped.map((v) => ({ v, ok: true })), unshaped.map((v) => ({ v, ok: false }))), async ({ v, ok }) => {
-        const res = await request(app).post('/hooks/widget/sync').set('Content-Type', 'application/json').send(JSON.stringify(v));
-        expect(res.status).toBe(ok ? 200 : 400);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          shaped.map((v) => ({ v, ok: true })),
+          unshaped.map((v) => ({ v, ok: false })),
+        ),
+        async ({ v, ok }) => {
+          const res = await request(app).post('/hooks/widget/sync').set('Content-Type', 'application/json').send(JSON.stringify(v));
+          expect(res.status).toBe(ok ? 200 : 400);
+        },
+      ),
       { numRuns: 60 },
     );
   });

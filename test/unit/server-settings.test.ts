@@ -41,7 +41,11 @@ const good: { name: string; env: Env; expected: Partial<ServerSettings> }[] = [
     env: { MAX_PROVISIONING_RETRIES: '0', BMC_MONITOR_INTERVAL_SECONDS: '30' },
     expected: { hookConfig: { maxProvisioningRetries: 0, monitorIntervalSeconds: 30 } },
   },
-  { name: 'shutdown timings', env: { SHUTDOWN_DELAY_SECONDS: '0', SHUTDOWN_TIMEOUT_SECONDS: '10' }, expected: { shutdownDelayMs: 0, shutdownTimeoutMs: 10000 } },
+  {
+    name: 'shutdown timings',
+    env: { SHUTDOWN_DELAY_SECONDS: '0', SHUTDOWN_TIMEOUT_SECONDS: '10' },
+    expected: { shutdownDelayMs: 0, shutdownTimeoutMs: 10000 },
+  },
   { name: 'bearer token file', env: { HOOK_BEARER_TOKEN_FILE: '/run/token' }, expected: { auth: { kind: 'bearer', token: 'tok-123' } } },
   {
     name: 'basic auth file',
@@ -61,8 +65,19 @@ const good: { name: string; env: Env; expected: Partial<ServerSettings> }[] = [
   },
   {
     name: 'conversion listener on a free port next to HTTPS hooks',
-    env: { PORT: '0', CONVERSION_TLS_PORT: '0', CONVERSION_TLS_CERT_FILE: '/tls/crt', CONVERSION_TLS_KEY_FILE: '/tls/key', TLS_CERT_FILE: '/tls/crt', TLS_KEY_FILE: '/tls/key' },
-    expected: { port: 0, tls: { cert: 'CERT', key: 'KEY' }, conversion: { port: 0, certFile: '/tls/crt', keyFile: '/tls/key', tls: { cert: 'CERT', key: 'KEY' } } },
+    env: {
+      PORT: '0',
+      CONVERSION_TLS_PORT: '0',
+      CONVERSION_TLS_CERT_FILE: '/tls/crt',
+      CONVERSION_TLS_KEY_FILE: '/tls/key',
+      TLS_CERT_FILE: '/tls/crt',
+      TLS_KEY_FILE: '/tls/key',
+    },
+    expected: {
+      port: 0,
+      tls: { cert: 'CERT', key: 'KEY' },
+      conversion: { port: 0, certFile: '/tls/crt', keyFile: '/tls/key', tls: { cert: 'CERT', key: 'KEY' } },
+    },
   },
 ];
 
@@ -79,14 +94,22 @@ const bad: { name: string; env: Env; message: RegExp }[] = [
   { name: 'empty token file', env: { HOOK_BEARER_TOKEN_FILE: '/run/empty' }, message: /HOOK_BEARER_TOKEN_FILE: the bearer token file is empty/ },
   { name: 'basic file without colon', env: { HOOK_BASIC_AUTH_FILE: '/run/bad-basic' }, message: /HOOK_BASIC_AUTH_FILE: the basic auth file must contain/ },
   { name: 'cert without key', env: { TLS_CERT_FILE: '/tls/crt' }, message: /both TLS_CERT_FILE and TLS_KEY_FILE/ },
-  { name: 'conversion port without certificate', env: { CONVERSION_TLS_PORT: '9443' }, message: /CONVERSION_TLS_PORT needs CONVERSION_TLS_CERT_FILE and CONVERSION_TLS_KEY_FILE/ },
+  {
+    name: 'conversion port without certificate',
+    env: { CONVERSION_TLS_PORT: '9443' },
+    message: /CONVERSION_TLS_PORT needs CONVERSION_TLS_CERT_FILE and CONVERSION_TLS_KEY_FILE/,
+  },
   { name: 'conversion key without port', env: { CONVERSION_TLS_KEY_FILE: '/tls/key' }, message: /need CONVERSION_TLS_PORT/ },
   {
     name: 'conversion port equal to the hook port',
     env: { PORT: '8443', CONVERSION_TLS_PORT: '8443', CONVERSION_TLS_CERT_FILE: '/tls/crt', CONVERSION_TLS_KEY_FILE: '/tls/key' },
     message: /CONVERSION_TLS_PORT must differ from PORT/,
   },
-  { name: 'conversion port out of range', env: { CONVERSION_TLS_PORT: '65536', CONVERSION_TLS_CERT_FILE: '/tls/crt', CONVERSION_TLS_KEY_FILE: '/tls/key' }, message: /^CONVERSION_TLS_PORT must be an integer/ },
+  {
+    name: 'conversion port out of range',
+    env: { CONVERSION_TLS_PORT: '65536', CONVERSION_TLS_CERT_FILE: '/tls/crt', CONVERSION_TLS_KEY_FILE: '/tls/key' },
+    message: /^CONVERSION_TLS_PORT must be an integer/,
+  },
   {
     name: 'missing conversion certificate file',
     env: { CONVERSION_TLS_PORT: '9443', CONVERSION_TLS_CERT_FILE: '/tls/nope', CONVERSION_TLS_KEY_FILE: '/tls/key' },

@@ -27,13 +27,58 @@ function openssl(dir: string, args: string[]): void {
 }
 
 function makeCa(dir: string, name: string): void {
-  openssl(dir, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.crt`]);
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    `/CN=${name}`,
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.crt`,
+  ]);
 }
 
 function makeLeaf(dir: string, name: string, ca: string, ext: string): void {
   writeFileSync(join(dir, `${name}.ext`), ext);
-  openssl(dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '1', '-extfile', `${name}.ext`, '-out', `${name}.crt`]);
+  openssl(dir, [
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-subj',
+    `/CN=${name}`,
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+  ]);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-days',
+    '1',
+    '-extfile',
+    `${name}.ext`,
+    '-out',
+    `${name}.crt`,
+  ]);
 }
 
 interface Answer {
@@ -44,7 +89,15 @@ interface Answer {
 function call(port: number, path: string, tls: { ca: string; cert?: string; key?: string }): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
-      { host: '127.0.0.1', port, path, method: path.startsWith('/hooks') ? 'POST' : 'GET', headers: { 'Content-Type': 'application/json' }, agent: false, ...tls },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: path.startsWith('/hooks') ? 'POST' : 'GET',
+        headers: { 'Content-Type': 'application/json' },
+        agent: false,
+        ...tls,
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');

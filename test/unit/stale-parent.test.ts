@@ -93,7 +93,10 @@ describe('a decorated object one status write behind', () => {
     };
     const ippool = pool('pool1', { namePrefix: 'p', pools: [{ start: '10.0.0.1', end: '10.0.0.3' }] }, { status: { indexes: { m: '10.0.0.1' } } });
     const related = { 'IPPool.ipam.metal3.io/v1alpha1': { [`${NS}/pool1`]: ippool }, 'IPAddress.ipam.cluster.x-k8s.io/v1beta2': { [`${NS}/m`]: address } };
-    const before = decorate('ipaddressclaim-ipam', { object: capiClaim('m'), related: { 'IPPool.ipam.metal3.io/v1alpha1': related['IPPool.ipam.metal3.io/v1alpha1'] } });
+    const before = decorate('ipaddressclaim-ipam', {
+      object: capiClaim('m'),
+      related: { 'IPPool.ipam.metal3.io/v1alpha1': related['IPPool.ipam.metal3.io/v1alpha1'] },
+    });
     const fresh = decorate('ipaddressclaim-ipam', { object: capiClaim('m', { status: before.status ?? {} }), related });
     const stale = decorate('ipaddressclaim-ipam', { object: capiClaim('m'), related });
     expect(fresh.status).toMatchObject({ addressRef: { name: 'm' } });

@@ -6,10 +6,45 @@
 export type ScalarStyle = 'plain' | 'single' | 'double' | 'literal';
 
 const BOOL_AND_NULL = new Set([
-  'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
-  'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
-  '', '~', 'null', 'Null', 'NULL',
-  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'true',
+  'True',
+  'TRUE',
+  'on',
+  'On',
+  'ON',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'false',
+  'False',
+  'FALSE',
+  'off',
+  'Off',
+  'OFF',
+  '',
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
 ]);
 
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/u;
@@ -19,7 +54,8 @@ const GO_PREFIXED = /^([-+]?)0([xXbB])([0-9a-fA-F]+)$/u;
 const UINT64_MAX = (1n << 64n) - 1n;
 const DOT_FLOAT = /^\.[0-9]+([eE][-+]?[0-9]+)?$/u;
 const TIMESTAMP_DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})$/u;
-const TIMESTAMP_TIME = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})| (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?)$/u;
+const TIMESTAMP_TIME =
+  /^(\d{4})-(\d{1,2})-(\d{1,2})(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})| (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?)$/u;
 
 function validDate(year: number, month: number, day: number): boolean {
   if (month < 1 || month > 12 || day < 1) return false;
@@ -162,7 +198,17 @@ function spacing(flags: Flags, chars: string[], i: number, previous: { space: bo
 
 function scan(s: string): Flags {
   const chars = codePoints(s);
-  const flags: Flags = { blockIndicators: s.startsWith('---') || s.startsWith('...'), lineBreaks: false, special: false, leadingSpace: false, leadingBreak: false, trailingSpace: false, trailingBreak: false, breakSpace: false, spaceBreak: false };
+  const flags: Flags = {
+    blockIndicators: s.startsWith('---') || s.startsWith('...'),
+    lineBreaks: false,
+    special: false,
+    leadingSpace: false,
+    leadingBreak: false,
+    trailingSpace: false,
+    trailingBreak: false,
+    breakSpace: false,
+    spaceBreak: false,
+  };
   const previous = { space: false, brk: false };
   let precededByWhitespace = true;
   for (let i = 0; i < chars.length; i++) {

@@ -50,9 +50,21 @@ async function bootMedium(ctx: ExecutionContext, iso: boolean): Promise<string |
 
 async function insertAgentISO(ctx: ExecutionContext, driver: BMCDriver, url: string): Promise<void> {
   await ensurePower(ctx, driver, 'off', { name: 'PowerOffForAgent' });
-  await ctx.step('EjectVirtualMedia', () => driver.ejectVirtualMedia(), () => 'ejected');
-  await ctx.step('InsertVirtualMedia', () => driver.insertVirtualMedia(url), () => `agent ISO ${displayURL(url)}`);
-  await ctx.step('SetBootDevice', () => driver.setBootDevice({ device: 'cdrom', persistent: false, mode: bootMode(ctx) }), () => `Cd once, ${bootMode(ctx)}`);
+  await ctx.step(
+    'EjectVirtualMedia',
+    () => driver.ejectVirtualMedia(),
+    () => 'ejected',
+  );
+  await ctx.step(
+    'InsertVirtualMedia',
+    () => driver.insertVirtualMedia(url),
+    () => `agent ISO ${displayURL(url)}`,
+  );
+  await ctx.step(
+    'SetBootDevice',
+    () => driver.setBootDevice({ device: 'cdrom', persistent: false, mode: bootMode(ctx) }),
+    () => `Cd once, ${bootMode(ctx)}`,
+  );
 }
 
 /**
@@ -76,7 +88,11 @@ async function resumedAgent(ctx: ExecutionContext): Promise<AgentHandle | undefi
     return undefined;
   }
   await guard.checkURL(handle.callbackURL, 'agent callback URL');
-  return ctx.step('WaitForAgent', () => Promise.resolve(handle), (found) => `agent at ${displayURL(found.callbackURL)} (still running after the restart)`);
+  return ctx.step(
+    'WaitForAgent',
+    () => Promise.resolve(handle),
+    (found) => `agent at ${displayURL(found.callbackURL)} (still running after the restart)`,
+  );
 }
 
 /** Boots the agent and waits for it; returns the handle of a host whose agent heartbeated. */
@@ -90,20 +106,32 @@ export async function bootAgent(ctx: ExecutionContext, connection: Connection): 
   const iso = address.capabilities.bootsISO;
   const medium = await bootMedium(ctx, iso);
   const mac = ctx.op.spec.bootMACAddress;
-  const boot = await ctx.step('PrepareAgent', async () => {
-    const parameters = await agent.expect(ctx.host, mac === undefined ? [] : [mac]);
-    ctx.keepSecret(parameters.token);
-    return parameters;
-  }, (parameters) => `agent API ${displayURL(parameters.apiURL)}`);
+  const boot = await ctx.step(
+    'PrepareAgent',
+    async () => {
+      const parameters = await agent.expect(ctx.host, mac === undefined ? [] : [mac]);
+      ctx.keepSecret(parameters.token);
+      return parameters;
+    },
+    (parameters) => `agent API ${displayURL(parameters.apiURL)}`,
+  );
   if (medium === undefined) {
-    await ctx.step('SetBootDevice', () => driver.setBootDevice({ device: 'pxe', persistent: false, mode: bootMode(ctx) }), () => `Pxe once, ${bootMode(ctx)}`);
+    await ctx.step(
+      'SetBootDevice',
+      () => driver.setBootDevice({ device: 'pxe', persistent: false, mode: bootMode(ctx) }),
+      () => `Pxe once, ${bootMode(ctx)}`,
+    );
     await ensurePower(ctx, driver, 'off', { name: 'PowerOffForAgent' });
   } else {
     await insertAgentISO(ctx, driver, agentISOURL(medium, boot.apiURL, mac));
   }
   await ensurePower(ctx, driver, 'on', { name: 'PowerOnAgent' });
   await ctx.progress('waiting for the agent to look up and heartbeat');
-  const handle = await ctx.step('WaitForAgent', () => agent.waitForAgent(ctx.host, { signal: ctx.signal, timeoutMs: settings.agentBootTimeoutMs }), (found) => `agent at ${displayURL(found.callbackURL)}`);
+  const handle = await ctx.step(
+    'WaitForAgent',
+    () => agent.waitForAgent(ctx.host, { signal: ctx.signal, timeoutMs: settings.agentBootTimeoutMs }),
+    (found) => `agent at ${displayURL(found.callbackURL)}`,
+  );
   await guard.checkURL(handle.callbackURL, 'agent callback URL');
   return handle;
 }
@@ -116,21 +144,29 @@ export async function bootAgent(ctx: ExecutionContext, connection: Connection): 
 export async function stopAgent(ctx: ExecutionContext, connection: Connection, handle: AgentHandle | undefined): Promise<void> {
   const { driver, address } = connection;
   if (handle !== undefined) {
-    await ctx.step('AgentPowerOff', async () => {
-      await ctx.services.agent.powerOff(handle, { signal: ctx.signal, timeoutMs: ctx.services.settings.agentCommandTimeoutMs });
-      try {
-        await waitForPower(ctx, driver, 'off', AGENT_POWER_OFF_WAIT_MS);
-        return 'the agent powered the host off';
-      } catch (error) {
-        if (error instanceof OperationFailure && error.reason === 'PowerStateTimeout') {
-          return 'the host was still on 30s after standby.power_off';
+    await ctx.step(
+      'AgentPowerOff',
+      async () => {
+        await ctx.services.agent.powerOff(handle, { signal: ctx.signal, timeoutMs: ctx.services.settings.agentCommandTimeoutMs });
+        try {
+          await waitForPower(ctx, driver, 'off', AGENT_POWER_OFF_WAIT_MS);
+          return 'the agent powered the host off';
+        } catch (error) {
+          if (error instanceof OperationFailure && error.reason === 'PowerStateTimeout') {
+            return 'the host was still on 30s after standby.power_off';
+          }
+          throw error;
         }
-        throw error;
-      }
-    }, (message) => message);
+      },
+      (message) => message,
+    );
   }
   await ensurePower(ctx, driver, 'off', { name: 'PowerOffAfterAgent' });
   if (address.capabilities.bootsISO) {
-    await ctx.step('EjectVirtualMedia', () => driver.ejectVirtualMedia(), () => 'agent ISO ejected');
+    await ctx.step(
+      'EjectVirtualMedia',
+      () => driver.ejectVirtualMedia(),
+      () => 'agent ISO ejected',
+    );
   }
 }

@@ -6,8 +6,10 @@ import type { Executor } from './context.js';
 
 export const deleteExecutor: Executor = async (ctx) => {
   const name = ctx.op.spec.bmc.credentialsName;
-  await ctx.step('ReleaseCredentials', () => releaseSecret(ctx.services.kube, ctx.host.namespace, name), (released) =>
-    released ? `finalizer removed from secret ${ctx.host.namespace}/${name}` : 'no finalizer to remove',
+  await ctx.step(
+    'ReleaseCredentials',
+    () => releaseSecret(ctx.services.kube, ctx.host.namespace, name),
+    (released) => (released ? `finalizer removed from secret ${ctx.host.namespace}/${name}` : 'no finalizer to remove'),
   );
   ctx.services.agent.forget(ctx.host);
   ctx.services.suspendMonitoring(ctx.host.namespace, ctx.host.name);

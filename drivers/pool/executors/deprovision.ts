@@ -16,12 +16,20 @@ export const deprovisionExecutor: Executor = async (ctx) => {
   } else {
     const handle = await bootAgent(ctx, connection);
     const options = { signal: ctx.signal, timeoutMs: ctx.services.settings.agentCommandTimeoutMs };
-    await ctx.step('EraseDevicesMetadata', () => ctx.services.agent.eraseDevicesMetadata(handle, options), () => 'partition tables and filesystem signatures erased');
+    await ctx.step(
+      'EraseDevicesMetadata',
+      () => ctx.services.agent.eraseDevicesMetadata(handle, options),
+      () => 'partition tables and filesystem signatures erased',
+    );
     await stopAgent(ctx, connection, handle);
     return { poweredOn: false };
   }
   if (address.capabilities.bootsISO) {
-    await ctx.step('EjectVirtualMedia', () => driver.ejectVirtualMedia(), () => 'ejected');
+    await ctx.step(
+      'EjectVirtualMedia',
+      () => driver.ejectVirtualMedia(),
+      () => 'ejected',
+    );
   }
   await ensurePower(ctx, driver, 'off');
   return { poweredOn: false };

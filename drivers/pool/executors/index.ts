@@ -25,4 +25,4 @@ export const EXECUTORS: Record<Action, Executor> = {
   [Action.Delete]: deleteExecutor,
 };
 
-export type { ExecutionContext, Executor, HostServices, } from './context.js';
+export type { ExecutionContext, Executor, HostServices } from './context.js';

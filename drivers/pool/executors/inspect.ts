@@ -20,7 +20,11 @@ export const inspectExecutor: Executor = async (ctx) => {
   }
   const handle = await bootAgent(ctx, connection);
   const { agentCommandTimeoutMs } = ctx.services.settings;
-  const hardware = await ctx.step('CollectInventory', () => ctx.services.agent.inventory(handle, { signal: ctx.signal, timeoutMs: agentCommandTimeoutMs }), summary);
+  const hardware = await ctx.step(
+    'CollectInventory',
+    () => ctx.services.agent.inventory(handle, { signal: ctx.signal, timeoutMs: agentCommandTimeoutMs }),
+    summary,
+  );
   await stopAgent(ctx, connection, handle);
   return { hardware, poweredOn: false };
 };

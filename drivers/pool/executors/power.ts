@@ -77,7 +77,12 @@ async function powerOn(ctx: ExecutionContext, driver: BMCDriver): Promise<string
  * Brings the host to `target` as step `name` (default PowerOn / PowerOff). Reads the state
  * first: a host already there gets no command. Returns true when a command was sent.
  */
-export async function ensurePower(ctx: ExecutionContext, driver: BMCDriver, target: PowerState, options: { mode?: PowerMode; name?: string } = {}): Promise<boolean> {
+export async function ensurePower(
+  ctx: ExecutionContext,
+  driver: BMCDriver,
+  target: PowerState,
+  options: { mode?: PowerMode; name?: string } = {},
+): Promise<boolean> {
   const name = options.name ?? (target === 'on' ? 'PowerOn' : 'PowerOff');
   const outcome = await ctx.step(
     name,

@@ -10,10 +10,16 @@ export const prepareExecutor: Executor = async (ctx) => {
   const hardware = raid?.hardwareRAIDVolumes ?? [];
   const software = raid?.softwareRAIDVolumes ?? [];
   if (hardware.length > 0) {
-    throw permanent('Unsupported', `hardware RAID (${String(hardware.length)} volumes requested) is not implemented by the Ironhook drivers; remove spec.raid.hardwareRAIDVolumes`);
+    throw permanent(
+      'Unsupported',
+      `hardware RAID (${String(hardware.length)} volumes requested) is not implemented by the Ironhook drivers; remove spec.raid.hardwareRAIDVolumes`,
+    );
   }
   if (software.length > 0) {
-    throw permanent('Unsupported', `software RAID (${String(software.length)} volumes requested) is not implemented by the Ironhook agent flow; remove spec.raid.softwareRAIDVolumes`);
+    throw permanent(
+      'Unsupported',
+      `software RAID (${String(software.length)} volumes requested) is not implemented by the Ironhook agent flow; remove spec.raid.softwareRAIDVolumes`,
+    );
   }
   await ctx.note('ApplyRAID', 'no RAID volumes requested; nothing to configure');
   if (rootDeviceHints !== undefined) {

@@ -36,13 +36,17 @@ async function readConfigDrive(ctx: ExecutionContext, params: ProvisionParameter
   if (present.length === 0) {
     return undefined;
   }
-  return ctx.step('ReadConfigDrive', async () => {
-    const drive: AgentConfigDrive = {};
-    for (const key of present) {
-      drive[key] = await readConfigValue(ctx, key, params[key] ?? {});
-    }
-    return drive;
-  }, () => `${present.join(', ')} read from their secrets`);
+  return ctx.step(
+    'ReadConfigDrive',
+    async () => {
+      const drive: AgentConfigDrive = {};
+      for (const key of present) {
+        drive[key] = await readConfigValue(ctx, key, params[key] ?? {});
+      }
+      return drive;
+    },
+    () => `${present.join(', ')} read from their secrets`,
+  );
 }
 
 async function liveISO(ctx: ExecutionContext, connection: Connection, url: string): Promise<void> {
@@ -50,22 +54,41 @@ async function liveISO(ctx: ExecutionContext, connection: Connection, url: strin
   const mode = bootMode(ctx);
   if (address.capabilities.bootMethod === 'uefi-http') {
     await ensurePower(ctx, driver, 'off');
-    await ctx.step('SetBootDevice', () => driver.setBootDevice({ device: 'uefi-http', persistent: true, mode, httpBootURI: url }), () => `UefiHttp persistent, ${displayURL(url)}`);
+    await ctx.step(
+      'SetBootDevice',
+      () => driver.setBootDevice({ device: 'uefi-http', persistent: true, mode, httpBootURI: url }),
+      () => `UefiHttp persistent, ${displayURL(url)}`,
+    );
     await ensurePower(ctx, driver, 'on');
     return;
   }
   if (address.capabilities.bootMethod !== 'virtual-media') {
-    throw permanent('Unsupported', `live-iso needs a virtual-media BMC scheme (for example redfish-virtualmedia); ${address.baseScheme} boots over the network`);
+    throw permanent(
+      'Unsupported',
+      `live-iso needs a virtual-media BMC scheme (for example redfish-virtualmedia); ${address.baseScheme} boots over the network`,
+    );
   }
   await ensurePower(ctx, driver, 'off');
   const media = await driver.getVirtualMedia();
   if (media.inserted && media.image === url) {
     await ctx.note('InsertVirtualMedia', `${displayURL(url)} already inserted`);
   } else {
-    await ctx.step('EjectVirtualMedia', () => driver.ejectVirtualMedia(), () => 'ejected');
-    await ctx.step('InsertVirtualMedia', () => driver.insertVirtualMedia(url), () => displayURL(url));
+    await ctx.step(
+      'EjectVirtualMedia',
+      () => driver.ejectVirtualMedia(),
+      () => 'ejected',
+    );
+    await ctx.step(
+      'InsertVirtualMedia',
+      () => driver.insertVirtualMedia(url),
+      () => displayURL(url),
+    );
   }
-  await ctx.step('SetBootDevice', () => driver.setBootDevice({ device: 'cdrom', persistent: true, mode }), () => `Cd persistent, ${mode}`);
+  await ctx.step(
+    'SetBootDevice',
+    () => driver.setBootDevice({ device: 'cdrom', persistent: true, mode }),
+    () => `Cd persistent, ${mode}`,
+  );
   await ensurePower(ctx, driver, 'on');
 }
 
@@ -80,11 +103,19 @@ async function diskImage(ctx: ExecutionContext, connection: Connection, image: I
     const agentImage = { url: image.url, checksum, checksumType, format, rootDeviceHints: params.rootDeviceHints };
     const options = { signal: ctx.signal, timeoutMs: ctx.services.settings.agentCommandTimeoutMs };
     await ctx.progress(`writing ${displayURL(image.url)}`);
-    await ctx.step('WriteImage', () => ctx.services.agent.writeImage(handle, agentImage, configDrive, options), () => `${displayURL(image.url)} written`);
+    await ctx.step(
+      'WriteImage',
+      () => ctx.services.agent.writeImage(handle, agentImage, configDrive, options),
+      () => `${displayURL(image.url)} written`,
+    );
     await stopAgent(ctx, connection, handle);
   }
   const { driver } = connection;
-  await ctx.step('SetBootDevice', () => driver.setBootDevice({ device: 'disk', persistent: true, mode: bootMode(ctx) }), () => `Hdd persistent, ${bootMode(ctx)}`);
+  await ctx.step(
+    'SetBootDevice',
+    () => driver.setBootDevice({ device: 'disk', persistent: true, mode: bootMode(ctx) }),
+    () => `Hdd persistent, ${bootMode(ctx)}`,
+  );
   await ensurePower(ctx, driver, 'on');
 }
 

@@ -33,18 +33,28 @@ async function claim(ctx: ExecutionContext, read: ReadCredentials): Promise<Read
 
 export const register: Executor = async (ctx) => {
   const { bmc } = ctx.op.spec;
-  const read = await ctx.step('ReadCredentials', () => readCredentials(ctx.services.kube, ctx.host.namespace, bmc.credentialsName), (found) => {
-    const report = credentialsReport(found.secret);
-    return `secret ${report.namespace}/${report.name} (version ${report.credentialsVersion})`;
-  });
+  const read = await ctx.step(
+    'ReadCredentials',
+    () => readCredentials(ctx.services.kube, ctx.host.namespace, bmc.credentialsName),
+    (found) => {
+      const report = credentialsReport(found.secret);
+      return `secret ${report.namespace}/${report.name} (version ${report.credentialsVersion})`;
+    },
+  );
   ctx.partialResult({ credentials: read.report });
   const claimed = await claim(ctx, read);
   ctx.partialResult({ credentials: claimed.report });
   const connection = await ctx.connection(claimed);
-  const check = await ctx.step('CheckBMC', () => connection.driver.check(), (result) => {
-    const identity = Object.entries(result.identity).map(([key, value]) => `${key}=${value}`).join(', ');
-    return identity === '' ? 'BMC reachable, credentials accepted' : `BMC reachable, credentials accepted (${identity})`;
-  });
+  const check = await ctx.step(
+    'CheckBMC',
+    () => connection.driver.check(),
+    (result) => {
+      const identity = Object.entries(result.identity)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(', ');
+      return identity === '' ? 'BMC reachable, credentials accepted' : `BMC reachable, credentials accepted (${identity})`;
+    },
+  );
   evaluate(check, connection);
   const power = check.powerState ?? (await connection.driver.getPower());
   return {

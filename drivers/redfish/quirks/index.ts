@@ -13,7 +13,10 @@ export { genericQuirks };
 export const QUIRK_TABLE: readonly VendorQuirks[] = [supermicroQuirks, hpeQuirks, dellQuirks, lenovoQuirks];
 
 function byManufacturer(manufacturer: string): VendorQuirks | undefined {
-  const words = manufacturer.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word !== '');
+  const words = manufacturer
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
   const lower = manufacturer.toLowerCase();
   return QUIRK_TABLE.find((row) => row.manufacturers.some((name) => (name.includes(' ') ? lower.includes(name) : words.includes(name))));
 }

@@ -48,4 +48,3 @@ export function retryOrFail(_ctx: HostContext, operation: HostOperation, errorTy
   const failure = { errorType, message: failureMessage(operation), source: 'request' as const };
   return operation.status?.error?.kind === 'Permanent' ? permanent(failure, patch) : transient(failure, sameRequest(operation));
 }
-

@@ -108,7 +108,9 @@ function secretChangedDuringRequest(ctx: HostContext): boolean {
 
 function registerProgress(ctx: HostContext, current: HostOperation): PrologueResult {
   if (current.status?.phase === Phase.Succeeded) {
-    return credentialsChanged(ctx, current) ? stop(request(Action.Register, 'the credentials changed', { register: {} })) : proceed(registeredPatch(ctx, current));
+    return credentialsChanged(ctx, current)
+      ? stop(request(Action.Register, 'the credentials changed', { register: {} }))
+      : proceed(registeredPatch(ctx, current));
   }
   return stop(registrationPending(ctx, current));
 }

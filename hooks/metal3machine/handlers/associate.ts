@@ -33,7 +33,10 @@ function afterClaim(ctx: MachineContext, hostName: string): Outcome {
   const requests = progress.kind === 'issue' ? [patchIntent(Purpose.Associate, selfTarget(ctx), associateOps(ctx, hostName), ctx.m3m)] : [];
   if (host !== undefined) requests.push(...credentialsLabel(ctx, host));
   if (progress.kind === 'failed') return permanent(`writing the metal3.io/BareMetalHost annotation failed: ${progress.reason}`);
-  return wait(`the metal3.io/BareMetalHost annotation naming BareMetalHost ${hostName} on this Metal3Machine`, { requests, conditionReason: Reason.WaitingForHostClaim });
+  return wait(`the metal3.io/BareMetalHost annotation naming BareMetalHost ${hostName} on this Metal3Machine`, {
+    requests,
+    conditionReason: Reason.WaitingForHostClaim,
+  });
 }
 
 /** A lost claim whose host the cache still shows as it was: wait for the change to arrive. */
@@ -56,16 +59,21 @@ function choose(ctx: MachineContext, lost: KObject | undefined): Outcome {
       return { kind: 'transient', reason: choice.reason, conditionReason: Reason.AssociateFailed, resyncAfterSeconds: RESYNC_SECONDS };
     case 'host':
       if (consumedByMe(ctx, choice.host)) return afterClaim(ctx, choice.host.metadata.name ?? '');
-      return wait(`the driver pool to claim BareMetalHost ${choice.host.metadata.name ?? ''}`, { requests: [claimIntent(ctx, choice.host)], conditionReason: Reason.WaitingForHostClaim });
+      return wait(`the driver pool to claim BareMetalHost ${choice.host.metadata.name ?? ''}`, {
+        requests: [claimIntent(ctx, choice.host)],
+        conditionReason: Reason.WaitingForHostClaim,
+      });
   }
 }
 
 /** The annotation names a host: make sure it is (still) ours. */
 function annotated(ctx: MachineContext, hostName: string): Outcome {
   const host = hostNamed(ctx, hostName);
-  if (host === undefined) return wait(`BareMetalHost ${hostName} (named by the metal3.io/BareMetalHost annotation)`, { conditionReason: Reason.AssociateFailed });
+  if (host === undefined)
+    return wait(`BareMetalHost ${hostName} (named by the metal3.io/BareMetalHost annotation)`, { conditionReason: Reason.AssociateFailed });
   const requests = credentialsLabel(ctx, host);
-  if (consumedByMe(ctx, host)) return cont(S.WaitingForData, `BareMetalHost ${hostName} is claimed by this machine`, { requests, status: { ironhook: { host: hostName } } });
+  if (consumedByMe(ctx, host))
+    return cont(S.WaitingForData, `BareMetalHost ${hostName} is claimed by this machine`, { requests, status: { ironhook: { host: hostName } } });
   const consumer = consumerOf(host);
   if (consumer !== undefined) return permanent(`BareMetalHost ${hostName} is consumed by ${consumer.kind} ${consumer.name}`);
   const progress = progressOf(ctx, Purpose.Claim, true, host);

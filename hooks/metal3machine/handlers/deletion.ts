@@ -13,7 +13,15 @@ import { isTestFailed, patchIntent, progressOf, unchangedSince } from '../reques
 import { claimedHost, claimedHostName } from './host.js';
 
 /** Host states in which deprovisioning is still under way. */
-const STILL_PROVISIONED: readonly string[] = ['preparing', 'provisioning', 'provisioned', 'deprovisioning', 'powering off before delete', 'deleting', 'unknown'];
+const STILL_PROVISIONED: readonly string[] = [
+  'preparing',
+  'provisioning',
+  'provisioned',
+  'deprovisioning',
+  'powering off before delete',
+  'deleting',
+  'unknown',
+];
 
 function inFlightHostWrite(ctx: MachineContext): KObject | undefined {
   return HOST_WRITES.map((purpose) => latestRequest(ctx, purpose)).find(isInFlight);
@@ -30,7 +38,8 @@ export function handleDeprovisioning(ctx: MachineContext): Outcome {
   const name = claimedHostName(ctx);
   const host = claimedHost(ctx);
   const pending = inFlightHostWrite(ctx);
-  if (pending !== undefined) return wait(`request ${pending.metadata.name ?? ''} on BareMetalHost ${name} to finish before deprovisioning`, { conditionReason: Reason.Deleting });
+  if (pending !== undefined)
+    return wait(`request ${pending.metadata.name ?? ''} on BareMetalHost ${name} to finish before deprovisioning`, { conditionReason: Reason.Deleting });
   if (host === undefined || !holdsHost(ctx, host)) return cont(S.Finalized, 'no host of this machine to deprovision');
   const ops = deprovisionOps(ctx, host);
   const progress = progressOf(ctx, Purpose.Deprovision, ops.length > 0, host);
@@ -50,7 +59,8 @@ export function handleWaitingForDeprovision(ctx: MachineContext): Outcome {
   const state = hostState(host);
   const name = host?.metadata.name ?? '';
   if (STILL_PROVISIONED.includes(state)) return wait(`BareMetalHost ${name} to finish deprovisioning (state: ${state})`, { conditionReason: Reason.Deleting });
-  if (state === 'externally provisioned' && rec(host?.status).poweredOn !== false) return wait(`externally provisioned BareMetalHost ${name} to power off`, { conditionReason: Reason.Deleting });
+  if (state === 'externally provisioned' && rec(host?.status).poweredOn !== false)
+    return wait(`externally provisioned BareMetalHost ${name} to power off`, { conditionReason: Reason.Deleting });
   return cont(S.Releasing, `BareMetalHost ${name} is deprovisioned`);
 }
 
@@ -82,6 +92,9 @@ export function handleReleasing(ctx: MachineContext): Outcome {
 
 export function handleFinalized(ctx: MachineContext): Outcome {
   const secret = latestRequest(ctx, Purpose.CredentialsRelease);
-  if (isInFlight(secret)) return wait(`the driver pool to remove the cluster-name label from Secret ${str(rec(rec(secret?.spec).target).name)}`, { conditionReason: Reason.Deleting });
+  if (isInFlight(secret))
+    return wait(`the driver pool to remove the cluster-name label from Secret ${str(rec(rec(secret?.spec).target).name)}`, {
+      conditionReason: Reason.Deleting,
+    });
   return { kind: 'finalized', reason: 'the host is released' };
 }

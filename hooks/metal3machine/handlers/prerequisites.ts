@@ -61,13 +61,20 @@ export function handlePaused(ctx: MachineContext): Outcome {
   const host = annotatedHostName(ctx) === '' ? undefined : claimedHost(ctx);
   const next = ctx.deleting ? S.Deprovisioning : S.WaitingForBootstrapData;
   if (!isPausedContext(ctx)) return cont(next, 'not paused', { requests: host === undefined ? [] : unpauseRequest(ctx, host) });
-  return poll('the Cluster or the Metal3Machine to be unpaused', { requests: host === undefined ? [] : pauseRequest(ctx, host), conditionReason: Reason.Paused });
+  return poll('the Cluster or the Metal3Machine to be unpaused', {
+    requests: host === undefined ? [] : pauseRequest(ctx, host),
+    conditionReason: Reason.Paused,
+  });
 }
 
 export function handleWaitingForBootstrapData(ctx: MachineContext): Outcome {
   const machine = ctx.machine;
   const secret = str(rec(rec(machine?.spec).bootstrap).dataSecretName);
-  if (secret === '') return wait(`bootstrap data: Machine ${machine?.metadata.name ?? ''} has no spec.bootstrap.dataSecretName yet`, { conditionReason: Reason.WaitingForBootstrapData });
-  const userData = Object.keys(rec(ctx.status.userData)).length > 0 ? ctx.status.userData : { name: secret, namespace: machine?.metadata.namespace ?? ctx.namespace };
+  if (secret === '')
+    return wait(`bootstrap data: Machine ${machine?.metadata.name ?? ''} has no spec.bootstrap.dataSecretName yet`, {
+      conditionReason: Reason.WaitingForBootstrapData,
+    });
+  const userData =
+    Object.keys(rec(ctx.status.userData)).length > 0 ? ctx.status.userData : { name: secret, namespace: machine?.metadata.namespace ?? ctx.namespace };
   return cont(S.Associating, `bootstrap data in Secret ${secret}`, { status: { userData } });
 }

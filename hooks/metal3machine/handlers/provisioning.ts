@@ -41,7 +41,12 @@ export function handleWaitingForData(ctx: MachineContext): Outcome {
   if (!hasRef(template)) return cont(S.SettingHostSpec, 'no dataTemplate to wait for', { status: fromSpec });
   const namespace = str(template.namespace);
   if (namespace !== '' && namespace !== ctx.namespace) {
-    return { kind: 'permanent', reason: `spec.dataTemplate.namespace ${namespace} differs from the machine's namespace`, conditionReason: Reason.MetaDataFailed, failureReason: FailureReason.Create };
+    return {
+      kind: 'permanent',
+      reason: `spec.dataTemplate.namespace ${namespace} differs from the machine's namespace`,
+      conditionReason: Reason.MetaDataFailed,
+      failureReason: FailureReason.Create,
+    };
   }
   const data = ctx.datas[0];
   if (data === undefined || data.metadata.deletionTimestamp !== undefined || rec(data.status).ready !== true) return dataWait(ctx, data);
@@ -74,7 +79,13 @@ function desiredHostSpec(ctx: MachineContext, host: KObject): Record<string, unk
   const desired: Record<string, unknown> = {};
   if (fresh && hasRef(ctx.status.userData)) {
     const method = str(rec(ctx.spec.customDeploy).method);
-    Object.assign(desired, { image: imageFor(ctx), customDeploy: method === '' ? undefined : { method }, userData: ctx.status.userData, metaData: ctx.status.metaData, networkData: ctx.status.networkData });
+    Object.assign(desired, {
+      image: imageFor(ctx),
+      customDeploy: method === '' ? undefined : { method },
+      userData: ctx.status.userData,
+      metaData: ctx.status.metaData,
+      networkData: ctx.status.networkData,
+    });
   }
   const cleaning = str(ctx.spec.automatedCleaningMode);
   if (cleaning !== '') desired.automatedCleaningMode = cleaning;
@@ -102,7 +113,10 @@ export function handleSettingHostSpec(ctx: MachineContext): Outcome {
   if (progress.kind === 'failed') return failedPatch(`setting the spec of BareMetalHost ${host.metadata.name ?? ''}`, progress);
   const ops = [...stillMine(ctx), ...Object.entries(changes).map(([key, value]) => ({ op: 'add' as const, path: `/spec/${key}`, value }))];
   const requests = progress.kind === 'issue' ? [patchIntent(Purpose.HostSpec, hostTarget(host), ops, host)] : [];
-  return wait(`the driver pool to set ${Object.keys(changes).sort().join(', ')} on BareMetalHost ${host.metadata.name ?? ''}`, { requests, conditionReason: Reason.NotReady });
+  return wait(`the driver pool to set ${Object.keys(changes).sort().join(', ')} on BareMetalHost ${host.metadata.name ?? ''}`, {
+    requests,
+    conditionReason: Reason.NotReady,
+  });
 }
 
 export function handleProvisioning(ctx: MachineContext): Outcome {
@@ -116,11 +130,19 @@ export function handleProvisioning(ctx: MachineContext): Outcome {
 
 function nodeOperation(ctx: MachineContext, host: KObject, id: string): RequestIntent {
   const hostUID = host.metadata.uid ?? '';
-  const hostnames = hostAddresses(host).filter((a) => a.type === 'Hostname').map((a) => a.address);
+  const hostnames = hostAddresses(host)
+    .filter((a) => a.type === 'Hostname')
+    .map((a) => a.address);
   return {
     kind: 'NodeOperation',
     purpose: Purpose.NodeProviderID,
-    spec: { cluster: { name: ctx.clusterName }, action: NodeAction.SetProviderID, node: { uuid: hostUID, ...(hostnames.length > 0 && { hostnames }) }, providerID: id, acceptedProviderIDs: [`${ProviderIDPrefix}${hostUID}`] },
+    spec: {
+      cluster: { name: ctx.clusterName },
+      action: NodeAction.SetProviderID,
+      node: { uuid: hostUID, ...(hostnames.length > 0 && { hostnames }) },
+      providerID: id,
+      acceptedProviderIDs: [`${ProviderIDPrefix}${hostUID}`],
+    },
   };
 }
 
@@ -146,8 +168,15 @@ export function handleSettingProviderID(ctx: MachineContext): Outcome {
 
 /** With a cloud provider the Node's providerID comes first; the machine copies what the Node has. */
 function cloudProviderID(ctx: MachineContext, id: string, node: KObject | undefined, requests: RequestIntent[]): Outcome {
-  if (node === undefined || isInFlight(node)) return wait(`a workload cluster Node with providerID ${id} (cloud provider enabled)`, { requests, conditionReason: Reason.NotReady });
-  if (phaseOf(node) !== 'Succeeded') return { kind: 'permanent', reason: `finding the workload Node failed: ${requestMessage(node)}`, conditionReason: Reason.NotReady, failureReason: FailureReason.Update };
+  if (node === undefined || isInFlight(node))
+    return wait(`a workload cluster Node with providerID ${id} (cloud provider enabled)`, { requests, conditionReason: Reason.NotReady });
+  if (phaseOf(node) !== 'Succeeded')
+    return {
+      kind: 'permanent',
+      reason: `finding the workload Node failed: ${requestMessage(node)}`,
+      conditionReason: Reason.NotReady,
+      failureReason: FailureReason.Update,
+    };
   const found = str(rec(rec(node.status).node).providerID) || id;
   return selfProviderID(ctx, found, requests);
 }
@@ -156,5 +185,9 @@ export function handleReady(ctx: MachineContext): Outcome {
   const host = claimedHost(ctx);
   const node = latestRequest(ctx, Purpose.NodeProviderID);
   const nodeNote = phaseOf(node) === 'Failed' ? `; setting the providerID on the workload Node failed: ${requestMessage(node)}` : '';
-  return { kind: 'done', reason: `provisioned on BareMetalHost ${host?.metadata.name ?? ''}${nodeNote}`, status: { addresses: hostAddresses(host), initialization: { provisioned: true } } };
+  return {
+    kind: 'done',
+    reason: `provisioned on BareMetalHost ${host?.metadata.name ?? ''}${nodeNote}`,
+    status: { addresses: hostAddresses(host), initialization: { provisioned: true } },
+  };
 }

@@ -14,7 +14,13 @@ export const provisioningRows: Row[] = [
     name: 'available, online false and off: steady',
     from: S.Available,
     given: host().inState(S.Available).monitor(monitorOff),
-    expect: { state: S.Available, operationalStatus: 'OK', request: null, children: ['BMCMonitor', 'HostFirmwareSettings'], reason: /power is off as requested/u },
+    expect: {
+      state: S.Available,
+      operationalStatus: 'OK',
+      request: null,
+      children: ['BMCMonitor', 'HostFirmwareSettings'],
+      reason: /power is off as requested/u,
+    },
   },
   {
     name: 'available, online true and off: PowerOn',
@@ -37,37 +43,62 @@ export const provisioningRows: Row[] = [
   {
     name: 'available, PowerOn running: waits',
     from: S.Available,
-    given: host().spec({ online: true }).inState(S.Available).operation('PowerOn', 4, { status: running(T1) }).monitor(monitorOff),
+    given: host()
+      .spec({ online: true })
+      .inState(S.Available)
+      .operation('PowerOn', 4, { status: running(T1) })
+      .monitor(monitorOff),
     expect: { request: 'server-01-poweron-4' },
   },
   {
     name: 'available, PowerOn succeeded but the monitor read before it: the request result wins',
     from: S.Available,
-    given: host().spec({ online: true }).inState(S.Available, { errorCount: 1 }).operation('PowerOn', 4, { status: succeeded(T1, { poweredOn: true }) }).monitor(monitorOff),
+    given: host()
+      .spec({ online: true })
+      .inState(S.Available, { errorCount: 1 })
+      .operation('PowerOn', 4, { status: succeeded(T1, { poweredOn: true }) })
+      .monitor(monitorOff),
     expect: { request: 'server-01-poweron-4', status: { poweredOn: true }, errorCount: 0 },
   },
   {
     name: 'available, PowerOn failed transiently: power management error and retry',
     from: S.Available,
-    given: host().spec({ online: true }).inState(S.Available).operation('PowerOn', 4, { status: failed(T1, 'Transient', 'BMC timeout') }).monitor(monitorOff),
+    given: host()
+      .spec({ online: true })
+      .inState(S.Available)
+      .operation('PowerOn', 4, { status: failed(T1, 'Transient', 'BMC timeout') })
+      .monitor(monitorOff),
     expect: { errorType: 'power management error', operationalStatus: 'error', request: 'server-01-poweron-5' },
   },
   {
     name: 'available, image and online: Provision requested while still available',
     from: S.Available,
     given: host().spec({ online: true, image: IMAGE }).inState(S.Available).monitor(monitorOff),
-    expect: { state: S.Available, request: 'server-01-provision-1', requestSpec: { ...provisionSpec, hostStatus: { state: S.Available } }, status: { lastAttemptedImage: IMAGE } },
+    expect: {
+      state: S.Available,
+      request: 'server-01-provision-1',
+      requestSpec: { ...provisionSpec, hostStatus: { state: S.Available } },
+      status: { lastAttemptedImage: IMAGE },
+    },
   },
   {
     name: 'available, Provision held back by the limit: delayed',
     from: S.Available,
-    given: host().spec({ online: true, image: IMAGE }).inState(S.Available).operation('Provision', 5, { status: delayed('provisioning limit 20 reached') }).monitor(monitorOff),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Available)
+      .operation('Provision', 5, { status: delayed('provisioning limit 20 reached') })
+      .monitor(monitorOff),
     expect: { state: S.Available, operationalStatus: 'delayed', request: 'server-01-provision-5' },
   },
   {
     name: 'available, Provision admitted: provisioning',
     from: S.Available,
-    given: host().spec({ online: true, image: IMAGE }).inState(S.Available).operation('Provision', 5, { status: running(T1) }).monitor(monitorOff),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Available)
+      .operation('Provision', 5, { status: running(T1) })
+      .monitor(monitorOff),
     expect: { state: S.Provisioning, request: 'server-01-provision-5', status: { provisioning: { bootMode: 'UEFI' } } },
   },
   {
@@ -85,13 +116,19 @@ export const provisioningRows: Row[] = [
   {
     name: 'available, userData in another namespace: provisioning error, nothing requested',
     from: S.Available,
-    given: host().spec({ online: true, image: IMAGE, userData: { name: 'ud', namespace: 'other' } }).inState(S.Available).monitor(monitorOff),
+    given: host()
+      .spec({ online: true, image: IMAGE, userData: { name: 'ud', namespace: 'other' } })
+      .inState(S.Available)
+      .monitor(monitorOff),
     expect: { errorType: 'provisioning error', errorMessage: /userData: cross-namespace Secret references are not allowed/u, request: null },
   },
   {
     name: 'available, custom deploy: Provision with the method',
     from: S.Available,
-    given: host().spec({ online: true, customDeploy: { method: 'install_coreos' } }).inState(S.Available).monitor(monitorOff),
+    given: host()
+      .spec({ online: true, customDeploy: { method: 'install_coreos' } })
+      .inState(S.Available)
+      .monitor(monitorOff),
     expect: { request: 'server-01-provision-1', requestSpec: { provision: { customDeploy: { method: 'install_coreos' } } } },
   },
   {
@@ -121,13 +158,19 @@ export const provisioningRows: Row[] = [
   {
     name: 'available, re-inspection annotation already consumed: ignored',
     from: S.Available,
-    given: host().annotate('inspect.metal3.io').inState(S.Available, { ironhook: { consumedAnnotations: ['inspect.metal3.io'] } }).monitor(monitorOff),
+    given: host()
+      .annotate('inspect.metal3.io')
+      .inState(S.Available, { ironhook: { consumedAnnotations: ['inspect.metal3.io'] } })
+      .monitor(monitorOff),
     expect: { request: null, consumed: ['inspect.metal3.io'] },
   },
   {
     name: 'available, RAID changed: preparing',
     from: S.Available,
-    given: host().spec({ raid: { hardwareRAIDVolumes: [] , softwareRAIDVolumes: [{ level: '1' }] } }).inState(S.Available).monitor(monitorOff),
+    given: host()
+      .spec({ raid: { hardwareRAIDVolumes: [], softwareRAIDVolumes: [{ level: '1' }] } })
+      .inState(S.Available)
+      .monitor(monitorOff),
     expect: { state: S.Preparing },
   },
   {
@@ -139,7 +182,11 @@ export const provisioningRows: Row[] = [
   {
     name: 'available, forced reboot annotation: PowerOff',
     from: S.Available,
-    given: host().spec({ online: true }).annotate('reboot.metal3.io/maintenance', '{"force": true}').inState(S.Available, { poweredOn: true }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true })
+      .annotate('reboot.metal3.io/maintenance', '{"force": true}')
+      .inState(S.Available, { poweredOn: true })
+      .monitor(monitorOn),
     expect: { request: 'server-01-poweroff-1' },
   },
   {
@@ -151,7 +198,9 @@ export const provisioningRows: Row[] = [
   {
     name: 'available, Secret rotated: registers again before anything else',
     from: S.Available,
-    given: host().inState(S.Available).monitor({ ...monitorOff, credentials: { name: 'server-01-bmc-secret', namespace: 'metal3', credentialsVersion: '9' } }),
+    given: host()
+      .inState(S.Available)
+      .monitor({ ...monitorOff, credentials: { name: 'server-01-bmc-secret', namespace: 'metal3', credentialsVersion: '9' } }),
     expect: { state: S.Available, request: 'server-01-register-1' },
   },
   {
@@ -177,19 +226,31 @@ export const provisioningRows: Row[] = [
   {
     name: 'provisioning, Provision running: waits',
     from: S.Provisioning,
-    given: host().spec({ online: true, image: IMAGE }).inState(S.Provisioning).operation('Provision', 5, { status: running(T1, 'writing the image'), spec: provisionSpec }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: running(T1, 'writing the image'), spec: provisionSpec })
+      .monitor(monitorOn),
     expect: { state: S.Provisioning, request: 'server-01-provision-5', reason: /writing the image/u },
   },
   {
     name: 'provisioning, Provision succeeded: provisioned with the image recorded',
     from: S.Provisioning,
-    given: host().spec({ online: true, image: IMAGE }).inState(S.Provisioning).operation('Provision', 5, { status: succeeded(T1, { poweredOn: true }), spec: provisionSpec }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: succeeded(T1, { poweredOn: true }), spec: provisionSpec })
+      .monitor(monitorOn),
     expect: { state: S.Provisioned, status: { provisioning: { image: IMAGE } }, errorCount: 0 },
   },
   {
     name: 'provisioning, Provision failed: provisioning error, Deprovision requested, fail count up',
     from: S.Provisioning,
-    given: host().spec({ online: true, image: IMAGE }).inState(S.Provisioning).operation('Provision', 5, { status: failed(T1, 'Permanent', 'image checksum mismatch'), spec: provisionSpec }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: failed(T1, 'Permanent', 'image checksum mismatch'), spec: provisionSpec })
+      .monitor(monitorOn),
     expect: {
       state: S.Provisioning,
       errorType: 'provisioning error',
@@ -202,31 +263,52 @@ export const provisioningRows: Row[] = [
   {
     name: 'provisioning, Deprovision pending after a failure: keeps waiting for it',
     from: S.Provisioning,
-    given: host().spec({ online: true, image: IMAGE }).inState(S.Provisioning, { errorType: 'provisioning error', errorMessage: 'x', errorCount: 1, operationalStatus: 'error' }).operation('Deprovision', 6, { errorCount: 1 }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning, { errorType: 'provisioning error', errorMessage: 'x', errorCount: 1, operationalStatus: 'error' })
+      .operation('Deprovision', 6, { errorCount: 1 })
+      .monitor(monitorOn),
     expect: { state: S.Provisioning, request: 'server-01-deprovision-6', errorType: 'provisioning error' },
   },
   {
     name: 'provisioning, Deprovision admitted: deprovisioning',
     from: S.Provisioning,
-    given: host().spec({ online: true, image: IMAGE }).inState(S.Provisioning).operation('Deprovision', 6, { status: running(T1) }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning)
+      .operation('Deprovision', 6, { status: running(T1) })
+      .monitor(monitorOn),
     expect: { state: S.Deprovisioning, request: 'server-01-deprovision-6' },
   },
   {
     name: 'provisioning, image URL changed: cancelled, Deprovision requested',
     from: S.Provisioning,
-    given: host().spec({ online: true, image: OTHER }).inState(S.Provisioning).operation('Provision', 5, { status: running(T1), spec: provisionSpec }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: OTHER })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: running(T1), spec: provisionSpec })
+      .monitor(monitorOn),
     expect: { state: S.Provisioning, request: 'server-01-deprovision-6' },
   },
   {
     name: 'provisioning, only the checksum changed: not cancelled',
     from: S.Provisioning,
-    given: host().spec({ online: true, image: { ...IMAGE, checksum: 'abc' } }).inState(S.Provisioning).operation('Provision', 5, { status: running(T1), spec: provisionSpec }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: { ...IMAGE, checksum: 'abc' } })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: running(T1), spec: provisionSpec })
+      .monitor(monitorOn),
     expect: { request: 'server-01-provision-5' },
   },
   {
     name: 'provisioning host deleted: Deprovision requested',
     from: S.Provisioning,
-    given: host().spec({ online: true, image: IMAGE }).inState(S.Provisioning).operation('Provision', 5, { status: running(T1), spec: provisionSpec }).monitor(monitorOn).deleting(),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: running(T1), spec: provisionSpec })
+      .monitor(monitorOn)
+      .deleting(),
     expect: { request: 'server-01-deprovision-6', finalized: false },
   },
   {
@@ -250,43 +332,72 @@ export const provisioningRows: Row[] = [
   {
     name: 'provisioned, bare reboot annotation while on: soft PowerOff',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE }).annotate('reboot.metal3.io').inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .annotate('reboot.metal3.io')
+      .inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true })
+      .monitor(monitorOn),
     expect: { request: 'server-01-poweroff-1', requestSpec: { power: { mode: 'soft' } }, consumed: [] },
   },
   {
     name: 'provisioned, bare reboot annotation and now off: consumed, powering on',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE }).annotate('reboot.metal3.io').inState(S.Provisioned, deployed(S.Provisioned)).operation('PowerOff', 1, { status: succeeded(T1, { poweredOn: false }) }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .annotate('reboot.metal3.io')
+      .inState(S.Provisioned, deployed(S.Provisioned))
+      .operation('PowerOff', 1, { status: succeeded(T1, { poweredOn: false }) })
+      .monitor(monitorOn),
     expect: { request: 'server-01-poweroff-1', consumed: ['reboot.metal3.io'], status: { poweredOn: false } },
   },
   {
     name: 'provisioned, consumed reboot annotation still present: powers on',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE }).annotate('reboot.metal3.io').inState(S.Provisioned, { ...deployed(S.Provisioned), ironhook: { consumedAnnotations: ['reboot.metal3.io'] } }).monitor(monitorOff),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .annotate('reboot.metal3.io')
+      .inState(S.Provisioned, { ...deployed(S.Provisioned), ironhook: { consumedAnnotations: ['reboot.metal3.io'] } })
+      .monitor(monitorOff),
     expect: { request: 'server-01-poweron-1' },
   },
   {
     name: 'provisioned, hard phased reboot annotation: hard PowerOff, kept off',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE }).annotate('reboot.metal3.io/remediation', '{"mode":"hard"}').inState(S.Provisioned, deployed(S.Provisioned)).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .annotate('reboot.metal3.io/remediation', '{"mode":"hard"}')
+      .inState(S.Provisioned, deployed(S.Provisioned))
+      .monitor(monitorOn),
     expect: { request: 'server-01-poweroff-1', requestSpec: { power: { mode: 'hard' } } },
   },
   {
     name: 'provisioned, phased reboot annotation and off: stays off, annotation not consumed',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE }).annotate('reboot.metal3.io/remediation').inState(S.Provisioned, deployed(S.Provisioned)).monitor(monitorOff),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .annotate('reboot.metal3.io/remediation')
+      .inState(S.Provisioned, deployed(S.Provisioned))
+      .monitor(monitorOff),
     expect: { request: null, consumed: [] },
   },
   {
     name: 'provisioned, disablePowerOff and a reboot annotation: Reboot, annotation consumed',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE, disablePowerOff: true }).annotate('reboot.metal3.io').inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE, disablePowerOff: true })
+      .annotate('reboot.metal3.io')
+      .inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true })
+      .monitor(monitorOn),
     expect: { request: 'server-01-reboot-1', consumed: ['reboot.metal3.io'] },
   },
   {
     name: 'provisioned, disablePowerOff and a phased reboot annotation: one Reboot, key remembered as answered',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE, disablePowerOff: true }).annotate('reboot.metal3.io/remediation', '{"mode":"hard"}').inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE, disablePowerOff: true })
+      .annotate('reboot.metal3.io/remediation', '{"mode":"hard"}')
+      .inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true })
+      .monitor(monitorOn),
     expect: { request: 'server-01-reboot-1', consumed: ['reboot.metal3.io/remediation'] },
   },
   {
@@ -303,25 +414,41 @@ export const provisioningRows: Row[] = [
   {
     name: 'provisioned, detached annotation: Detach requested',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE }).annotate('baremetalhost.metal3.io/detached').inState(S.Provisioned, deployed(S.Provisioned)).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .annotate('baremetalhost.metal3.io/detached')
+      .inState(S.Provisioned, deployed(S.Provisioned))
+      .monitor(monitorOn),
     expect: { request: 'server-01-detach-1' },
   },
   {
     name: 'provisioned, Detach succeeded: detached, no monitor',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE }).annotate('baremetalhost.metal3.io/detached').inState(S.Provisioned, deployed(S.Provisioned)).operation('Detach', 2, { status: succeeded(T1) }).monitor(monitorOn),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .annotate('baremetalhost.metal3.io/detached')
+      .inState(S.Provisioned, deployed(S.Provisioned))
+      .operation('Detach', 2, { status: succeeded(T1) })
+      .monitor(monitorOn),
     expect: { operationalStatus: 'detached', children: ['HostFirmwareSettings', 'HostOperation'] },
   },
   {
     name: 'provisioned and detached: slow poll, nothing requested',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE }).annotate('baremetalhost.metal3.io/detached').inState(S.Provisioned, { ...deployed(S.Provisioned), operationalStatus: 'detached' }).operation('Detach', 2, { status: succeeded(T1) }),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .annotate('baremetalhost.metal3.io/detached')
+      .inState(S.Provisioned, { ...deployed(S.Provisioned), operationalStatus: 'detached' })
+      .operation('Detach', 2, { status: succeeded(T1) }),
     expect: { operationalStatus: 'detached', resyncAfterSeconds: 600, request: 'server-01-detach-2' },
   },
   {
     name: 'provisioned, detached annotation removed: re-attaches by registering',
     from: S.Provisioned,
-    given: host().spec({ online: true, image: IMAGE }).inState(S.Provisioned, { ...deployed(S.Provisioned), operationalStatus: 'detached' }).operation('Detach', 2, { status: succeeded(T1) }),
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioned, { ...deployed(S.Provisioned), operationalStatus: 'detached' })
+      .operation('Detach', 2, { status: succeeded(T1) }),
     expect: { request: 'server-01-register-3', operationalStatus: 'OK' },
   },
   {
@@ -351,7 +478,12 @@ export const provisioningRows: Row[] = [
   {
     name: 'available, paused: status and children come back unchanged',
     from: S.Available,
-    given: host().spec({ online: true }).annotate('baremetalhost.metal3.io/paused').inState(S.Available).operation('PowerOff', 2, { status: succeeded(T0) }).monitor(monitorOff),
+    given: host()
+      .spec({ online: true })
+      .annotate('baremetalhost.metal3.io/paused')
+      .inState(S.Available)
+      .operation('PowerOff', 2, { status: succeeded(T0) })
+      .monitor(monitorOff),
     expect: { state: S.Available, request: 'server-01-poweroff-2', status: { lastUpdated: T0 }, children: ['BMCMonitor', 'HostOperation'] },
   },
   {
@@ -360,6 +492,13 @@ export const provisioningRows: Row[] = [
     name: 'created paused, no status yet: a blank valid status, nothing requested',
     from: S.None,
     given: host().spec({ online: true }).annotate('baremetalhost.metal3.io/paused'),
-    expect: { state: S.None, operationalStatus: '', errorCount: 0, request: null, status: { poweredOn: false, provisioningFailCount: 0, errorMessage: '' }, children: [] },
+    expect: {
+      state: S.None,
+      operationalStatus: '',
+      errorCount: 0,
+      request: null,
+      status: { poweredOn: false, provisioningFailCount: 0, errorMessage: '' },
+      children: [],
+    },
   },
 ];

@@ -39,7 +39,14 @@ export const registrationRows: Row[] = [
     name: 'new host with an unknown BMC scheme: registration error, nothing requested',
     from: S.None,
     given: host().spec({ bmc: { address: 'foo://127.0.0.1', credentialsName: 'c' } }),
-    expect: { state: S.Registering, operationalStatus: 'error', errorType: 'registration error', errorCount: 1, errorMessage: /Unknown BMC type 'foo'/u, children: [] },
+    expect: {
+      state: S.Registering,
+      operationalStatus: 'error',
+      errorType: 'registration error',
+      errorCount: 1,
+      errorMessage: /Unknown BMC type 'foo'/u,
+      children: [],
+    },
   },
   {
     name: 'new host with libvirt BMC and no boot MAC: registration error',
@@ -56,22 +63,44 @@ export const registrationRows: Row[] = [
   {
     name: 'new host with the status annotation (moved from another cluster): status restored, annotation consumed',
     from: S.None,
-    given: host().annotate(
-      'baremetalhost.metal3.io/status',
-      JSON.stringify({ operationalStatus: 'OK', errorMessage: '', errorCount: 0, poweredOn: true, lastUpdated: T0, provisioning: { state: 'provisioned', ID: 'moved', image: { url: 'http://127.0.0.1/os.qcow2' } }, goodCredentials: { credentials: { name: 'server-01-bmc-secret', namespace: 'metal3' }, credentialsVersion: '1' } }),
-    ).spec({ online: true, image: { url: 'http://127.0.0.1/os.qcow2', checksum: 'abc' } }).monitor(monitorOn),
+    given: host()
+      .annotate(
+        'baremetalhost.metal3.io/status',
+        JSON.stringify({
+          operationalStatus: 'OK',
+          errorMessage: '',
+          errorCount: 0,
+          poweredOn: true,
+          lastUpdated: T0,
+          provisioning: { state: 'provisioned', ID: 'moved', image: { url: 'http://127.0.0.1/os.qcow2' } },
+          goodCredentials: { credentials: { name: 'server-01-bmc-secret', namespace: 'metal3' }, credentialsVersion: '1' },
+        }),
+      )
+      .spec({ online: true, image: { url: 'http://127.0.0.1/os.qcow2', checksum: 'abc' } })
+      .monitor(monitorOn),
     expect: { state: S.Provisioned, request: null, consumed: ['baremetalhost.metal3.io/status'], status: { provisioning: { ID: 'moved' } } },
   },
   {
     name: 'hardware details annotation with inspection disabled: folded into status.hardware and HardwareData',
     from: S.Preparing,
-    given: host().spec({ inspectionMode: 'disabled' }).annotate('inspect.metal3.io/hardwaredetails', JSON.stringify({ cpu: { arch: 'aarch64' } })).inState(S.Preparing).monitor(monitorOff),
-    expect: { state: S.Available, status: { hardware: { cpu: { arch: 'aarch64' } } }, consumed: ['inspect.metal3.io/hardwaredetails'], children: ['BMCMonitor', 'HardwareData', 'HostFirmwareSettings'] },
+    given: host()
+      .spec({ inspectionMode: 'disabled' })
+      .annotate('inspect.metal3.io/hardwaredetails', JSON.stringify({ cpu: { arch: 'aarch64' } }))
+      .inState(S.Preparing)
+      .monitor(monitorOff),
+    expect: {
+      state: S.Available,
+      status: { hardware: { cpu: { arch: 'aarch64' } } },
+      consumed: ['inspect.metal3.io/hardwaredetails'],
+      children: ['BMCMonitor', 'HardwareData', 'HostFirmwareSettings'],
+    },
   },
   {
     name: 'unmanaged host still without BMC: slow poll',
     from: S.Unmanaged,
-    given: host().withoutBMC().inState(S.Unmanaged, { operationalStatus: 'discovered', ...unregistered }),
+    given: host()
+      .withoutBMC()
+      .inState(S.Unmanaged, { operationalStatus: 'discovered', ...unregistered }),
     expect: { state: S.Unmanaged, operationalStatus: 'discovered', resyncAfterSeconds: 600, children: [] },
   },
   {
@@ -95,43 +124,63 @@ export const registrationRows: Row[] = [
   {
     name: 'registering, Register running: triedCredentials recorded',
     from: S.Registering,
-    given: host().inState(S.Registering, unregistered).operation('Register', 1, { status: { ...running(T0), result: { credentials: CREDS_V1 } } }),
+    given: host()
+      .inState(S.Registering, unregistered)
+      .operation('Register', 1, { status: { ...running(T0), result: { credentials: CREDS_V1 } } }),
     expect: { state: S.Registering, request: 'server-01-register-1', status: { triedCredentials: { credentialsVersion: '1' } } },
   },
   {
     name: 'registering, Register succeeded: Inspect requested, state held until the pool admits it',
     from: S.Registering,
-    given: host().inState(S.Registering, unregistered).operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1, poweredOn: false }) }),
+    given: host()
+      .inState(S.Registering, unregistered)
+      .operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1, poweredOn: false }) }),
     expect: {
       state: S.Registering,
       request: 'server-01-inspect-2',
       requestSpec: { inspect: { mode: 'agent' }, hostStatus: { state: S.Registering } },
       children: ['BMCMonitor', 'HostFirmwareSettings', 'HostOperation'],
-      status: { goodCredentials: { credentialsVersion: '1' }, hardwareProfile: 'unknown', provisioning: { rootDeviceHints: { deviceName: '/dev/sda' } }, lastUpdated: T1 },
+      status: {
+        goodCredentials: { credentialsVersion: '1' },
+        hardwareProfile: 'unknown',
+        provisioning: { rootDeviceHints: { deviceName: '/dev/sda' } },
+        lastUpdated: T1,
+      },
     },
   },
   {
     name: 'registering, Register succeeded, externally provisioned: no inspection',
     from: S.Registering,
-    given: host().spec({ externallyProvisioned: true }).inState(S.Registering, unregistered).operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1 }) }),
+    given: host()
+      .spec({ externallyProvisioned: true })
+      .inState(S.Registering, unregistered)
+      .operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1 }) }),
     expect: { state: S.ExternallyProvisioned, errorCount: 0 },
   },
   {
     name: 'registering, Register succeeded, inspectionMode disabled: preparing',
     from: S.Registering,
-    given: host().spec({ inspectionMode: 'disabled' }).inState(S.Registering, unregistered).operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1 }) }),
+    given: host()
+      .spec({ inspectionMode: 'disabled' })
+      .inState(S.Registering, unregistered)
+      .operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1 }) }),
     expect: { state: S.Preparing },
   },
   {
     name: 'registering, Register succeeded, inspect.metal3.io: disabled: preparing',
     from: S.Registering,
-    given: host().annotate('inspect.metal3.io', 'disabled').inState(S.Registering, unregistered).operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1 }) }),
+    given: host()
+      .annotate('inspect.metal3.io', 'disabled')
+      .inState(S.Registering, unregistered)
+      .operation('Register', 1, { status: succeeded(T1, { credentials: CREDS_V1 }) }),
     expect: { state: S.Preparing },
   },
   {
     name: 'registering, Register failed transiently: error recorded, retry after back-off',
     from: S.Registering,
-    given: host().inState(S.Registering, unregistered).operation('Register', 1, { status: failed(T1, 'Transient', 'BMC 127.0.0.1:6230 did not answer') }),
+    given: host()
+      .inState(S.Registering, unregistered)
+      .operation('Register', 1, { status: failed(T1, 'Transient', 'BMC 127.0.0.1:6230 did not answer') }),
     expect: {
       state: S.Registering,
       operationalStatus: 'error',
@@ -144,7 +193,9 @@ export const registrationRows: Row[] = [
   {
     name: 'registering, Register failed permanently: error shown, no retry',
     from: S.Registering,
-    given: host().inState(S.Registering, unregistered).operation('Register', 1, { status: failed(T1, 'Permanent', 'the BMC rejected the credentials') }),
+    given: host()
+      .inState(S.Registering, unregistered)
+      .operation('Register', 1, { status: failed(T1, 'Permanent', 'the BMC rejected the credentials') }),
     expect: { errorType: 'registration error', errorCount: 1, errorMessage: /rejected the credentials/u, request: 'server-01-register-1' },
   },
   {
@@ -159,7 +210,10 @@ export const registrationRows: Row[] = [
   {
     name: 'registering, permanent failure and the spec changed since: registers again',
     from: S.Registering,
-    given: host().generation(2).inState(S.Registering, unregistered).operation('Register', 1, { status: failed(T1, 'Permanent', 'unsupported') }),
+    given: host()
+      .generation(2)
+      .inState(S.Registering, unregistered)
+      .operation('Register', 1, { status: failed(T1, 'Permanent', 'unsupported') }),
     expect: { request: 'server-01-register-2' },
   },
   {
@@ -184,61 +238,94 @@ export const registrationRows: Row[] = [
     expect: {
       state: S.Registering,
       request: 'server-01-inspect-2',
-      status: { goodCredentials: { credentialsVersion: '1' }, provisioning: { ID: 'node-1' }, ironhook: { request: { name: 'server-01-inspect-2', sequence: 2 } } },
+      status: {
+        goodCredentials: { credentialsVersion: '1' },
+        provisioning: { ID: 'node-1' },
+        ironhook: { request: { name: 'server-01-inspect-2', sequence: 2 } },
+      },
     },
   },
   {
     name: 'registering, Inspect held back by the provisioning limit: delayed',
     from: S.Registering,
-    given: host().inState(S.Registering).operation('Inspect', 2, { status: delayed('20 hosts are provisioning; limit 20') }).monitor(monitorOff),
+    given: host()
+      .inState(S.Registering)
+      .operation('Inspect', 2, { status: delayed('20 hosts are provisioning; limit 20') })
+      .monitor(monitorOff),
     expect: { state: S.Registering, operationalStatus: 'delayed', request: 'server-01-inspect-2', reason: /limit 20/u },
   },
   {
     name: 'registering, Inspect admitted by the pool: inspecting',
     from: S.Registering,
-    given: host().inState(S.Registering).operation('Inspect', 2, { status: running(T1) }).monitor(monitorOff),
+    given: host()
+      .inState(S.Registering)
+      .operation('Inspect', 2, { status: running(T1) })
+      .monitor(monitorOff),
     expect: { state: S.Inspecting, request: 'server-01-inspect-2', status: { operationHistory: { inspect: { start: T1, end: null } } } },
   },
   {
     name: 'registering host deleted: straight to deleting',
     from: S.Registering,
-    given: host().inState(S.Registering, unregistered).operation('Register', 1, { status: running(T0) }).deleting(),
+    given: host()
+      .inState(S.Registering, unregistered)
+      .operation('Register', 1, { status: running(T0) })
+      .deleting(),
     expect: { state: S.Deleting, finalized: false },
   },
   {
     name: 'inspecting, Inspect running: waits with the pool message',
     from: S.Inspecting,
-    given: host().inState(S.Inspecting).operation('Inspect', 2, { status: running(T1, 'waiting for the agent to look up') }).monitor(monitorOff),
+    given: host()
+      .inState(S.Inspecting)
+      .operation('Inspect', 2, { status: running(T1, 'waiting for the agent to look up') })
+      .monitor(monitorOff),
     expect: { state: S.Inspecting, request: 'server-01-inspect-2', reason: /waiting for the agent to look up/u },
   },
   {
     name: 'inspecting, Inspect succeeded: preparing with hardware and HardwareData',
     from: S.Inspecting,
-    given: host().inState(S.Inspecting).operation('Inspect', 2, { status: succeeded(T1, { hardware: HARDWARE }) }).monitor(monitorOff),
+    given: host()
+      .inState(S.Inspecting)
+      .operation('Inspect', 2, { status: succeeded(T1, { hardware: HARDWARE }) })
+      .monitor(monitorOff),
     expect: { state: S.Preparing, status: { hardware: HARDWARE }, children: ['BMCMonitor', 'HardwareData', 'HostFirmwareSettings', 'HostOperation'] },
   },
   {
     name: 'inspecting, Inspect failed transiently: inspection error and a retry',
     from: S.Inspecting,
-    given: host().inState(S.Inspecting).operation('Inspect', 2, { status: failed(T1, 'Transient', 'timeout reached while inspecting the node') }).monitor(monitorOff),
+    given: host()
+      .inState(S.Inspecting)
+      .operation('Inspect', 2, { status: failed(T1, 'Transient', 'timeout reached while inspecting the node') })
+      .monitor(monitorOff),
     expect: { state: S.Inspecting, errorType: 'inspection error', request: 'server-01-inspect-3', requestSpec: { notBefore: expectNotBefore(T1) } },
   },
   {
     name: 'inspecting, Inspect failed permanently: inspection error, no retry',
     from: S.Inspecting,
-    given: host().inState(S.Inspecting).operation('Inspect', 2, { status: failed(T1, 'Permanent', 'agent image does not boot') }).monitor(monitorOff),
+    given: host()
+      .inState(S.Inspecting)
+      .operation('Inspect', 2, { status: failed(T1, 'Permanent', 'agent image does not boot') })
+      .monitor(monitorOff),
     expect: { errorType: 'inspection error', request: 'server-01-inspect-2' },
   },
   {
     name: 'inspecting with the re-inspect annotation: the annotation is consumed',
     from: S.Inspecting,
-    given: host().annotate('inspect.metal3.io').inState(S.Inspecting).operation('Inspect', 2, { status: running(T1) }).monitor(monitorOff),
+    given: host()
+      .annotate('inspect.metal3.io')
+      .inState(S.Inspecting)
+      .operation('Inspect', 2, { status: running(T1) })
+      .monitor(monitorOff),
     expect: { consumed: ['inspect.metal3.io'] },
   },
   {
     name: 'inspecting host deleted: powering off before delete',
     from: S.Inspecting,
-    given: host().inState(S.Inspecting).operation('Inspect', 2, { status: running(T1) }).monitor(monitorOff).deleting(),
+    given: host()
+      .inState(S.Inspecting)
+      .operation('Inspect', 2, { status: running(T1) })
+      .monitor(monitorOff)
+      .deleting(),
     expect: { state: S.PoweringOffBeforeDelete },
   },
   {
@@ -250,19 +337,29 @@ export const registrationRows: Row[] = [
   {
     name: 'preparing, nothing to change: available with the root device hints recorded',
     from: S.Preparing,
-    given: host().spec({ rootDeviceHints: { deviceName: '/dev/nvme0n1' } }).inState(S.Preparing).monitor(monitorOff),
+    given: host()
+      .spec({ rootDeviceHints: { deviceName: '/dev/nvme0n1' } })
+      .inState(S.Preparing)
+      .monitor(monitorOff),
     expect: { state: S.Available, status: { provisioning: { rootDeviceHints: { deviceName: '/dev/nvme0n1' } } }, errorCount: 0 },
   },
   {
     name: 'preparing with RAID requested: Prepare request',
     from: S.Preparing,
-    given: host().spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } }).inState(S.Preparing).monitor(monitorOff),
+    given: host()
+      .spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } })
+      .inState(S.Preparing)
+      .monitor(monitorOff),
     expect: { state: S.Preparing, request: 'server-01-prepare-1', requestSpec: { prepare: { raid: { softwareRAIDVolumes: [{ level: '1' }] } } } },
   },
   {
     name: 'preparing, Prepare running: waits',
     from: S.Preparing,
-    given: host().spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } }).inState(S.Preparing).operation('Prepare', 3, { status: running(T1) }).monitor(monitorOff),
+    given: host()
+      .spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } })
+      .inState(S.Preparing)
+      .operation('Prepare', 3, { status: running(T1) })
+      .monitor(monitorOff),
     expect: { state: S.Preparing, request: 'server-01-prepare-3' },
   },
   {
@@ -278,7 +375,11 @@ export const registrationRows: Row[] = [
   {
     name: 'preparing, Prepare failed permanently: preparation error',
     from: S.Preparing,
-    given: host().spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } }).inState(S.Preparing).operation('Prepare', 3, { status: failed(T1, 'Permanent', 'RAID controller refused') }).monitor(monitorOff),
+    given: host()
+      .spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } })
+      .inState(S.Preparing)
+      .operation('Prepare', 3, { status: failed(T1, 'Permanent', 'RAID controller refused') })
+      .monitor(monitorOff),
     expect: { state: S.Preparing, errorType: 'preparation error', operationalStatus: 'error' },
   },
   {

@@ -13,12 +13,20 @@ export const associationRows: Row[] = [
     expect: {
       waitingFor: /the driver pool to claim BareMetalHost host-a/u,
       children: ['w-1-claim-1'],
-      child: { name: 'w-1-claim-1', spec: { target: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', namespace: 'metal3', name: 'host-a' } }, annotations: { 'ironhook.dev/base-resource-version': '4711' } },
+      child: {
+        name: 'w-1-claim-1',
+        spec: { target: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', namespace: 'metal3', name: 'host-a' } },
+        annotations: { 'ironhook.dev/base-resource-version': '4711' },
+      },
       operations: {
         name: 'w-1-claim-1',
         ops: [
           { op: 'test', path: '/metadata/resourceVersion', value: '4711' },
-          { op: 'add', path: '/spec/consumerRef', value: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'w-1', namespace: 'metal3' } },
+          {
+            op: 'add',
+            path: '/spec/consumerRef',
+            value: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'w-1', namespace: 'metal3' },
+          },
           { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' },
           { op: 'remove', path: '/metadata/labels/infrastructure.cluster.x-k8s.io~1node-reuse' },
         ],
@@ -31,13 +39,24 @@ export const associationRows: Row[] = [
     name: 'host without labels: the claim creates the label map',
     state: S.Associating,
     given: machine().host('host-a'),
-    expect: { child: { name: 'w-1-claim-1', spec: { operations: [{ op: 'test' }, { op: 'add' }, { op: 'add', path: '/metadata/labels', value: { 'cluster.x-k8s.io/cluster-name': 'c1' } }] } } },
+    expect: {
+      child: {
+        name: 'w-1-claim-1',
+        spec: { operations: [{ op: 'test' }, { op: 'add' }, { op: 'add', path: '/metadata/labels', value: { 'cluster.x-k8s.io/cluster-name': 'c1' } }] },
+      },
+    },
   },
   {
     name: 'no available host: transient AssociateBareMetalHostFailed, resync 30 s',
     state: S.Associating,
     given: machine().host('host-a', { state: 'inspecting' }).host('host-b', { consumer: 'w-2' }),
-    expect: { waitingFor: /no available BareMetalHost in namespace metal3/u, resyncAfterSeconds: 30, children: [], condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'AssociateBareMetalHostFailed' }, v1beta1: { type: 'AssociateBMH', status: 'False', reason: 'AssociateBMHFailed', severity: 'Warning' } },
+    expect: {
+      waitingFor: /no available BareMetalHost in namespace metal3/u,
+      resyncAfterSeconds: 30,
+      children: [],
+      condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'AssociateBareMetalHostFailed' },
+      v1beta1: { type: 'AssociateBMH', status: 'False', reason: 'AssociateBMHFailed', severity: 'Warning' },
+    },
   },
   {
     name: 'claim running: waits and keeps it, asks nothing new',
@@ -48,18 +67,35 @@ export const associationRows: Row[] = [
   {
     name: 'claim applied: the machine annotation and the BMC Secret label are asked for',
     state: S.Associating,
-    given: machine().host('host-a', { ...mine, resourceVersion: '101' }).patch('claim', 1, { baseVersion: '100' }),
+    given: machine()
+      .host('host-a', { ...mine, resourceVersion: '101' })
+      .patch('claim', 1, { baseVersion: '100' }),
     expect: {
       waitingFor: /metal3.io\/BareMetalHost annotation naming BareMetalHost host-a/u,
       children: ['w-1-associate-2', 'w-1-claim-1', 'w-1-credentials-label-3'],
-      operations: { name: 'w-1-associate-2', ops: [{ op: 'test', path: '/metadata/uid', value: '7a1b0000-0000-4000-8000-00000000a001' }, { op: 'add', path: '/metadata/annotations/metal3.io~1BareMetalHost', value: 'metal3/host-a' }] },
-      child: { name: 'w-1-credentials-label-3', spec: { target: { apiVersion: 'v1', kind: 'Secret', name: 'host-a-bmc-secret' }, operations: [{ op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' }] } },
+      operations: {
+        name: 'w-1-associate-2',
+        ops: [
+          { op: 'test', path: '/metadata/uid', value: '7a1b0000-0000-4000-8000-00000000a001' },
+          { op: 'add', path: '/metadata/annotations/metal3.io~1BareMetalHost', value: 'metal3/host-a' },
+        ],
+      },
+      child: {
+        name: 'w-1-credentials-label-3',
+        spec: {
+          target: { apiVersion: 'v1', kind: 'Secret', name: 'host-a-bmc-secret' },
+          operations: [{ op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' }],
+        },
+      },
     },
   },
   {
     name: 'claim lost (TestFailed), the host now consumed by another machine: the next host is claimed with the next sequence',
     state: S.Associating,
-    given: machine().host('host-a', { consumer: 'w-2', resourceVersion: '101' }).host('host-b', { resourceVersion: '200' }).patch('claim', 1, { phase: 'Failed', reason: 'TestFailed', baseVersion: '100' }),
+    given: machine()
+      .host('host-a', { consumer: 'w-2', resourceVersion: '101' })
+      .host('host-b', { resourceVersion: '200' })
+      .patch('claim', 1, { phase: 'Failed', reason: 'TestFailed', baseVersion: '100' }),
     expect: { children: ['w-1-claim-2'], child: { name: 'w-1-claim-2', spec: { target: { name: 'host-b' } } } },
   },
   {
@@ -84,7 +120,12 @@ export const associationRows: Row[] = [
     name: 'annotated host consumed by another machine: permanent failure',
     state: S.Associating,
     given: machine().associated('host-a').host('host-a', { consumer: 'w-9' }),
-    expect: { failureMessage: /BareMetalHost host-a is consumed by Metal3Machine w-9/u, condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'AssociateBareMetalHostFailed' }, v1beta1: { type: 'AssociateBMH', status: 'False', severity: 'Error' }, status: { deprecated: { v1beta1: { failureReason: 'CreateError' } } } },
+    expect: {
+      failureMessage: /BareMetalHost host-a is consumed by Metal3Machine w-9/u,
+      condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'AssociateBareMetalHostFailed' },
+      v1beta1: { type: 'AssociateBMH', status: 'False', severity: 'Error' },
+      status: { deprecated: { v1beta1: { failureReason: 'CreateError' } } },
+    },
   },
   {
     name: 'annotated host whose consumerRef is gone: claimed again',
@@ -95,13 +136,17 @@ export const associationRows: Row[] = [
   {
     name: 'hostSelector with DoesNotExist: permanent failure naming the operator',
     state: S.Associating,
-    given: machine().spec({ hostSelector: { matchExpressions: [{ key: 'rack', operator: 'DoesNotExist' }] } }).host('host-a'),
+    given: machine()
+      .spec({ hostSelector: { matchExpressions: [{ key: 'rack', operator: 'DoesNotExist' }] } })
+      .host('host-a'),
     expect: { failureMessage: /operator "DoesNotExist" on rack is not supported/u, children: [] },
   },
   {
     name: 'node-reuse host still deprovisioning: transient wait naming it',
     state: S.Associating,
-    given: machine().host('host-a', { state: 'deprovisioning', labels: { 'infrastructure.cluster.x-k8s.io/node-reuse': 'md-workers' } }).host('host-b'),
+    given: machine()
+      .host('host-a', { state: 'deprovisioning', labels: { 'infrastructure.cluster.x-k8s.io/node-reuse': 'md-workers' } })
+      .host('host-b'),
     expect: { waitingFor: /node-reuse=md-workers are not available yet: host-a \(deprovisioning\)/u, resyncAfterSeconds: 30 },
   },
 ];

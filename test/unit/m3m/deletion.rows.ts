@@ -5,15 +5,25 @@ import type { Row } from './table.js';
 
 const IMAGE = { url: 'http://127.0.0.1:8081/images/ubuntu.qcow2', checksum: 'abc', format: 'qcow2' };
 const labels = { 'cluster.x-k8s.io/cluster-name': 'c1' };
-const provisioned = { consumer: 'me', labels, state: 'provisioned', spec: { online: true, image: IMAGE, userData: { name: 'w-1-bootstrap', namespace: 'metal3' }, metaData: { name: 'w-1-metadata', namespace: 'metal3' } } };
+const provisioned = {
+  consumer: 'me',
+  labels,
+  state: 'provisioned',
+  spec: { online: true, image: IMAGE, userData: { name: 'w-1-bootstrap', namespace: 'metal3' }, metaData: { name: 'w-1-metadata', namespace: 'metal3' } },
+};
 const cleaned = { consumer: 'me', labels, state: 'available', spec: { online: false } };
-const gone = () => machine().deleting().associated('host-a').spec({ providerID: 'metal3://metal3/host-a/w-1' }).patch('credentials-label', 1, { target: 'host-a-bmc-secret' });
+const gone = () =>
+  machine().deleting().associated('host-a').spec({ providerID: 'metal3://metal3/host-a/w-1' }).patch('credentials-label', 1, { target: 'host-a-bmc-secret' });
 
 export const deletionRows: Row[] = [
   {
     name: 'provisioned host: deprovision patch clears image and data and powers off; the data claim is dropped',
     state: S.Deprovisioning,
-    given: gone().spec({ dataTemplate: { name: 'workers-dt' } }).claimChild().host('host-a', provisioned).nodeOperation(2, { phase: 'Succeeded' }),
+    given: gone()
+      .spec({ dataTemplate: { name: 'workers-dt' } })
+      .claimChild()
+      .host('host-a', provisioned)
+      .nodeOperation(2, { phase: 'Succeeded' }),
     expect: {
       finalized: false,
       children: ['w-1-credentials-label-1', 'w-1-deprovision-3'],
@@ -41,14 +51,20 @@ export const deletionRows: Row[] = [
   {
     name: 'deleted while provisioning: the deprovision patch cancels it',
     state: S.Deprovisioning,
-    given: gone().host('host-a', { ...provisioned, state: 'provisioning' }).patch('host-spec', 2, { baseVersion: '90' }),
+    given: gone()
+      .host('host-a', { ...provisioned, state: 'provisioning' })
+      .patch('host-spec', 2, { baseVersion: '90' }),
     expect: { children: ['w-1-credentials-label-1', 'w-1-deprovision-3', 'w-1-host-spec-2'] },
   },
   {
     name: 'deleted while the host spec patch is still pending: waits for it before deprovisioning',
     state: S.Deprovisioning,
     given: gone().host('host-a', provisioned).patch('host-spec', 2, { phase: 'Pending' }),
-    expect: { waitingFor: /request w-1-host-spec-2 on BareMetalHost host-a to finish before deprovisioning/u, children: ['w-1-credentials-label-1', 'w-1-host-spec-2'], finalized: false },
+    expect: {
+      waitingFor: /request w-1-host-spec-2 on BareMetalHost host-a to finish before deprovisioning/u,
+      children: ['w-1-credentials-label-1', 'w-1-host-spec-2'],
+      finalized: false,
+    },
   },
   {
     name: 'deleted while the claim is running: waits for it (the host may become ours)',
@@ -65,8 +81,14 @@ export const deletionRows: Row[] = [
   {
     name: 'host deprovisioning: waits for it to finish',
     state: S.WaitingForDeprovision,
-    given: gone().host('host-a', { ...cleaned, state: 'deprovisioning' }).patch('deprovision', 2),
-    expect: { waitingFor: /host-a to finish deprovisioning \(state: deprovisioning\)/u, finalized: false, condition: { type: 'Ready', status: 'False', reason: 'Deleting' } },
+    given: gone()
+      .host('host-a', { ...cleaned, state: 'deprovisioning' })
+      .patch('deprovision', 2),
+    expect: {
+      waitingFor: /host-a to finish deprovisioning \(state: deprovisioning\)/u,
+      finalized: false,
+      condition: { type: 'Ready', status: 'False', reason: 'Deleting' },
+    },
   },
   {
     name: 'externally provisioned host still on: waits for power off',
@@ -90,26 +112,51 @@ export const deletionRows: Row[] = [
           { op: 'add', path: '/metadata/labels/infrastructure.cluster.x-k8s.io~1node-reuse', value: 'md-workers' },
         ],
       },
-      child: { name: 'w-1-credentials-release-4', spec: { target: { kind: 'Secret', name: 'host-a-bmc-secret' }, operations: [{ op: 'test', value: 'c1' }, { op: 'remove' }] } },
+      child: {
+        name: 'w-1-credentials-release-4',
+        spec: { target: { kind: 'Secret', name: 'host-a-bmc-secret' }, operations: [{ op: 'test', value: 'c1' }, { op: 'remove' }] },
+      },
     },
   },
   {
     name: 'control-plane machine: node-reuse label cp-<control plane>',
     state: S.Releasing,
-    given: gone().templateSpec({ nodeReuse: true }).machine({ labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'cluster.x-k8s.io/control-plane-name': 'kcp' } }).host('host-a', cleaned),
+    given: gone()
+      .templateSpec({ nodeReuse: true })
+      .machine({ labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'cluster.x-k8s.io/control-plane-name': 'kcp' } })
+      .host('host-a', cleaned),
     expect: { child: { name: 'w-1-release-2', spec: { operations: [{}, {}, {}, {}, { op: 'add', value: 'cp-kcp' }] } } },
   },
   {
     name: 'Cluster being deleted: no node-reuse label',
     state: S.Releasing,
     given: gone().templateSpec({ nodeReuse: true }).clusterDeleting().host('host-a', cleaned),
-    expect: { operations: { name: 'w-1-release-2', ops: [{ op: 'test', path: '/spec/consumerRef/kind', value: 'Metal3Machine' }, { op: 'test', path: '/spec/consumerRef/name', value: 'w-1' }, { op: 'remove', path: '/spec/consumerRef' }, { op: 'remove', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name' }] } },
+    expect: {
+      operations: {
+        name: 'w-1-release-2',
+        ops: [
+          { op: 'test', path: '/spec/consumerRef/kind', value: 'Metal3Machine' },
+          { op: 'test', path: '/spec/consumerRef/name', value: 'w-1' },
+          { op: 'remove', path: '/spec/consumerRef' },
+          { op: 'remove', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name' },
+        ],
+      },
+    },
   },
   {
     name: 'deleting, host still paused by the provider (Cluster no longer paused): unpause asked first, deprovisioning waits for it',
     state: S.Deprovisioning,
     given: gone().host('host-a', { ...provisioned, annotations: { 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' } }),
-    expect: { children: ['w-1-credentials-label-1', 'w-1-deprovision-3', 'w-1-unpause-2'], operations: { name: 'w-1-unpause-2', ops: [{ op: 'test', path: '/metadata/annotations/baremetalhost.metal3.io~1paused', value: 'metal3.io/capm3' }, { op: 'remove', path: '/metadata/annotations/baremetalhost.metal3.io~1paused' }] } },
+    expect: {
+      children: ['w-1-credentials-label-1', 'w-1-deprovision-3', 'w-1-unpause-2'],
+      operations: {
+        name: 'w-1-unpause-2',
+        ops: [
+          { op: 'test', path: '/metadata/annotations/baremetalhost.metal3.io~1paused', value: 'metal3.io/capm3' },
+          { op: 'remove', path: '/metadata/annotations/baremetalhost.metal3.io~1paused' },
+        ],
+      },
+    },
   },
   {
     name: 'release running: waits',
@@ -144,7 +191,9 @@ export const deletionRows: Row[] = [
   {
     name: 'paused while deleting: nothing deprovisioned',
     state: S.Paused,
-    given: gone().clusterSpec({ paused: true }).host('host-a', { ...provisioned, annotations: { 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' } }),
+    given: gone()
+      .clusterSpec({ paused: true })
+      .host('host-a', { ...provisioned, annotations: { 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' } }),
     expect: { finalized: false, children: ['w-1-credentials-label-1'], resyncAfterSeconds: 30 },
   },
 ];

@@ -9,7 +9,12 @@ export const prerequisiteRows: Row[] = [
     name: 'no owner reference: waits for a Machine, AssociateBareMetalHost False/WaitingForMetal3MachineOwnerRef',
     state: S.WaitingForMachine,
     given: machine().withoutOwner(),
-    expect: { waitingFor: /Cluster API Machine to set itself as owner/u, children: [], condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'WaitingForMetal3MachineOwnerRef' }, v1beta1: { type: 'AssociateBMH', status: 'False', reason: 'WaitingForM3MachineOwnerRef', severity: 'Info' } },
+    expect: {
+      waitingFor: /Cluster API Machine to set itself as owner/u,
+      children: [],
+      condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'WaitingForMetal3MachineOwnerRef' },
+      v1beta1: { type: 'AssociateBMH', status: 'False', reason: 'WaitingForM3MachineOwnerRef', severity: 'Info' },
+    },
   },
   {
     name: 'owner reference to a Machine not (yet) in the cache: waits naming it',
@@ -21,7 +26,11 @@ export const prerequisiteRows: Row[] = [
     name: 'Cluster infrastructure not provisioned: waits, WaitingForClusterInfrastructureReady',
     state: S.WaitingForClusterInfrastructure,
     given: machine().clusterInfrastructure(false),
-    expect: { waitingFor: /Cluster c1 infrastructure to be provisioned/u, condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'WaitingForClusterInfrastructureReady' }, v1beta1: { type: 'AssociateBMH', status: 'False', reason: 'WaitingForClusterInfrastructure' } },
+    expect: {
+      waitingFor: /Cluster c1 infrastructure to be provisioned/u,
+      condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'WaitingForClusterInfrastructureReady' },
+      v1beta1: { type: 'AssociateBMH', status: 'False', reason: 'WaitingForClusterInfrastructure' },
+    },
   },
   {
     name: 'Cluster missing: waits for it by name',
@@ -32,7 +41,9 @@ export const prerequisiteRows: Row[] = [
   {
     name: 'v1beta1 Cluster with InfrastructureReady True counts as provisioned',
     state: S.WaitingForBootstrapData,
-    given: machine().clusterInfrastructure(true, 'v1beta1').machine({ spec: { bootstrap: {} } }),
+    given: machine()
+      .clusterInfrastructure(true, 'v1beta1')
+      .machine({ spec: { bootstrap: {} } }),
     expect: { waitingFor: /spec.bootstrap.dataSecretName/u },
   },
   {
@@ -50,7 +61,16 @@ export const prerequisiteRows: Row[] = [
   {
     name: 'paused annotation on an associated machine: the host is paused with its status (less hardware) saved',
     state: S.Paused,
-    given: machine().annotate('cluster.x-k8s.io/paused', '').associated('host-a').host('host-a', { consumer: 'me', state: 'provisioned', labels: { 'cluster.x-k8s.io/cluster-name': 'c1' }, annotations: { a: 'b' }, hardware: { hostname: 'node-a' } }),
+    given: machine()
+      .annotate('cluster.x-k8s.io/paused', '')
+      .associated('host-a')
+      .host('host-a', {
+        consumer: 'me',
+        state: 'provisioned',
+        labels: { 'cluster.x-k8s.io/cluster-name': 'c1' },
+        annotations: { a: 'b' },
+        hardware: { hostname: 'node-a' },
+      }),
     expect: {
       children: ['w-1-pause-1'],
       operations: {
@@ -59,7 +79,12 @@ export const prerequisiteRows: Row[] = [
           { op: 'test', path: '/spec/consumerRef/kind', value: 'Metal3Machine' },
           { op: 'test', path: '/spec/consumerRef/name', value: 'w-1' },
           { op: 'add', path: '/metadata/annotations/baremetalhost.metal3.io~1paused', value: 'metal3.io/capm3' },
-          { op: 'add', path: '/metadata/annotations/baremetalhost.metal3.io~1status', value: '{"errorMessage":"","lastUpdated":"2026-11-29T10:00:00Z","operationalStatus":"OK","poweredOn":false,"provisioning":{"ID":"host-uid-host-a","state":"provisioned"}}' },
+          {
+            op: 'add',
+            path: '/metadata/annotations/baremetalhost.metal3.io~1status',
+            value:
+              '{"errorMessage":"","lastUpdated":"2026-11-29T10:00:00Z","operationalStatus":"OK","poweredOn":false,"provisioning":{"ID":"host-uid-host-a","state":"provisioned"}}',
+          },
         ],
       },
     },
@@ -67,13 +92,22 @@ export const prerequisiteRows: Row[] = [
   {
     name: 'paused, host already paused: nothing more is asked',
     state: S.Paused,
-    given: machine().clusterSpec({ paused: true }).associated('host-a').host('host-a', { consumer: 'me', annotations: { 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' } }),
+    given: machine()
+      .clusterSpec({ paused: true })
+      .associated('host-a')
+      .host('host-a', { consumer: 'me', annotations: { 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' } }),
     expect: { children: [] },
   },
   {
     name: 'no bootstrap data yet: waits, WaitingForBootstrapData',
     state: S.WaitingForBootstrapData,
-    given: machine().machine({ spec: { bootstrap: { configRef: { name: 'w-1-config' } } } }).machine({ spec: { bootstrap: {} } }),
-    expect: { waitingFor: /Machine w-1-m has no spec.bootstrap.dataSecretName/u, condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'WaitingForBootstrapData' }, v1beta1: { type: 'AssociateBMH', status: 'False', reason: 'WaitingForBootstrapReady' } },
+    given: machine()
+      .machine({ spec: { bootstrap: { configRef: { name: 'w-1-config' } } } })
+      .machine({ spec: { bootstrap: {} } }),
+    expect: {
+      waitingFor: /Machine w-1-m has no spec.bootstrap.dataSecretName/u,
+      condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'WaitingForBootstrapData' },
+      v1beta1: { type: 'AssociateBMH', status: 'False', reason: 'WaitingForBootstrapReady' },
+    },
   },
 ];

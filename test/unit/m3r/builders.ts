@@ -17,7 +17,12 @@ const IRONHOOK = 'ironhook.dev/v1alpha1';
 type Meta = KObject['metadata'];
 
 export function obj(apiVersion: string, kind: string, metadata: Meta, body: Record<string, unknown> = {}): KObject {
-  return { apiVersion, kind, metadata: { namespace: NS, uid: `uid-${kind.toLowerCase()}-${metadata.name ?? ''}`, resourceVersion: '100', creationTimestamp: T0, ...metadata }, ...body };
+  return {
+    apiVersion,
+    kind,
+    metadata: { namespace: NS, uid: `uid-${kind.toLowerCase()}-${metadata.name ?? ''}`, resourceVersion: '100', creationTimestamp: T0, ...metadata },
+    ...body,
+  };
 }
 
 export function controller(name: string, parent: string, children: string[]): KObject {

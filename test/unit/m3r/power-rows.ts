@@ -23,7 +23,11 @@ export function powerRequest(w: PowerWorld): Record<string, unknown> {
     controller: { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController', metadata: { name: 'ironhook-remediation-power' }, spec: {} },
     object,
     attachments: {},
-    related: objectMap(related, ['Metal3Remediation.infrastructure.cluster.x-k8s.io/v1beta2', 'Machine.cluster.x-k8s.io/v1beta2', 'Metal3Machine.infrastructure.cluster.x-k8s.io/v1beta2']),
+    related: objectMap(related, [
+      'Metal3Remediation.infrastructure.cluster.x-k8s.io/v1beta2',
+      'Machine.cluster.x-k8s.io/v1beta2',
+      'Metal3Machine.infrastructure.cluster.x-k8s.io/v1beta2',
+    ]),
     finalizing: false,
   };
 }

@@ -60,7 +60,12 @@ export function host(w: World): KObject {
 }
 
 export function m3mFor(w: World): KObject {
-  return obj(INFRA, 'Metal3Machine', { name: 'worker-0-m3m', ...(w.hostByConsumerRef !== true && { annotations: { 'metal3.io/BareMetalHost': 'metal3/host-0' } }) }, { spec: {} });
+  return obj(
+    INFRA,
+    'Metal3Machine',
+    { name: 'worker-0-m3m', ...(w.hostByConsumerRef !== true && { annotations: { 'metal3.io/BareMetalHost': 'metal3/host-0' } }) },
+    { spec: {} },
+  );
 }
 
 function monitor(time: string): KObject {
@@ -72,7 +77,10 @@ export function nodeOp(action: 'Fence' | 'Restore', attempt: number, status: Rec
   return obj(
     IRONHOOK,
     'NodeOperation',
-    { name: `worker-0-${purpose}-${attempt}`, labels: { 'controller-uid': M3R_UID, 'ironhook.dev/purpose': purpose, 'ironhook.dev/requested-by': 'Metal3Remediation.worker-0' } },
+    {
+      name: `worker-0-${purpose}-${attempt}`,
+      labels: { 'controller-uid': M3R_UID, 'ironhook.dev/purpose': purpose, 'ironhook.dev/requested-by': 'Metal3Remediation.worker-0' },
+    },
     {
       spec: {
         action,
@@ -88,7 +96,8 @@ export function nodeOp(action: 'Fence' | 'Restore', attempt: number, status: Rec
 export const fenced = (attempt: number, time: string = at(20)): KObject =>
   nodeOp('Fence', attempt, { phase: 'Succeeded', completionTime: time, node: { name: 'node-0', labels: { role: 'worker' }, annotations: { note: 'a' } } });
 export const fencedNoNode = (attempt: number): KObject => nodeOp('Fence', attempt, { phase: 'Succeeded', completionTime: at(20) });
-export const restored = (attempt: number, time: string = at(60)): KObject => nodeOp('Restore', attempt, { phase: 'Succeeded', completionTime: time, node: { name: 'node-0' } });
+export const restored = (attempt: number, time: string = at(60)): KObject =>
+  nodeOp('Restore', attempt, { phase: 'Succeeded', completionTime: time, node: { name: 'node-0' } });
 
 export function patch(purpose: 'owner-remediated' | 'unhealthy-host', sequence: number, status: Record<string, unknown>): KObject {
   return obj(

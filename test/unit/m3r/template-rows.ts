@@ -13,7 +13,10 @@ export function m3m(name: string, o: { mode?: string; template?: string | null; 
       name,
       resourceVersion: o.rv ?? '100',
       ...(template !== null && {
-        annotations: { 'cluster.x-k8s.io/cloned-from-name': template, 'cluster.x-k8s.io/cloned-from-groupkind': 'Metal3MachineTemplate.infrastructure.cluster.x-k8s.io' },
+        annotations: {
+          'cluster.x-k8s.io/cloned-from-name': template,
+          'cluster.x-k8s.io/cloned-from-groupkind': 'Metal3MachineTemplate.infrastructure.cluster.x-k8s.io',
+        },
       }),
       ...(o.deleting === true && { deletionTimestamp: '2026-11-29T15:10:00Z' }),
     },
@@ -25,7 +28,10 @@ export function cleaningPatch(machine: string, sequence: number, o: { testedRv?:
   return obj(
     IRONHOOK,
     'ObjectPatch',
-    { name: `${TEMPLATE}-cleaning-${machine}-${sequence}`, labels: { 'controller-uid': 'uid-m3mt', 'ironhook.dev/purpose': 'cleaning-mode', 'ironhook.dev/requested-by': 'Metal3MachineTemplate.workers' } },
+    {
+      name: `${TEMPLATE}-cleaning-${machine}-${sequence}`,
+      labels: { 'controller-uid': 'uid-m3mt', 'ironhook.dev/purpose': 'cleaning-mode', 'ironhook.dev/requested-by': 'Metal3MachineTemplate.workers' },
+    },
     {
       spec: {
         target: { apiVersion: INFRA, kind: 'Metal3Machine', name: machine, namespace: 'metal3' },

@@ -69,7 +69,10 @@ export const bmhScenarios: Scenario[] = [
   { name: 'provisioning, Provision running', request: fixture('baremetalhost', 'provisioning-running') },
   { name: 'unknown BMC scheme: registration error', request: fixture('baremetalhost', 'unknown-scheme-registration-error') },
   { name: 'provisioned host deleted: Deprovision requested', request: fixture('baremetalhost', 'provisioned-host-deleted-deprovision-finalize') },
-  { name: 'available, image and online: Provision requested', request: () => host().spec({ online: true, image: IMAGE }).inState(S.Available).monitor(monitorOff).request() },
+  {
+    name: 'available, image and online: Provision requested',
+    request: () => host().spec({ online: true, image: IMAGE }).inState(S.Available).monitor(monitorOff).request(),
+  },
   { name: 'Provision failed: Deprovision requested, fail count up', request: () => provisionFailed().request() },
   { name: 'paused before the first status write is seen: the Register request carries it', request: () => host().request(), meanwhile: paused },
   {
@@ -80,7 +83,12 @@ export const bmhScenarios: Scenario[] = [
   { name: 'paused right after a failed Provision counted', request: () => provisionFailed().request(), meanwhile: paused },
   {
     name: 'Inspect failed transiently: retried, the error recorded',
-    request: () => host().inState(S.Inspecting, { operationHistory: HISTORY }).operation('Inspect', 3, { status: failed(T1, 'Transient', 'BMC unreachable') }).monitor(monitorOff).request(),
+    request: () =>
+      host()
+        .inState(S.Inspecting, { operationHistory: HISTORY })
+        .operation('Inspect', 3, { status: failed(T1, 'Transient', 'BMC unreachable') })
+        .monitor(monitorOff)
+        .request(),
   },
   {
     name: 'disablePowerOff and a reboot annotation: Reboot requested, the annotation consumed',

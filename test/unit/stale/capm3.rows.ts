@@ -24,7 +24,11 @@ export const m3mScenarios: Scenario[] = [
   { name: 'deleted: host released for reuse', request: fixture('metal3machine', 'delete-release-node-reuse-finalize') },
   {
     name: 'claim applied: association and the Secret label requested',
-    request: () => machine().host('host-a', { ...mine, resourceVersion: '101' }).patch('claim', 1, { baseVersion: '100' }).request(),
+    request: () =>
+      machine()
+        .host('host-a', { ...mine, resourceVersion: '101' })
+        .patch('claim', 1, { baseVersion: '100' })
+        .request(),
   },
   {
     name: 'Metal3Data ready: rendered data recorded, host spec requested',

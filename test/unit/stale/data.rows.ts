@@ -63,7 +63,12 @@ export const metal3datatemplateScenarios: Scenario[] = [
 const V2 = 'infrastructure.cluster.x-k8s.io/v1beta2';
 
 function obj(kind: string, name: string, fields: Record<string, unknown> = {}, meta: Partial<KObject['metadata']> = {}): KObject {
-  return { apiVersion: kind === 'Machine' ? 'cluster.x-k8s.io/v1beta2' : V2, kind, metadata: { name, namespace: 'metal3', uid: `uid-${kind}-${name}`, creationTimestamp: '2026-11-29T10:00:00Z', ...meta }, ...fields };
+  return {
+    apiVersion: kind === 'Machine' ? 'cluster.x-k8s.io/v1beta2' : V2,
+    kind,
+    metadata: { name, namespace: 'metal3', uid: `uid-${kind}-${name}`, creationTimestamp: '2026-11-29T10:00:00Z', ...meta },
+    ...fields,
+  };
 }
 
 function ref(o: KObject): NonNullable<KObject['metadata']['ownerReferences']>[number] {
@@ -74,14 +79,34 @@ function ref(o: KObject): NonNullable<KObject['metadata']['ownerReferences']>[nu
 function claimRequest(): CompositeSyncRequest {
   const owner = obj('Machine', 'w-abc-m');
   const m3m = obj('Metal3Machine', 'w-abc', {}, { annotations: { 'metal3.io/BareMetalHost': 'metal3/node-3' }, ownerReferences: [ref(owner)] });
-  const claim = obj('Metal3DataClaim', 'w-abc', { spec: { template: { name: 'workers' } }, status: { ironhook: { metal3Machine: 'w-abc', bareMetalHost: 'node-3', machine: 'w-abc-m' } } }, { ownerReferences: [ref(m3m)] });
-  const data = obj('Metal3Data', 'workers-4', { spec: { index: 4, claim: { name: 'w-abc', namespace: 'metal3' }, template: { name: 'workers', namespace: 'metal3' } } }, { labels: { 'ironhook.dev/metal3dataclaim': 'w-abc' } });
+  const claim = obj(
+    'Metal3DataClaim',
+    'w-abc',
+    { spec: { template: { name: 'workers' } }, status: { ironhook: { metal3Machine: 'w-abc', bareMetalHost: 'node-3', machine: 'w-abc-m' } } },
+    { ownerReferences: [ref(m3m)] },
+  );
+  const data = obj(
+    'Metal3Data',
+    'workers-4',
+    { spec: { index: 4, claim: { name: 'w-abc', namespace: 'metal3' }, template: { name: 'workers', namespace: 'metal3' } } },
+    { labels: { 'ironhook.dev/metal3dataclaim': 'w-abc' } },
+  );
   const related = [obj('Metal3DataTemplate', 'workers'), m3m, data];
   const map: CompositeSyncRequest['related'] = {};
   for (const o of related) map[`${o.kind}.${o.apiVersion}`] = { [`metal3/${o.metadata.name ?? ''}`]: o };
-  return { controller: { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name: 'ironhook-metal3dataclaim' } }, parent: claim, children: {}, related: map, finalizing: false };
+  return {
+    controller: { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name: 'ironhook-metal3dataclaim' } },
+    parent: claim,
+    children: {},
+    related: map,
+    finalizing: false,
+  };
 }
 
-export const metal3dataclaimRoute: Route = { route: 'metal3dataclaim', progress: (status) => [status.renderedData === undefined ? 0 : 1], same: (status) => status.renderedData };
+export const metal3dataclaimRoute: Route = {
+  route: 'metal3dataclaim',
+  progress: (status) => [status.renderedData === undefined ? 0 : 1],
+  same: (status) => status.renderedData,
+};
 
 export const metal3dataclaimScenarios: Scenario[] = [{ name: 'its Metal3Data exists: renderedData reported', request: claimRequest }];

@@ -67,7 +67,14 @@ function created(desired: KObject, parent: KObject): KObject {
       annotations: { ...meta.annotations, [LAST_APPLIED]: JSON.stringify(desired) },
       ownerReferences: [
         ...(meta.ownerReferences ?? []),
-        { apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name ?? '', uid: parent.metadata.uid ?? '', controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: parent.apiVersion,
+          kind: parent.kind,
+          name: parent.metadata.name ?? '',
+          uid: parent.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ],
     },
   };
@@ -155,6 +162,9 @@ export function checkStale(route: Route, scenario: Scenario): void {
   }
   expect(ids(stale.children), 'children asked for that sync N did not want').toEqual(ids(fresh.children));
   const progress = { stale: route.progress(stale.status), fresh: route.progress(fresh.status) };
-  expect(compareTuples(progress.stale, progress.fresh), `status went back from ${JSON.stringify(progress.fresh)} to ${JSON.stringify(progress.stale)}`).toBeGreaterThanOrEqual(0);
+  expect(
+    compareTuples(progress.stale, progress.fresh),
+    `status went back from ${JSON.stringify(progress.fresh)} to ${JSON.stringify(progress.stale)}`,
+  ).toBeGreaterThanOrEqual(0);
   if (route.same !== undefined) expect(route.same(stale.status)).toEqual(route.same(fresh.status));
 }

@@ -27,10 +27,12 @@ export const m3rScenarios: Scenario[] = [
   { name: 'deleted with a fenced Node: Restore first', request: fixture('metal3remediation', 'deleted-restores-first-finalize') },
   {
     name: 'Waiting, timed out with a Restore pending: retry',
-    request: () => remediationRequest({ phase: 'Waiting', retryCount: 0, lastRemediated: at(0), ...BACK, monitorTime: at(300), children: [fenced(1), restoring(1)] }),
+    request: () =>
+      remediationRequest({ phase: 'Waiting', retryCount: 0, lastRemediated: at(0), ...BACK, monitorTime: at(300), children: [fenced(1), restoring(1)] }),
   },
   {
     name: 'last retry timed out with a Restore pending: give-up patches',
-    request: () => remediationRequest({ phase: 'Waiting', retryCount: 1, lastRemediated: at(0), ...BACK, monitorTime: at(300), children: [fenced(2), restoring(2)] }),
+    request: () =>
+      remediationRequest({ phase: 'Waiting', retryCount: 1, lastRemediated: at(0), ...BACK, monitorTime: at(300), children: [fenced(2), restoring(2)] }),
   },
 ];
