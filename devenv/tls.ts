@@ -41,7 +41,7 @@ export function makeCa(dir: string, name: string, days = 1): void {
 }
 
 /** `<name>.crt` and `<name>.key` signed by the CA `<ca>.crt`/`<ca>.key`, with the extensions in `ext` (openssl x509 -extfile syntax). */
-function makeLeaf(dir: string, name: string, { ca, ext, days = 1 }: { ca: string; ext: string; days?: number }): void {
+export function makeLeaf(dir: string, name: string, { ca, ext, days = 1 }: { ca: string; ext: string; days?: number }): void {
   writeFileSync(join(dir, `${name}.ext`), ext);
   openssl(dir, ['req', ...P256, '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
   openssl(dir, [

@@ -5,8 +5,9 @@
 //   npx tsx scripts/api-types.ts          rewrite domain/api/<group>/<version>/<kind>.ts
 //   npx tsx scripts/api-types.ts --check  exit 1 and list the files that differ (used by tests)
 //
-// One file per served version of each kind, with `<Kind>`, `<Kind>Spec` and `<Kind>Status`
-// (when the schema has them). The schema is translated to what json-schema-to-typescript reads
+// One file per kind, for its storage version (the hub every hook and driver works in; the
+// conversion webhook reads other versions as plain objects), with `<Kind>`, `<Kind>Spec` and
+// `<Kind>Status` (when the schema has them). The schema is translated to what json-schema-to-typescript reads
 // (api-types-schema.ts): Kubernetes' extensions become types, validation-only keywords go.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -23,6 +24,7 @@ const CRD_DIR = join('manifests', 'crds');
 interface CrdVersion {
   name: string;
   served?: boolean;
+  storage?: boolean;
   schema?: { openAPIV3Schema?: CrdSchema };
 }
 
@@ -68,7 +70,7 @@ const STYLE = { printWidth: 140, singleQuote: true, trailingComma: 'all', endOfL
 
 async function versionFile(crd: Required<Crd>['spec'], version: CrdVersion, source: string): Promise<GeneratedFile | undefined> {
   const schema = version.schema?.openAPIV3Schema;
-  if (version.served !== true || schema === undefined) return undefined;
+  if (version.served !== true || version.storage !== true || schema === undefined) return undefined;
   const kind = crd.names.kind;
   const text = await compile(generatorSchema(schema, kind), kind, {
     bannerComment: banner(source, crd.group, version.name, kind),

@@ -1,7 +1,7 @@
 // Loading the CRDs under manifests/crds and the manifests under examples/, and validating objects
 // against a CRD's openAPIV3Schema with ajv (the CEL rules are checked by the e2e tests only).
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parseAllDocuments } from 'yaml';
@@ -220,6 +220,15 @@ export function exampleFiles(folder: string): string[] {
     .filter((file) => file.endsWith('.yaml') && file !== 'cases.yaml')
     .sort()
     .map((file) => join(EXAMPLES_DIR, folder, file));
+}
+
+/** Every object of examples/<folder>/*.yaml (cases.yaml aside) that `keep` accepts, with its file name, files sorted. */
+export function exampleObjects(folder: string, keep: (object: KObject) => boolean): { file: string; object: KObject }[] {
+  return exampleFiles(folder).flatMap((path) =>
+    readManifests(path)
+      .filter(keep)
+      .map((object) => ({ file: basename(path), object })),
+  );
 }
 
 /** The regular expressions a CEL rule passes to matches() as raw string literals r'...'. */

@@ -2,13 +2,13 @@
 // templates): identity, both served versions, printer columns, defaults, where v1beta1 and
 // v1beta2 differ, and the examples of examples/capm3 checked against the schema of their version
 // (CEL runs in test/e2e/validation.test.ts).
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GO_DURATION } from '../../domain/capm3/duration.js';
 import {
   CRD_DIR,
   EXAMPLES_DIR,
+  exampleObjects,
   readManifests,
   regexesIn,
   schemaAt,
@@ -299,19 +299,11 @@ describe('CEL rules agree with the domain', () => {
 
 /** Every object of examples/capm3 with a kind of these CRDs, with the schema of its version. */
 function examples(): [string, LoadedCrd, KObject][] {
-  const dir = join(EXAMPLES_DIR, 'capm3');
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort()
-    .flatMap((file) =>
-      readManifests(join(dir, file))
-        .filter((o) => KINDS.some((k) => k.kind === o.kind))
-        .map((o): [string, LoadedCrd, KObject] => [
-          `${file} ${o.apiVersion.split('/')[1]!} ${o.kind}/${o.metadata.name ?? ''}`,
-          loaded(o.kind, o.apiVersion.split('/')[1]!),
-          o,
-        ]),
-    );
+  return exampleObjects('capm3', (o) => KINDS.some((k) => k.kind === o.kind)).map(({ file, object: o }): [string, LoadedCrd, KObject] => [
+    `${file} ${o.apiVersion.split('/')[1]!} ${o.kind}/${o.metadata.name ?? ''}`,
+    loaded(o.kind, o.apiVersion.split('/')[1]!),
+    o,
+  ]);
 }
 
 describe('examples/capm3', () => {

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRD_DIR, EXAMPLES_DIR, ROOT, readManifests, schemaErrors, walkSchema, type Crd, type LoadedCrd, type SchemaNode } from '../support/crds.js';
+import { CRD_DIR, exampleObjects, ROOT, readManifests, schemaErrors, walkSchema, type Crd, type LoadedCrd, type SchemaNode } from '../support/crds.js';
 import type { KObject } from '../../domain/k8s.js';
 
 const KINDS = [
@@ -153,15 +153,9 @@ describe('v1beta1 and v1beta2 differ exactly where upstream versions differ', ()
 
 /** Every object of examples/capm3 with a kind of these CRDs, with the schema of its version. */
 function examples(): [string, LoadedCrd, KObject][] {
-  const dir = join(EXAMPLES_DIR, 'capm3');
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.yaml'))
-    .sort()
-    .flatMap((file) =>
-      readManifests(join(dir, file))
-        .filter((o) => o.apiVersion.startsWith(`${GROUP}/`) && KINDS.some((k) => k.kind === o.kind))
-        .map((o): [string, LoadedCrd, KObject] => [`${file} ${o.kind}/${o.metadata.name ?? ''}`, loaded(o.kind, o.apiVersion.split('/')[1]!), o]),
-    );
+  return exampleObjects('capm3', (o) => o.apiVersion.startsWith(`${GROUP}/`) && KINDS.some((k) => k.kind === o.kind)).map(
+    ({ file, object: o }): [string, LoadedCrd, KObject] => [`${file} ${o.kind}/${o.metadata.name ?? ''}`, loaded(o.kind, o.apiVersion.split('/')[1]!), o],
+  );
 }
 
 describe('examples/capm3', () => {

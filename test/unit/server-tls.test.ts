@@ -1,85 +1,17 @@
 // TLS and client certificates (Metacontroller's `clientTLS`), end to end on loopback: a
 // throwaway CA and certificates made with openssl in a temporary directory.
-import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasOpenssl, makeCa, makeLeaf } from '../../devenv/tls.js';
 import { runHookServer, type RunningServer } from '../../hooks/server/run.js';
 import type { HookRegistry } from '../../hooks/types.js';
 
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const registry: HookRegistry = { widget: { sync: () => ({ status: { tls: true }, children: [] }) } };
 const hookBody = JSON.stringify({ parent: { metadata: { name: 'blue' } }, children: {}, related: {}, finalizing: false });
-
-function openssl(dir: string, args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-}
-
-function makeCa(dir: string, name: string): void {
-  openssl(dir, [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    `/CN=${name}`,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.crt`,
-  ]);
-}
-
-function makeLeaf(dir: string, name: string, ca: string, ext: string): void {
-  writeFileSync(join(dir, `${name}.ext`), ext);
-  openssl(dir, [
-    'req',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-subj',
-    `/CN=${name}`,
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-  ]);
-  openssl(dir, [
-    'x509',
-    '-req',
-    '-in',
-    `${name}.csr`,
-    '-CA',
-    `${ca}.crt`,
-    '-CAkey',
-    `${ca}.key`,
-    '-CAcreateserial',
-    '-days',
-    '1',
-    '-extfile',
-    `${name}.ext`,
-    '-out',
-    `${name}.crt`,
-  ]);
-}
 
 interface Answer {
   status: number;
@@ -121,9 +53,9 @@ describe.skipIf(!hasOpenssl())('TLS', () => {
     dir = mkdtempSync(join(tmpdir(), 'ironhook-tls-'));
     makeCa(dir, 'ca');
     makeCa(dir, 'rogue-ca');
-    makeLeaf(dir, 'server', 'ca', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n');
-    makeLeaf(dir, 'metacontroller', 'ca', 'extendedKeyUsage=clientAuth\n');
-    makeLeaf(dir, 'intruder', 'rogue-ca', 'extendedKeyUsage=clientAuth\n');
+    makeLeaf(dir, 'server', { ca: 'ca', ext: 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' });
+    makeLeaf(dir, 'metacontroller', { ca: 'ca', ext: 'extendedKeyUsage=clientAuth\n' });
+    makeLeaf(dir, 'intruder', { ca: 'rogue-ca', ext: 'extendedKeyUsage=clientAuth\n' });
   });
 
   afterAll(async () => {
