@@ -1,5 +1,6 @@
 // The fake agent's view of an emulated host and of the events that boot it. Adapters
 // (boot-events.ts) turn the Redfish emulator's and the ipmi_sim launcher's hooks into these.
+import type { ImageVerification } from './download.js';
 
 interface FakeNIC {
   name?: string;
@@ -57,13 +58,7 @@ export interface BootEventSource {
 }
 
 /** What happened on one host, over all its boots (for assertions). */
-interface WrittenImage {
-  id: string;
-  url: string;
-  bytes: number;
-  algorithm: string;
-  digest: string;
-  diskFormat?: string;
+interface WrittenImage extends ImageVerification {
   configDrive?: unknown;
 }
 

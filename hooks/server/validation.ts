@@ -27,29 +27,22 @@ const objectMap = {
   additionalProperties: { type: 'object', additionalProperties: { type: 'object' } },
 } as const;
 
+/** A sync request: the object the hook is about under `subject`, what it owns under `owned`. */
+const syncRequest = (subject: string, owned: string): object => ({
+  type: 'object',
+  required: [subject, owned, 'finalizing'],
+  properties: {
+    controller: { type: 'object' },
+    [subject]: namedObject,
+    [owned]: objectMap,
+    related: objectMap,
+    finalizing: { type: 'boolean' },
+  },
+});
+
 const requestSchemas: Record<RequestFlavour, object> = {
-  composite: {
-    type: 'object',
-    required: ['parent', 'children', 'finalizing'],
-    properties: {
-      controller: { type: 'object' },
-      parent: namedObject,
-      children: objectMap,
-      related: objectMap,
-      finalizing: { type: 'boolean' },
-    },
-  },
-  decorator: {
-    type: 'object',
-    required: ['object', 'attachments', 'finalizing'],
-    properties: {
-      controller: { type: 'object' },
-      object: namedObject,
-      attachments: objectMap,
-      related: objectMap,
-      finalizing: { type: 'boolean' },
-    },
-  },
+  composite: syncRequest('parent', 'children'),
+  decorator: syncRequest('object', 'attachments'),
   customize: {
     type: 'object',
     required: ['parent'],

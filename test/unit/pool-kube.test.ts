@@ -179,12 +179,16 @@ function elector(kube: MemoryKube, clock: ManualClock, identity: string): { e: L
   return { e: new LeaderElector({ kube, clock, config: { ...LEASE, identity }, callbacks, logger: silentLogger() }), log };
 }
 
+/** Replicas `a` and `b` on one in-memory API server and one clock, neither started yet. */
+function twoReplicas(): { kube: MemoryKube; clock: ManualClock; a: ReturnType<typeof elector>; b: ReturnType<typeof elector> } {
+  const kube = new MemoryKube();
+  const clock = new ManualClock();
+  return { kube, clock, a: elector(kube, clock, 'a'), b: elector(kube, clock, 'b') };
+}
+
 describe('leader election', () => {
   it('the first replica takes the lease; a second stands by until the lease expires on its own clock', async () => {
-    const kube = new MemoryKube();
-    const clock = new ManualClock();
-    const a = elector(kube, clock, 'a');
-    const b = elector(kube, clock, 'b');
+    const { kube, clock, a, b } = twoReplicas();
     await a.e.attempt();
     await b.e.attempt();
     expect(a.log).toEqual(['started']);
@@ -200,10 +204,7 @@ describe('leader election', () => {
   });
 
   it('a renewing leader keeps the lease', async () => {
-    const kube = new MemoryKube();
-    const clock = new ManualClock();
-    const a = elector(kube, clock, 'a');
-    const b = elector(kube, clock, 'b');
+    const { clock, a, b } = twoReplicas();
     for (let i = 0; i < 20; i += 1) {
       await a.e.attempt();
       await b.e.attempt();
@@ -227,10 +228,7 @@ describe('leader election', () => {
   });
 
   it('releases the lease on stop so a standby takes over at once', async () => {
-    const kube = new MemoryKube();
-    const clock = new ManualClock();
-    const a = elector(kube, clock, 'a');
-    const b = elector(kube, clock, 'b');
+    const { kube, a, b } = twoReplicas();
     await a.e.attempt();
     await b.e.attempt();
     await a.e.stop();

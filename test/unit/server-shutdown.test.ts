@@ -1,7 +1,7 @@
 // Readiness and graceful shutdown. Timers are vitest's fake ones or the shutdown finishes on
 // events; no test sleeps.
 import { EventEmitter } from 'node:events';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHookServer } from '../../hooks/server/app.js';
@@ -10,6 +10,7 @@ import { createReadiness } from '../../hooks/server/readiness.js';
 import { runHookServer } from '../../hooks/server/run.js';
 import { createShutdown, installShutdown, type ClosableServer } from '../../hooks/server/shutdown.js';
 import type { HookRegistry } from '../../hooks/types.js';
+import { collectAnswer } from '../support/http-answer.js';
 
 const config = { maxProvisioningRetries: 5, monitorIntervalSeconds: 60 };
 const registry: HookRegistry = { widget: { sync: () => ({ status: {}, children: [] }) } };
@@ -174,14 +175,7 @@ describe('runHookServer on loopback', () => {
 
     // An in-flight call: headers sent, body still arriving when the signal comes.
     const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = httpRequest(`${base}/hooks/widget/sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' } }, (res: IncomingMessage) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, text });
-        });
-      });
+      const req = httpRequest(`${base}/hooks/widget/sync`, { method: 'POST', headers: { 'Content-Type': 'application/json' } }, collectAnswer(resolve));
       req.on('error', reject);
       req.write(hookBody.slice(0, 10));
       server.server.once('request', () => {

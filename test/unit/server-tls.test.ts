@@ -7,16 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasOpenssl, makeCa, makeLeaf } from '../../devenv/tls.js';
+import { collectAnswer, type Answer } from '../support/http-answer.js';
 import { runHookServer, type RunningServer } from '../../hooks/server/run.js';
 import type { HookRegistry } from '../../hooks/types.js';
 
 const registry: HookRegistry = { widget: { sync: () => ({ status: { tls: true }, children: [] }) } };
 const hookBody = JSON.stringify({ parent: { metadata: { name: 'blue' } }, children: {}, related: {}, finalizing: false });
-
-interface Answer {
-  status: number;
-  text: string;
-}
 
 function call(port: number, path: string, tls: { ca: string; cert?: string; key?: string }): Promise<Answer> {
   return new Promise((resolve, reject) => {
@@ -30,14 +26,7 @@ function call(port: number, path: string, tls: { ca: string; cert?: string; key?
         agent: false,
         ...tls,
       },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, text });
-        });
-      },
+      collectAnswer(resolve),
     );
     req.on('error', reject);
     req.end(path.startsWith('/hooks') ? hookBody : undefined);

@@ -10,6 +10,7 @@ import type { Connection } from '../connect.js';
 import { OperationFailure, permanent } from '../errors.js';
 import type { ExecutionContext } from './context.js';
 import { displayURL } from './context.js';
+import { replaceVirtualMedia } from './vmedia.js';
 import { ensurePower, waitForPower } from './power.js';
 
 /** Ironic's post_deploy_get_power_state_retries x interval: how long the agent gets to power off. */
@@ -50,16 +51,7 @@ async function bootMedium(ctx: ExecutionContext, iso: boolean): Promise<string |
 
 async function insertAgentISO(ctx: ExecutionContext, driver: BMCDriver, url: string): Promise<void> {
   await ensurePower(ctx, driver, 'off', { name: 'PowerOffForAgent' });
-  await ctx.step(
-    'EjectVirtualMedia',
-    () => driver.ejectVirtualMedia(),
-    () => 'ejected',
-  );
-  await ctx.step(
-    'InsertVirtualMedia',
-    () => driver.insertVirtualMedia(url),
-    () => `agent ISO ${displayURL(url)}`,
-  );
+  await replaceVirtualMedia(ctx, driver, url, `agent ISO ${displayURL(url)}`);
   await ctx.step(
     'SetBootDevice',
     () => driver.setBootDevice({ device: 'cdrom', persistent: false, mode: bootMode(ctx) }),

@@ -10,6 +10,7 @@ import type { Connection } from '../connect.js';
 import { permanent } from '../errors.js';
 import type { ExecutionContext, Executor } from './context.js';
 import { displayURL } from './context.js';
+import { replaceVirtualMedia } from './vmedia.js';
 import { bootAgent, bootMode, stopAgent } from './agent-boot.js';
 import { ensurePower } from './power.js';
 
@@ -73,16 +74,7 @@ async function liveISO(ctx: ExecutionContext, connection: Connection, url: strin
   if (media.inserted && media.image === url) {
     await ctx.note('InsertVirtualMedia', `${displayURL(url)} already inserted`);
   } else {
-    await ctx.step(
-      'EjectVirtualMedia',
-      () => driver.ejectVirtualMedia(),
-      () => 'ejected',
-    );
-    await ctx.step(
-      'InsertVirtualMedia',
-      () => driver.insertVirtualMedia(url),
-      () => displayURL(url),
-    );
+    await replaceVirtualMedia(ctx, driver, url, displayURL(url));
   }
   await ctx.step(
     'SetBootDevice',
