@@ -192,66 +192,24 @@ const MAC_RULE = 'bootMACAddress can not be changed once it is set';
 const BMC_RULE = 'BMC address can not be changed unless the host is registering or detached';
 const EXT_RULE = 'externallyProvisioned can only be enabled when in Available state';
 
+// prettier-ignore
 const TRANSITIONS: Transition[] = [
   { name: 'bootMACAddress changed', status: hostStatus('available'), patch: { spec: { bootMACAddress: '00:1a:2b:3c:4d:5f' } }, reject: MAC_RULE },
   { name: 'bootMACAddress only changes case', status: hostStatus('available'), patch: { spec: { bootMACAddress: MAC.toUpperCase() } }, reject: null },
   { name: 'bootMACAddress removed', status: hostStatus('available'), patch: [{ op: 'remove', path: '/spec/bootMACAddress' }], reject: MAC_RULE },
   { name: 'bootMACAddress set for the first time', spec: { bootMACAddress: null }, patch: { spec: { bootMACAddress: MAC } }, reject: null },
-  {
-    name: 'bmc.address changed while inspecting',
-    status: hostStatus('inspecting'),
-    patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } },
-    reject: `${BMC_RULE} (provisioning state 'inspecting'`,
-  },
+  { name: 'bmc.address changed while inspecting', status: hostStatus('inspecting'), patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } }, reject: `${BMC_RULE} (provisioning state 'inspecting'` },
   { name: 'bmc.address changed before any status', patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } }, reject: BMC_RULE },
   { name: 'bmc.address removed while provisioned', status: hostStatus('provisioned'), patch: [{ op: 'remove', path: '/spec/bmc' }], reject: BMC_RULE },
-  {
-    name: 'bmc.address changed while registering',
-    status: hostStatus('registering'),
-    patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } },
-    reject: null,
-  },
-  {
-    name: 'bmc.address changed while detached',
-    status: hostStatus('provisioned', 'detached'),
-    patch: { spec: { bmc: { address: 'redfish://192.168.1.14/redfish/v1/Systems/1' } } },
-    reject: null,
-  },
-  {
-    name: 'bmc.address set when it was empty',
-    spec: { bmc: { address: '', credentialsName: 'server-01-bmc-secret' } },
-    status: hostStatus('unmanaged', 'discovered'),
-    patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } },
-    reject: null,
-  },
-  {
-    name: 'externallyProvisioned enabled while inspecting',
-    status: hostStatus('inspecting'),
-    patch: { spec: { externallyProvisioned: true } },
-    reject: `${EXT_RULE}, currently in 'inspecting'`,
-  },
+  { name: 'bmc.address changed while registering', status: hostStatus('registering'), patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } }, reject: null },
+  { name: 'bmc.address changed while detached', status: hostStatus('provisioned', 'detached'), patch: { spec: { bmc: { address: 'redfish://192.168.1.14/redfish/v1/Systems/1' } } }, reject: null },
+  { name: 'bmc.address set when it was empty', spec: { bmc: { address: '', credentialsName: 'server-01-bmc-secret' } }, status: hostStatus('unmanaged', 'discovered'), patch: { spec: { bmc: { address: 'ipmi://192.168.1.14' } } }, reject: null },
+  { name: 'externallyProvisioned enabled while inspecting', status: hostStatus('inspecting'), patch: { spec: { externallyProvisioned: true } }, reject: `${EXT_RULE}, currently in 'inspecting'` },
   { name: 'externallyProvisioned enabled before any status', patch: { spec: { externallyProvisioned: true } }, reject: `${EXT_RULE}, currently in ''` },
   { name: 'externallyProvisioned enabled while available', status: hostStatus('available'), patch: { spec: { externallyProvisioned: true } }, reject: null },
-  {
-    name: 'externallyProvisioned enabled while ready (legacy available)',
-    status: hostStatus('ready'),
-    patch: { spec: { externallyProvisioned: true } },
-    reject: null,
-  },
-  {
-    name: 'other edits of a host created externally provisioned',
-    spec: { externallyProvisioned: true },
-    status: hostStatus('externally provisioned'),
-    patch: { spec: { online: true, description: 'adopted' } },
-    reject: null,
-  },
-  {
-    name: 'externallyProvisioned disabled while provisioned',
-    spec: { externallyProvisioned: true },
-    status: hostStatus('externally provisioned'),
-    patch: { spec: { externallyProvisioned: false } },
-    reject: null,
-  },
+  { name: 'externallyProvisioned enabled while ready (legacy available)', status: hostStatus('ready'), patch: { spec: { externallyProvisioned: true } }, reject: null },
+  { name: 'other edits of a host created externally provisioned', spec: { externallyProvisioned: true }, status: hostStatus('externally provisioned'), patch: { spec: { online: true, description: 'adopted' } }, reject: null },
+  { name: 'externallyProvisioned disabled while provisioned', spec: { externallyProvisioned: true }, status: hostStatus('externally provisioned'), patch: { spec: { externallyProvisioned: false } }, reject: null },
 ];
 
 async function createHost(name: string, t: Transition): Promise<void> {

@@ -319,105 +319,20 @@ describe('ObjectPatch', () => {
     expect(lost.message).toBe('the test of /metadata/resourceVersion failed: the object changed since the request was made');
   });
 
-  const OUTCOMES: {
-    name: string;
-    operations: (ns: string) => JsonPatchOperation[];
-    target?: (ns: string) => PatchTarget;
-    phase: string;
-    reason: string;
-    message: RegExp;
-  }[] = [
-    {
-      name: 'missing host',
-      operations: () => [{ op: 'add', path: '/spec/online', value: true }],
-      target: (ns) => hostTarget(ns, 'no-such-host'),
-      phase: 'Failed',
-      reason: 'NotFound',
-      message: /does not exist/u,
-    },
-    {
-      name: 'invalid host after the patch',
-      operations: () => [{ op: 'replace', path: '/spec/online', value: 'yes' }],
-      phase: 'Failed',
-      reason: 'Rejected',
-      message: /spec\.online/u,
-    },
-    {
-      name: 'enum violated',
-      operations: () => [{ op: 'add', path: '/spec/automatedCleaningMode', value: 'sometimes' }],
-      phase: 'Failed',
-      reason: 'Rejected',
-      message: /automatedCleaningMode/u,
-    },
-    {
-      name: 'kind outside the allowlist',
-      operations: () => [{ op: 'add', path: '/data/x', value: 'y' }],
-      target: (ns) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'any' }),
-      phase: 'Failed',
-      reason: 'Rejected',
-      message: /not a kind the driver pool patches/u,
-    },
-    {
-      name: "another namespace's host",
-      operations: () => [{ op: 'add', path: '/spec/online', value: true }],
-      target: () => hostTarget('default', 'host-1'),
-      phase: 'Failed',
-      reason: 'Rejected',
-      message: /is not the request's namespace/u,
-    },
-    {
-      name: 'status of a host',
-      operations: () => [{ op: 'add', path: '/status/x', value: 1 }],
-      target: (ns) => ({ ...hostTarget(ns, 'host-1'), subresource: 'status' }),
-      phase: 'Failed',
-      reason: 'Rejected',
-      message: /does not patch the status/u,
-    },
-    {
-      name: 'failed test of a spec field',
-      operations: () => [
-        { op: 'test', path: '/spec/online', value: true },
-        { op: 'add', path: '/spec/description', value: 'claimed' },
-      ],
-      phase: 'Failed',
-      reason: 'TestFailed',
-      message: /test of \/spec\/online failed/u,
-    },
-    {
-      name: 'replace of a missing field',
-      operations: () => [{ op: 'replace', path: '/spec/image/url', value: 'http://x' }],
-      phase: 'Failed',
-      reason: 'Rejected',
-      message: /does not apply to the object/u,
-    },
-    {
-      name: 'passing test of a missing field (null)',
-      operations: () => [
-        { op: 'test', path: '/spec/consumerRef', value: null },
-        { op: 'add', path: '/spec/description', value: 'rack 7' },
-      ],
-      phase: 'Succeeded',
-      reason: 'Applied',
-      message: /patch applied/u,
-    },
+  // prettier-ignore
+  const OUTCOMES: { name: string; operations: (ns: string) => JsonPatchOperation[]; target?: (ns: string) => PatchTarget; phase: string; reason: string; message: RegExp }[] = [
+    { name: 'missing host', operations: () => [{ op: 'add', path: '/spec/online', value: true }], target: (ns) => hostTarget(ns, 'no-such-host'), phase: 'Failed', reason: 'NotFound', message: /does not exist/u },
+    { name: 'invalid host after the patch', operations: () => [{ op: 'replace', path: '/spec/online', value: 'yes' }], phase: 'Failed', reason: 'Rejected', message: /spec\.online/u },
+    { name: 'enum violated', operations: () => [{ op: 'add', path: '/spec/automatedCleaningMode', value: 'sometimes' }], phase: 'Failed', reason: 'Rejected', message: /automatedCleaningMode/u },
+    { name: 'kind outside the allowlist', operations: () => [{ op: 'add', path: '/data/x', value: 'y' }], target: (ns) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: 'any' }), phase: 'Failed', reason: 'Rejected', message: /not a kind the driver pool patches/u },
+    { name: "another namespace's host", operations: () => [{ op: 'add', path: '/spec/online', value: true }], target: () => hostTarget('default', 'host-1'), phase: 'Failed', reason: 'Rejected', message: /is not the request's namespace/u },
+    { name: 'status of a host', operations: () => [{ op: 'add', path: '/status/x', value: 1 }], target: (ns) => ({ ...hostTarget(ns, 'host-1'), subresource: 'status' }), phase: 'Failed', reason: 'Rejected', message: /does not patch the status/u },
+    { name: 'failed test of a spec field', operations: () => [{ op: 'test', path: '/spec/online', value: true }, { op: 'add', path: '/spec/description', value: 'claimed' }], phase: 'Failed', reason: 'TestFailed', message: /test of \/spec\/online failed/u },
+    { name: 'replace of a missing field', operations: () => [{ op: 'replace', path: '/spec/image/url', value: 'http://x' }], phase: 'Failed', reason: 'Rejected', message: /does not apply to the object/u },
+    { name: 'passing test of a missing field (null)', operations: () => [{ op: 'test', path: '/spec/consumerRef', value: null }, { op: 'add', path: '/spec/description', value: 'rack 7' }], phase: 'Succeeded', reason: 'Applied', message: /patch applied/u },
     // What an earlier run would have written is there already: applied, whatever the test says now.
-    {
-      name: 'failed test, writes already in place',
-      operations: () => [
-        { op: 'test', path: '/spec/online', value: true },
-        { op: 'replace', path: '/spec/online', value: false },
-      ],
-      phase: 'Succeeded',
-      reason: 'Applied',
-      message: /already had the patch/u,
-    },
-    {
-      name: 'valid spec change',
-      operations: () => [{ op: 'replace', path: '/spec/online', value: true }],
-      phase: 'Succeeded',
-      reason: 'Applied',
-      message: /patch applied/u,
-    },
+    { name: 'failed test, writes already in place', operations: () => [{ op: 'test', path: '/spec/online', value: true }, { op: 'replace', path: '/spec/online', value: false }], phase: 'Succeeded', reason: 'Applied', message: /already had the patch/u },
+    { name: 'valid spec change', operations: () => [{ op: 'replace', path: '/spec/online', value: true }], phase: 'Succeeded', reason: 'Applied', message: /patch applied/u },
   ];
 
   it.each(OUTCOMES)('$name → $reason', async (row) => {
@@ -430,32 +345,12 @@ describe('ObjectPatch', () => {
     expect(status.error).toBeUndefined();
   });
 
+  // prettier-ignore
   const SECRET_ROWS: { name: string; operations: JsonPatchOperation[]; reason: string; labels: Record<string, string> | undefined }[] = [
-    {
-      name: 'add a label (escaped key)',
-      operations: [
-        { op: 'add', path: '/metadata/labels', value: {} },
-        { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' },
-      ],
-      reason: 'Applied',
-      labels: { 'cluster.x-k8s.io/cluster-name': 'c1' },
-    },
+    { name: 'add a label (escaped key)', operations: [{ op: 'add', path: '/metadata/labels', value: {} }, { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' }], reason: 'Applied', labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
     { name: 'write data', operations: [{ op: 'add', path: '/data/password', value: 'aGk=' }], reason: 'Rejected', labels: undefined },
-    {
-      name: 'labels plus an annotation',
-      operations: [
-        { op: 'add', path: '/metadata/labels', value: { a: 'b' } },
-        { op: 'add', path: '/metadata/annotations', value: { a: 'b' } },
-      ],
-      reason: 'Rejected',
-      labels: undefined,
-    },
-    {
-      name: 'copy data into a label',
-      operations: [{ op: 'copy', from: '/data/password', path: '/metadata/labels/leak' }],
-      reason: 'Rejected',
-      labels: undefined,
-    },
+    { name: 'labels plus an annotation', operations: [{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }, { op: 'add', path: '/metadata/annotations', value: { a: 'b' } }], reason: 'Rejected', labels: undefined },
+    { name: 'copy data into a label', operations: [{ op: 'copy', from: '/data/password', path: '/metadata/labels/leak' }], reason: 'Rejected', labels: undefined },
   ];
 
   it.each(SECRET_ROWS)('Secret: $name → $reason', async (row) => {
@@ -542,56 +437,13 @@ describe('ObjectPatch', () => {
 // --- NodeOperation ----------------------------------------------------------------------------------
 
 describe('NodeOperation SetProviderID', () => {
-  const ROWS: {
-    name: string;
-    node: { uuid?: string; hostnames?: string[] };
-    labels: Record<string, string>;
-    current?: string;
-    accepted?: string[];
-    phase: string;
-    reason?: string;
-    providerID: string;
-  }[] = [
-    {
-      name: 'by uuid label, empty providerID',
-      node: { uuid: 'uuid-1' },
-      labels: { 'metal3.io/uuid': 'uuid-1' },
-      phase: 'Succeeded',
-      providerID: 'metal3://ns/host/m3m',
-    },
-    {
-      name: 'by hostname label',
-      node: { hostnames: ['other', 'node-by-hostname'] },
-      labels: { 'kubernetes.io/hostname': 'node-by-hostname' },
-      phase: 'Succeeded',
-      providerID: 'metal3://ns/host/m3m',
-    },
-    {
-      name: 'already the same providerID',
-      node: { uuid: 'uuid-3' },
-      labels: { 'metal3.io/uuid': 'uuid-3' },
-      current: 'metal3://ns/host/m3m',
-      phase: 'Succeeded',
-      providerID: 'metal3://ns/host/m3m',
-    },
-    {
-      name: 'an accepted legacy providerID',
-      node: { uuid: 'uuid-4' },
-      labels: { 'metal3.io/uuid': 'uuid-4' },
-      current: 'metal3://uuid-4',
-      accepted: ['metal3://uuid-4'],
-      phase: 'Succeeded',
-      providerID: 'metal3://uuid-4',
-    },
-    {
-      name: 'a different providerID',
-      node: { uuid: 'uuid-5' },
-      labels: { 'metal3.io/uuid': 'uuid-5' },
-      current: 'metal3://elsewhere',
-      phase: 'Failed',
-      reason: 'ProviderIDMismatch',
-      providerID: 'metal3://elsewhere',
-    },
+  // prettier-ignore
+  const ROWS: { name: string; node: { uuid?: string; hostnames?: string[] }; labels: Record<string, string>; current?: string; accepted?: string[]; phase: string; reason?: string; providerID: string }[] = [
+    { name: 'by uuid label, empty providerID', node: { uuid: 'uuid-1' }, labels: { 'metal3.io/uuid': 'uuid-1' }, phase: 'Succeeded', providerID: 'metal3://ns/host/m3m' },
+    { name: 'by hostname label', node: { hostnames: ['other', 'node-by-hostname'] }, labels: { 'kubernetes.io/hostname': 'node-by-hostname' }, phase: 'Succeeded', providerID: 'metal3://ns/host/m3m' },
+    { name: 'already the same providerID', node: { uuid: 'uuid-3' }, labels: { 'metal3.io/uuid': 'uuid-3' }, current: 'metal3://ns/host/m3m', phase: 'Succeeded', providerID: 'metal3://ns/host/m3m' },
+    { name: 'an accepted legacy providerID', node: { uuid: 'uuid-4' }, labels: { 'metal3.io/uuid': 'uuid-4' }, current: 'metal3://uuid-4', accepted: ['metal3://uuid-4'], phase: 'Succeeded', providerID: 'metal3://uuid-4' },
+    { name: 'a different providerID', node: { uuid: 'uuid-5' }, labels: { 'metal3.io/uuid': 'uuid-5' }, current: 'metal3://elsewhere', phase: 'Failed', reason: 'ProviderIDMismatch', providerID: 'metal3://elsewhere' },
   ];
 
   it.each(ROWS)('$name → $phase', async (row) => {

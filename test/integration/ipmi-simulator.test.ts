@@ -102,6 +102,7 @@ describe('ipmi_sim: power', () => {
 });
 
 describe('ipmi_sim: boot device', () => {
+  // prettier-ignore
   const rows: { name: string; options: BootOptions; expected: SimulatedBootDevice; settings?: Partial<IPMISettings> }[] = [
     { name: 'legacy pxe once', options: { device: 'pxe', persistent: false, mode: 'legacy' }, expected: 'pxe' },
     { name: 'legacy disk persistent', options: { device: 'disk', persistent: true, mode: 'legacy' }, expected: 'disk' },
@@ -110,24 +111,9 @@ describe('ipmi_sim: boot device', () => {
     { name: 'UEFI pxe persistent (raw 0xe0 0x04)', options: { device: 'pxe', persistent: true, mode: 'UEFI' }, expected: 'pxe' },
     { name: 'UEFI disk once (raw 0xa0 0x08)', options: { device: 'disk', persistent: false, mode: 'UEFI' }, expected: 'disk' },
     { name: 'UEFI cdrom persistent (raw 0xe0 0x14)', options: { device: 'cdrom', persistent: true, mode: 'UEFI' }, expected: 'cdrom' },
-    {
-      name: 'UEFI pxe persistent (efiboot)',
-      options: { device: 'pxe', persistent: true, mode: 'UEFI' },
-      expected: 'pxe',
-      settings: { uefiBootMethod: 'efiboot' },
-    },
-    {
-      name: 'UEFI disk persistent (efiboot)',
-      options: { device: 'disk', persistent: true, mode: 'UEFI' },
-      expected: 'disk',
-      settings: { uefiBootMethod: 'efiboot' },
-    },
-    {
-      name: 'UEFI cdrom once (efiboot)',
-      options: { device: 'cdrom', persistent: false, mode: 'UEFI' },
-      expected: 'cdrom',
-      settings: { uefiBootMethod: 'efiboot' },
-    },
+    { name: 'UEFI pxe persistent (efiboot)', options: { device: 'pxe', persistent: true, mode: 'UEFI' }, expected: 'pxe', settings: { uefiBootMethod: 'efiboot' } },
+    { name: 'UEFI disk persistent (efiboot)', options: { device: 'disk', persistent: true, mode: 'UEFI' }, expected: 'disk', settings: { uefiBootMethod: 'efiboot' } },
+    { name: 'UEFI cdrom once (efiboot)', options: { device: 'cdrom', persistent: false, mode: 'UEFI' }, expected: 'cdrom', settings: { uefiBootMethod: 'efiboot' } },
   ];
   it.each(rows)('$name → the script holds $expected', async ({ options, expected, settings }) => {
     const driver = driverFor(sim.address, settings);

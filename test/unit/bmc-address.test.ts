@@ -38,6 +38,7 @@ function meaning(bmc: ParsedBMCAddress): Omit<ParsedBMCAddress, 'address'> {
 }
 
 describe('parseBMCAddress: the upstream fallbacks', () => {
+  // prettier-ignore
   const rows: { name: string; address: string; expect: Partial<ParsedBMCAddress> }[] = [
     { name: 'full ipmi URL', address: 'ipmi://192.168.122.1:6233', expect: { scheme: 'ipmi', host: '192.168.122.1', port: 6233, driver: 'ipmi' } },
     { name: 'opaque ipmi:<ip> becomes ipmi://', address: 'ipmi:10.0.0.5', expect: { scheme: 'ipmi', host: '10.0.0.5', port: 623 } },
@@ -55,16 +56,8 @@ describe('parseBMCAddress: the upstream fallbacks', () => {
     { name: 'redfish with bracketed IPv6, port and path', address: 'redfish://[fd00::5]:8443/x', expect: { host: 'fd00::5', port: 8443, systemId: '/x' } },
     { name: 'redfish IPv6 without port', address: 'redfish://[fe80::fc33:62ff:fe83:8a76]', expect: { host: 'fe80::fc33:62ff:fe83:8a76', port: undefined } },
     { name: 'IPv4-mapped IPv6', address: 'redfish://[::ffff:10.0.0.5]', expect: { host: '::ffff:10.0.0.5' } },
-    {
-      name: 'libvirt with path and query',
-      address: 'libvirt://192.168.122.1:6233/?abc=def',
-      expect: { scheme: 'libvirt', driver: 'ipmi', port: 6233, path: '/' },
-    },
-    {
-      name: 'user info is dropped',
-      address: 'redfish://admin:pw@10.0.0.5/redfish/v1/Systems/1',
-      expect: { host: '10.0.0.5', systemId: '/redfish/v1/Systems/1' },
-    },
+    { name: 'libvirt with path and query', address: 'libvirt://192.168.122.1:6233/?abc=def', expect: { scheme: 'libvirt', driver: 'ipmi', port: 6233, path: '/' } },
+    { name: 'user info is dropped', address: 'redfish://admin:pw@10.0.0.5/redfish/v1/Systems/1', expect: { host: '10.0.0.5', systemId: '/redfish/v1/Systems/1' } },
     { name: 'fragment is ignored', address: 'redfish://10.0.0.5/redfish/v1/Systems/1#top', expect: { systemId: '/redfish/v1/Systems/1' } },
     { name: 'scheme is case-insensitive (Go lower-cases it)', address: 'REDFISH+HTTP://10.0.0.5', expect: { scheme: 'redfish+http', protocol: 'http' } },
     { name: 'host name case is kept', address: 'ipmi://BMC-7.Example.COM', expect: { host: 'BMC-7.Example.COM' } },

@@ -44,14 +44,11 @@ describe('BareMetalHost state table', () => {
 });
 
 /** Requests the hook refuses with a HookInputError (HTTP 400), whatever the server's shape check let through. */
+// prettier-ignore
 const malformed: [string, (request: Record<string, unknown>) => unknown, RegExp][] = [
   ['not an object', () => [], /request must be a JSON object/u],
   ['no parent', (request) => ({ ...request, parent: undefined }), /parent must be a Kubernetes object/u],
-  [
-    'parent of another kind',
-    (request) => ({ ...request, parent: { ...(request.parent as object), kind: 'Metal3Machine' } }),
-    /parent must be a BareMetalHost, got Metal3Machine/u,
-  ],
+  ['parent of another kind', (request) => ({ ...request, parent: { ...(request.parent as object), kind: 'Metal3Machine' } }), /parent must be a BareMetalHost, got Metal3Machine/u],
   ['parent without spec', (request) => ({ ...request, parent: { ...(request.parent as object), spec: null } }), /parent\.spec must be an object/u],
   ['children not a map', (request) => ({ ...request, children: 'none' }), /children must be an object map/u],
 ];

@@ -485,37 +485,14 @@ const remediationStatus = optional({
 const templateMeta = optional({ labels, annotations: labels });
 const template = (spec: fc.Arbitrary<unknown>, v2: boolean) => (v2 ? optional({ metadata: templateMeta, spec }) : optional({ spec }));
 
+// prettier-ignore
 const ARBITRARIES: [string, fc.Arbitrary<Body>, fc.Arbitrary<Body>][] = [
-  [
-    'Metal3Cluster',
-    optional({ spec: clusterV1Spec, status: v1Status({ failureDomains: domainMap }) }),
-    optional({ spec: clusterV2Spec, status: v2Status({ failureDomains: domainList }) }),
-  ],
-  [
-    'Metal3ClusterTemplate',
-    optional({ spec: optional({ template: template(clusterV1Spec, false) }) }),
-    optional({ spec: optional({ template: template(clusterV2Spec, true) }) }),
-  ],
-  [
-    'Metal3Machine',
-    optional({ spec: machineSpec(true), status: v1Status(machineStatus(true)) }),
-    optional({ spec: machineSpec(false), status: v2Status(machineStatus(false)) }),
-  ],
-  [
-    'Metal3MachineTemplate',
-    optional({ spec: optional({ nodeReuse: fc.boolean(), template: template(machineSpec(true), false) }) }),
-    optional({ spec: optional({ nodeReuse: fc.boolean(), template: template(machineSpec(false), true) }) }),
-  ],
-  [
-    'Metal3Remediation',
-    optional({ spec: optional({ strategy: strategy(true) }), status: remediationStatus }),
-    optional({ spec: optional({ strategy: strategy(false) }), status: remediationStatus }),
-  ],
-  [
-    'Metal3RemediationTemplate',
-    optional({ spec: optional({ template: optional({ spec: optional({ strategy: strategy(true) }) }) }), status: optional({ status: remediationStatus }) }),
-    optional({ spec: optional({ template: optional({ spec: optional({ strategy: strategy(false) }) }) }), status: optional({ status: remediationStatus }) }),
-  ],
+  ['Metal3Cluster', optional({ spec: clusterV1Spec, status: v1Status({ failureDomains: domainMap }) }), optional({ spec: clusterV2Spec, status: v2Status({ failureDomains: domainList }) })],
+  ['Metal3ClusterTemplate', optional({ spec: optional({ template: template(clusterV1Spec, false) }) }), optional({ spec: optional({ template: template(clusterV2Spec, true) }) })],
+  ['Metal3Machine', optional({ spec: machineSpec(true), status: v1Status(machineStatus(true)) }), optional({ spec: machineSpec(false), status: v2Status(machineStatus(false)) })],
+  ['Metal3MachineTemplate', optional({ spec: optional({ nodeReuse: fc.boolean(), template: template(machineSpec(true), false) }) }), optional({ spec: optional({ nodeReuse: fc.boolean(), template: template(machineSpec(false), true) }) })],
+  ['Metal3Remediation', optional({ spec: optional({ strategy: strategy(true) }), status: remediationStatus }), optional({ spec: optional({ strategy: strategy(false) }), status: remediationStatus })],
+  ['Metal3RemediationTemplate', optional({ spec: optional({ template: optional({ spec: optional({ strategy: strategy(true) }) }) }), status: optional({ status: remediationStatus }) }), optional({ spec: optional({ template: optional({ spec: optional({ strategy: strategy(false) }) }) }), status: optional({ status: remediationStatus }) })],
 ];
 
 describe('round trips lose nothing', () => {

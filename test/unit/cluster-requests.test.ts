@@ -34,48 +34,21 @@ function patch(target: Partial<PatchTarget>, operations: JsonPatchOperation[] = 
 
 describe('checkTarget', () => {
   const label: JsonPatchOperation = { op: 'add', path: '/metadata/labels/a~1b', value: 'c' };
+  // prettier-ignore
   const ROWS: [string, ObjectPatch, string][] = [
     ['BareMetalHost', patch({}), '/apis/metal3.io/v1alpha1/namespaces/metal3/baremetalhosts/h'],
-    [
-      'Machine status v1beta2',
-      patch({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', subresource: 'status' }),
-      '/apis/cluster.x-k8s.io/v1beta2/namespaces/metal3/machines/h/status',
-    ],
-    [
-      'Metal3Machine v1beta1',
-      patch({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine' }),
-      '/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/metal3/metal3machines/h',
-    ],
-    [
-      'Metal3Remediation',
-      patch({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Remediation' }),
-      '/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/metal3/metal3remediations/h',
-    ],
-    [
-      'Secret labels',
-      patch({ apiVersion: 'v1', kind: 'Secret' }, [label, { op: 'add', path: '/metadata/labels', value: {} }]),
-      '/api/v1/namespaces/metal3/secrets/h',
-    ],
+    ['Machine status v1beta2', patch({ apiVersion: 'cluster.x-k8s.io/v1beta2', kind: 'Machine', subresource: 'status' }), '/apis/cluster.x-k8s.io/v1beta2/namespaces/metal3/machines/h/status'],
+    ['Metal3Machine v1beta1', patch({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1', kind: 'Metal3Machine' }), '/apis/infrastructure.cluster.x-k8s.io/v1beta1/namespaces/metal3/metal3machines/h'],
+    ['Metal3Remediation', patch({ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Remediation' }), '/apis/infrastructure.cluster.x-k8s.io/v1beta2/namespaces/metal3/metal3remediations/h'],
+    ['Secret labels', patch({ apiVersion: 'v1', kind: 'Secret' }, [label, { op: 'add', path: '/metadata/labels', value: {} }]), '/api/v1/namespaces/metal3/secrets/h'],
     ['other namespace', patch({ namespace: 'kube-system' }), "is not the request's namespace"],
     ['unknown version', patch({ apiVersion: 'metal3.io/v1beta9' }), 'not a kind the driver pool patches'],
     ['Node', patch({ apiVersion: 'v1', kind: 'Node' }), 'not a kind the driver pool patches'],
     ['host status', patch({ subresource: 'status' }), 'does not patch the status'],
     ['Secret data', patch({ apiVersion: 'v1', kind: 'Secret' }, [{ op: 'add', path: '/data/x', value: 'eA==' }]), 'may only touch /metadata/labels'],
-    [
-      'Secret move from data',
-      patch({ apiVersion: 'v1', kind: 'Secret' }, [{ op: 'move', from: '/data/x', path: '/metadata/labels/x' }]),
-      'may only touch /metadata/labels',
-    ],
-    [
-      'Secret label of a label',
-      patch({ apiVersion: 'v1', kind: 'Secret' }, [{ op: 'add', path: '/metadata/labels/a/b', value: 'c' }]),
-      'may only touch /metadata/labels',
-    ],
-    [
-      'Secret conditions',
-      patch({ apiVersion: 'v1', kind: 'Secret' }, [label], [{ path: '/status/conditions', condition: { type: 'X', status: 'True' } }]),
-      'has no conditions',
-    ],
+    ['Secret move from data', patch({ apiVersion: 'v1', kind: 'Secret' }, [{ op: 'move', from: '/data/x', path: '/metadata/labels/x' }]), 'may only touch /metadata/labels'],
+    ['Secret label of a label', patch({ apiVersion: 'v1', kind: 'Secret' }, [{ op: 'add', path: '/metadata/labels/a/b', value: 'c' }]), 'may only touch /metadata/labels'],
+    ['Secret conditions', patch({ apiVersion: 'v1', kind: 'Secret' }, [label], [{ path: '/status/conditions', condition: { type: 'X', status: 'True' } }]), 'has no conditions'],
   ];
 
   it.each(ROWS)('%s', (_name, request, want) => {
@@ -90,48 +63,12 @@ describe('upsertConditions', () => {
     path: '/status/conditions',
     condition: { type: 'Ready', status, reason: 'R', message },
   });
+  // prettier-ignore
   const ROWS: { name: string; before: Record<string, unknown>; upserts: ConditionUpsert[]; kind: string; after?: unknown }[] = [
-    {
-      name: 'creates status and the list',
-      before: {},
-      upserts: [ready('True')],
-      kind: 'changed',
-      after: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: '', lastTransitionTime: T1 }] } },
-    },
-    {
-      name: 'same content: unchanged',
-      before: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: '', lastTransitionTime: T0 }] } },
-      upserts: [ready('True')],
-      kind: 'unchanged',
-    },
-    {
-      name: 'message only: time kept',
-      before: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: '', lastTransitionTime: T0 }] } },
-      upserts: [ready('True', 'm')],
-      kind: 'changed',
-      after: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: 'm', lastTransitionTime: T0 }] } },
-    },
-    {
-      name: 'status flips: time moves, others kept',
-      before: {
-        status: {
-          conditions: [
-            { type: 'A', status: 'True', reason: 'x', message: '', lastTransitionTime: T0 },
-            { type: 'Ready', status: 'True', reason: 'R', message: '', lastTransitionTime: T0, observedGeneration: 2 },
-          ],
-        },
-      },
-      upserts: [ready('False')],
-      kind: 'changed',
-      after: {
-        status: {
-          conditions: [
-            { type: 'A', status: 'True', reason: 'x', message: '', lastTransitionTime: T0 },
-            { type: 'Ready', status: 'False', reason: 'R', message: '', lastTransitionTime: T1, observedGeneration: 2 },
-          ],
-        },
-      },
-    },
+    { name: 'creates status and the list', before: {}, upserts: [ready('True')], kind: 'changed', after: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: '', lastTransitionTime: T1 }] } } },
+    { name: 'same content: unchanged', before: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: '', lastTransitionTime: T0 }] } }, upserts: [ready('True')], kind: 'unchanged' },
+    { name: 'message only: time kept', before: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: '', lastTransitionTime: T0 }] } }, upserts: [ready('True', 'm')], kind: 'changed', after: { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: 'm', lastTransitionTime: T0 }] } } },
+    { name: 'status flips: time moves, others kept', before: { status: { conditions: [{ type: 'A', status: 'True', reason: 'x', message: '', lastTransitionTime: T0 }, { type: 'Ready', status: 'True', reason: 'R', message: '', lastTransitionTime: T0, observedGeneration: 2 }] } }, upserts: [ready('False')], kind: 'changed', after: { status: { conditions: [{ type: 'A', status: 'True', reason: 'x', message: '', lastTransitionTime: T0 }, { type: 'Ready', status: 'False', reason: 'R', message: '', lastTransitionTime: T1, observedGeneration: 2 }] } } },
     { name: 'path through a string', before: { status: 'x' }, upserts: [ready('True')], kind: 'invalid' },
     { name: 'list is an object', before: { status: { conditions: {} } }, upserts: [ready('True')], kind: 'invalid' },
     { name: 'root pointer', before: {}, upserts: [{ ...ready('True'), path: '' }], kind: 'invalid' },
@@ -148,25 +85,10 @@ describe('upsertConditions', () => {
 
 describe('judging a refused patch', () => {
   const host = { metadata: { resourceVersion: '7', labels: { 'a/b': 'c' } }, spec: { online: true, consumerRef: { name: 'm1' } } };
+  // prettier-ignore
   const ROWS: { name: string; operations: JsonPatchOperation[]; applied: boolean; failing?: string }[] = [
-    {
-      name: 'claim already there',
-      operations: [
-        { op: 'test', path: '/metadata/resourceVersion', value: '6' },
-        { op: 'add', path: '/spec/consumerRef', value: { name: 'm1' } },
-      ],
-      applied: true,
-      failing: '/metadata/resourceVersion',
-    },
-    {
-      name: 'claimed by another',
-      operations: [
-        { op: 'test', path: '/metadata/resourceVersion', value: '6' },
-        { op: 'add', path: '/spec/consumerRef', value: { name: 'm2' } },
-      ],
-      applied: false,
-      failing: '/metadata/resourceVersion',
-    },
+    { name: 'claim already there', operations: [{ op: 'test', path: '/metadata/resourceVersion', value: '6' }, { op: 'add', path: '/spec/consumerRef', value: { name: 'm1' } }], applied: true, failing: '/metadata/resourceVersion' },
+    { name: 'claimed by another', operations: [{ op: 'test', path: '/metadata/resourceVersion', value: '6' }, { op: 'add', path: '/spec/consumerRef', value: { name: 'm2' } }], applied: false, failing: '/metadata/resourceVersion' },
     { name: 'removal done', operations: [{ op: 'remove', path: '/spec/image' }], applied: true },
     { name: 'escaped label present', operations: [{ op: 'replace', path: '/metadata/labels/a~1b', value: 'c' }], applied: true },
     { name: 'append is unknowable', operations: [{ op: 'add', path: '/spec/list/-', value: 1 }], applied: false },
@@ -192,26 +114,12 @@ describe('kubeStatusErrorFrom: client-node ApiException → the Status fields, n
     details: { causes: [{ field: 'spec.online', message: 'must be boolean' }, { message: 'no field' }] },
   };
   const headers = { 'audit-id': 'audit-canary', 'content-type': 'application/json' };
+  // prettier-ignore
   const ROWS: { name: string; code: number; body: unknown; want: { code: number; reason: string; message: string; causes: string[] } }[] = [
-    {
-      name: 'Status as the raw text',
-      code: 422,
-      body: JSON.stringify(status),
-      want: { code: 422, reason: 'Invalid', message: 'BareMetalHost "h" is invalid', causes: ['spec.online: must be boolean', 'no field'] },
-    },
-    {
-      name: 'Status already parsed',
-      code: 409,
-      body: { kind: 'Status', reason: 'Conflict', message: 'the object has been modified' },
-      want: { code: 409, reason: 'Conflict', message: 'the object has been modified', causes: [] },
-    },
+    { name: 'Status as the raw text', code: 422, body: JSON.stringify(status), want: { code: 422, reason: 'Invalid', message: 'BareMetalHost "h" is invalid', causes: ['spec.online: must be boolean', 'no field'] } },
+    { name: 'Status already parsed', code: 409, body: { kind: 'Status', reason: 'Conflict', message: 'the object has been modified' }, want: { code: 409, reason: 'Conflict', message: 'the object has been modified', causes: [] } },
     { name: 'Status without a message', code: 500, body: { kind: 'Status' }, want: { code: 500, reason: '', message: 'HTTP 500', causes: [] } },
-    {
-      name: 'not a Status: raw text, shortened',
-      code: 502,
-      body: `bad gateway ${'x'.repeat(600)}`,
-      want: { code: 502, reason: '', message: `HTTP 502: bad gateway ${'x'.repeat(488)}`, causes: [] },
-    },
+    { name: 'not a Status: raw text, shortened', code: 502, body: `bad gateway ${'x'.repeat(600)}`, want: { code: 502, reason: '', message: `HTTP 502: bad gateway ${'x'.repeat(488)}`, causes: [] } },
     { name: 'no body (401)', code: 401, body: undefined, want: { code: 401, reason: '', message: 'HTTP 401', causes: [] } },
   ];
 

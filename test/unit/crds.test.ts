@@ -18,71 +18,16 @@ interface Identity {
   statusSubresource: boolean;
 }
 
+// prettier-ignore
 const IDENTITIES: Identity[] = [
-  {
-    kind: 'BareMetalHost',
-    group: 'metal3.io',
-    plural: 'baremetalhosts',
-    singular: 'baremetalhost',
-    shortNames: ['bmh', 'bmhost'],
-    categories: undefined,
-    statusSubresource: true,
-  },
+  { kind: 'BareMetalHost', group: 'metal3.io', plural: 'baremetalhosts', singular: 'baremetalhost', shortNames: ['bmh', 'bmhost'], categories: undefined, statusSubresource: true },
   // Upstream's HardwareData has no status and no status subresource; Ironhook keeps that.
-  {
-    kind: 'HardwareData',
-    group: 'metal3.io',
-    plural: 'hardwaredata',
-    singular: 'hardwaredata',
-    shortNames: ['hd'],
-    categories: undefined,
-    statusSubresource: false,
-  },
-  {
-    kind: 'HostFirmwareSettings',
-    group: 'metal3.io',
-    plural: 'hostfirmwaresettings',
-    singular: 'hostfirmwaresettings',
-    shortNames: ['hfs'],
-    categories: undefined,
-    statusSubresource: true,
-  },
-  {
-    kind: 'HostOperation',
-    group: 'ironhook.dev',
-    plural: 'hostoperations',
-    singular: 'hostoperation',
-    shortNames: ['hop'],
-    categories: ['ironhook'],
-    statusSubresource: true,
-  },
-  {
-    kind: 'BMCMonitor',
-    group: 'ironhook.dev',
-    plural: 'bmcmonitors',
-    singular: 'bmcmonitor',
-    shortNames: ['bmcmon'],
-    categories: ['ironhook'],
-    statusSubresource: true,
-  },
-  {
-    kind: 'ObjectPatch',
-    group: 'ironhook.dev',
-    plural: 'objectpatches',
-    singular: 'objectpatch',
-    shortNames: undefined,
-    categories: ['ironhook'],
-    statusSubresource: true,
-  },
-  {
-    kind: 'NodeOperation',
-    group: 'ironhook.dev',
-    plural: 'nodeoperations',
-    singular: 'nodeoperation',
-    shortNames: undefined,
-    categories: ['ironhook'],
-    statusSubresource: true,
-  },
+  { kind: 'HardwareData', group: 'metal3.io', plural: 'hardwaredata', singular: 'hardwaredata', shortNames: ['hd'], categories: undefined, statusSubresource: false },
+  { kind: 'HostFirmwareSettings', group: 'metal3.io', plural: 'hostfirmwaresettings', singular: 'hostfirmwaresettings', shortNames: ['hfs'], categories: undefined, statusSubresource: true },
+  { kind: 'HostOperation', group: 'ironhook.dev', plural: 'hostoperations', singular: 'hostoperation', shortNames: ['hop'], categories: ['ironhook'], statusSubresource: true },
+  { kind: 'BMCMonitor', group: 'ironhook.dev', plural: 'bmcmonitors', singular: 'bmcmonitor', shortNames: ['bmcmon'], categories: ['ironhook'], statusSubresource: true },
+  { kind: 'ObjectPatch', group: 'ironhook.dev', plural: 'objectpatches', singular: 'objectpatch', shortNames: undefined, categories: ['ironhook'], statusSubresource: true },
+  { kind: 'NodeOperation', group: 'ironhook.dev', plural: 'nodeoperations', singular: 'nodeoperation', shortNames: undefined, categories: ['ironhook'], statusSubresource: true },
 ];
 
 describe('CRD identity', () => {
@@ -127,14 +72,12 @@ const OPEN_BY_DESIGN = new Set([
 ]);
 
 /** Checks that make a schema non-structural (or looser than it needs to be); path "<n>" = anyOf branch. */
+// prettier-ignore
 const STRUCTURAL_CHECKS: [string, (node: SchemaNode, path: string) => boolean][] = [
   ['no type', (node, path) => node.type === undefined && !isIntOrString(node) && !path.includes('<') && !OPEN_BY_DESIGN.has(path)],
   ['x-kubernetes-preserve-unknown-fields', (node, path) => node['x-kubernetes-preserve-unknown-fields'] === true && !OPEN_BY_DESIGN.has(path)],
   ['array without items', (node) => node.type === 'array' && node.items === undefined],
-  [
-    'object without properties or additionalProperties',
-    (node, path) => node.type === 'object' && isOpenObject(node) && path !== '.metadata' && !OPEN_BY_DESIGN.has(path),
-  ],
+  ['object without properties or additionalProperties', (node, path) => node.type === 'object' && isOpenObject(node) && path !== '.metadata' && !OPEN_BY_DESIGN.has(path)],
 ];
 
 function structuralProblems(node: SchemaNode, path: string): string[] {

@@ -31,6 +31,7 @@ function claimRequest(parent: KObject, related: { pools?: KObject[]; addresses?:
 }
 
 describe('IPClaim sync', () => {
+  // prettier-ignore
   const rows: Array<[string, KObject, { pools?: KObject[]; addresses?: KObject[] }, Record<string, unknown>]> = [
     ['address exists: reported', claim('a'), { pools: [POOL], addresses: [ADDRESS_A] }, { address: { name: 'p-10-0-0-1', namespace: NS } }],
     ['pool committed but the object is not there yet: nothing yet', claim('a'), { pools: [POOL] }, {}],
@@ -38,12 +39,7 @@ describe('IPClaim sync', () => {
     ['not processed yet', claim('c'), { pools: [POOL] }, {}],
     ['pool missing: waiting, not an error (upstream)', claim('b'), {}, {}],
     ['an IPAddress of another pool is not ours', claim('a', { pool: 'other' }), { addresses: [ADDRESS_A] }, {}],
-    [
-      'a terminating IPAddress is not reported',
-      claim('a'),
-      { pools: [POOL], addresses: [{ ...ADDRESS_A, metadata: { ...ADDRESS_A.metadata, deletionTimestamp: at(4) } }] },
-      {},
-    ],
+    ['a terminating IPAddress is not reported', claim('a'), { pools: [POOL], addresses: [{ ...ADDRESS_A, metadata: { ...ADDRESS_A.metadata, deletionTimestamp: at(4) } }] }, {}],
   ];
   it.each(rows)('%s', (_name, parent, related, status) => {
     expect(ipclaimSync(claimRequest(parent, related))).toEqual({ children: [], status });

@@ -14,28 +14,11 @@ import { ippoolSync } from '../../hooks/ipam/ippool.js';
 
 const crds = loadCrds();
 
+// prettier-ignore
 const IDENTITIES = [
-  {
-    kind: 'IPPool',
-    plural: 'ippools',
-    shortNames: ['ipp', 'ippool', 'm3ipp', 'm3ippool', 'm3ippools', 'metal3ipp', 'metal3ippool', 'metal3ippools'],
-    categories: ['cluster-api'],
-    status: true,
-  },
-  {
-    kind: 'IPClaim',
-    plural: 'ipclaims',
-    shortNames: ['ipc', 'ipclaim', 'm3ipc', 'm3ipclaim', 'm3ipclaims', 'metal3ipc', 'metal3ipclaim', 'metal3ipclaims'],
-    categories: ['cluster-api'],
-    status: true,
-  },
-  {
-    kind: 'IPAddress',
-    plural: 'ipaddresses',
-    shortNames: ['ipa', 'ipaddress', 'm3ipa', 'm3ipaddress', 'm3ipaddresses', 'metal3ipa', 'metal3ipaddress', 'metal3ipaddresses'],
-    categories: ['metal3'],
-    status: false,
-  },
+  { kind: 'IPPool', plural: 'ippools', shortNames: ['ipp', 'ippool', 'm3ipp', 'm3ippool', 'm3ippools', 'metal3ipp', 'metal3ippool', 'metal3ippools'], categories: ['cluster-api'], status: true },
+  { kind: 'IPClaim', plural: 'ipclaims', shortNames: ['ipc', 'ipclaim', 'm3ipc', 'm3ipclaim', 'm3ipclaims', 'metal3ipc', 'metal3ipclaim', 'metal3ipclaims'], categories: ['cluster-api'], status: true },
+  { kind: 'IPAddress', plural: 'ipaddresses', shortNames: ['ipa', 'ipaddress', 'm3ipa', 'm3ipaddress', 'm3ipaddresses', 'metal3ipa', 'metal3ipaddress', 'metal3ipaddresses'], categories: ['metal3'], status: false },
 ];
 
 describe('IPAM CRD identity (upstream names, short names and categories)', () => {

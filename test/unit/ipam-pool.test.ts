@@ -225,13 +225,10 @@ describe('release', () => {
     claim: { name: 'a', namespace: 'default' },
     pool: { name: 'pool1', namespace: 'default' },
   });
+  // prettier-ignore
   const rows: Array<[string, KObject[], boolean]> = [
     ['claim gone', [], false],
-    [
-      'claim deleting with only IPAM finalizers',
-      [claim('a', { deletionTimestamp: at(3), finalizers: ['metacontroller.io/compositecontroller-ironhook-ipclaim', 'ipclaim.ipam.metal3.io'] })],
-      false,
-    ],
+    ['claim deleting with only IPAM finalizers', [claim('a', { deletionTimestamp: at(3), finalizers: ['metacontroller.io/compositecontroller-ironhook-ipclaim', 'ipclaim.ipam.metal3.io'] })], false],
     ['claim deleting while CAPM3 still holds it', [claim('a', { deletionTimestamp: at(3), finalizers: ['metal3data.infrastructure.cluster.x-k8s.io'] })], true],
     ['claim alive', [claim('a')], true],
   ];

@@ -55,24 +55,15 @@ describe('buildArgv', () => {
     expect(argv.slice(-3)).toEqual(['chassis', 'power', 'status']);
   });
 
+  // prettier-ignore
   const commands: { name: string; command: IPMICommand; words: string[]; operation: string }[] = [
     { name: 'power status', command: POWER_STATUS, words: ['chassis', 'power', 'status'], operation: 'chassis power status' },
     { name: 'power soft', command: powerControl('soft'), words: ['chassis', 'power', 'soft'], operation: 'chassis power soft' },
     { name: 'mc info', command: MC_INFO, words: ['mc', 'info'], operation: 'mc info' },
     { name: 'fru print 0', command: FRU_PRINT, words: ['fru', 'print', '0'], operation: 'fru print 0' },
     { name: 'bootparam get 5', command: BOOT_PARAMETERS, words: ['chassis', 'bootparam', 'get', '5'], operation: 'chassis bootparam get 5' },
-    {
-      name: 'bootdev with options',
-      command: bootdev('pxe', ['efiboot', 'persistent']),
-      words: ['chassis', 'bootdev', 'pxe', 'options=efiboot,persistent'],
-      operation: 'chassis bootdev pxe options=efiboot,persistent',
-    },
-    {
-      name: 'raw bytes as two-digit hex',
-      command: raw([0x00, 0x08, 0x05, 0xe0, 0x04, 0, 0, 0]),
-      words: ['raw', '0x00', '0x08', '0x05', '0xe0', '0x04', '0x00', '0x00', '0x00'],
-      operation: 'raw 0x00 0x08 0x05',
-    },
+    { name: 'bootdev with options', command: bootdev('pxe', ['efiboot', 'persistent']), words: ['chassis', 'bootdev', 'pxe', 'options=efiboot,persistent'], operation: 'chassis bootdev pxe options=efiboot,persistent' },
+    { name: 'raw bytes as two-digit hex', command: raw([0x00, 0x08, 0x05, 0xe0, 0x04, 0, 0, 0]), words: ['raw', '0x00', '0x08', '0x05', '0xe0', '0x04', '0x00', '0x00', '0x00'], operation: 'raw 0x00 0x08 0x05' },
   ];
   it.each(commands)('command: $name', ({ command, words, operation }) => {
     expect(command.words).toEqual(words);
@@ -128,64 +119,21 @@ describe('resolveIPMISettings', () => {
 describe('bootSteps: exactly what is sent for a boot device', () => {
   const RAW_STYLE: BootStyle = { uefiBootMethod: 'raw', disableBootTimeout: true };
   const TIMEOUT = 'raw 0x00 0x08 0x03 0x08';
+  // prettier-ignore
   const rows: { name: string; options: BootOptions; style?: Partial<BootStyle>; expected: string[] }[] = [
     { name: 'legacy pxe once', options: { device: 'pxe', persistent: false, mode: 'legacy' }, expected: [TIMEOUT, 'chassis bootdev pxe'] },
-    {
-      name: 'legacy disk persistent',
-      options: { device: 'disk', persistent: true, mode: 'legacy' },
-      expected: [TIMEOUT, 'chassis bootdev disk options=persistent'],
-    },
+    { name: 'legacy disk persistent', options: { device: 'disk', persistent: true, mode: 'legacy' }, expected: [TIMEOUT, 'chassis bootdev disk options=persistent'] },
     { name: 'legacy cdrom once', options: { device: 'cdrom', persistent: false, mode: 'legacy' }, expected: [TIMEOUT, 'chassis bootdev cdrom'] },
     { name: 'legacy bios once', options: { device: 'bios', persistent: false, mode: 'legacy' }, expected: [TIMEOUT, 'chassis bootdev bios'] },
-    {
-      name: 'UEFI pxe once (raw)',
-      options: { device: 'pxe', persistent: false, mode: 'UEFI' },
-      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x04 0x00 0x00 0x00'],
-    },
-    {
-      name: 'UEFI pxe persistent (raw)',
-      options: { device: 'pxe', persistent: true, mode: 'UEFI' },
-      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x04 0x00 0x00 0x00'],
-    },
-    {
-      name: 'UEFI disk persistent (raw)',
-      options: { device: 'disk', persistent: true, mode: 'UEFI' },
-      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x08 0x00 0x00 0x00'],
-    },
-    {
-      name: 'UEFI disk on Supermicro (raw, 0x24)',
-      options: { device: 'disk', persistent: true, mode: 'UEFI' },
-      style: { uefiDiskCode: 0x24 },
-      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x24 0x00 0x00 0x00'],
-    },
-    {
-      name: 'UEFI cdrom once (raw)',
-      options: { device: 'cdrom', persistent: false, mode: 'UEFI' },
-      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x14 0x00 0x00 0x00'],
-    },
-    {
-      name: 'UEFI bios once (raw)',
-      options: { device: 'bios', persistent: false, mode: 'UEFI' },
-      expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x18 0x00 0x00 0x00'],
-    },
-    {
-      name: 'UEFI pxe persistent (efiboot)',
-      options: { device: 'pxe', persistent: true, mode: 'UEFI' },
-      style: { uefiBootMethod: 'efiboot' },
-      expected: [TIMEOUT, 'chassis bootdev pxe options=efiboot,persistent'],
-    },
-    {
-      name: 'UEFI cdrom once (efiboot)',
-      options: { device: 'cdrom', persistent: false, mode: 'UEFI' },
-      style: { uefiBootMethod: 'efiboot' },
-      expected: [TIMEOUT, 'chassis bootdev cdrom options=efiboot'],
-    },
-    {
-      name: 'without the boot-timeout command',
-      options: { device: 'pxe', persistent: false, mode: 'legacy' },
-      style: { disableBootTimeout: false },
-      expected: ['chassis bootdev pxe'],
-    },
+    { name: 'UEFI pxe once (raw)', options: { device: 'pxe', persistent: false, mode: 'UEFI' }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x04 0x00 0x00 0x00'] },
+    { name: 'UEFI pxe persistent (raw)', options: { device: 'pxe', persistent: true, mode: 'UEFI' }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x04 0x00 0x00 0x00'] },
+    { name: 'UEFI disk persistent (raw)', options: { device: 'disk', persistent: true, mode: 'UEFI' }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x08 0x00 0x00 0x00'] },
+    { name: 'UEFI disk on Supermicro (raw, 0x24)', options: { device: 'disk', persistent: true, mode: 'UEFI' }, style: { uefiDiskCode: 0x24 }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xe0 0x24 0x00 0x00 0x00'] },
+    { name: 'UEFI cdrom once (raw)', options: { device: 'cdrom', persistent: false, mode: 'UEFI' }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x14 0x00 0x00 0x00'] },
+    { name: 'UEFI bios once (raw)', options: { device: 'bios', persistent: false, mode: 'UEFI' }, expected: [TIMEOUT, 'raw 0x00 0x08 0x05 0xa0 0x18 0x00 0x00 0x00'] },
+    { name: 'UEFI pxe persistent (efiboot)', options: { device: 'pxe', persistent: true, mode: 'UEFI' }, style: { uefiBootMethod: 'efiboot' }, expected: [TIMEOUT, 'chassis bootdev pxe options=efiboot,persistent'] },
+    { name: 'UEFI cdrom once (efiboot)', options: { device: 'cdrom', persistent: false, mode: 'UEFI' }, style: { uefiBootMethod: 'efiboot' }, expected: [TIMEOUT, 'chassis bootdev cdrom options=efiboot'] },
+    { name: 'without the boot-timeout command', options: { device: 'pxe', persistent: false, mode: 'legacy' }, style: { disableBootTimeout: false }, expected: ['chassis bootdev pxe'] },
   ];
   it.each(rows)('$name', ({ options, style, expected }) => {
     const steps = bootSteps(options, { ...RAW_STYLE, ...style });

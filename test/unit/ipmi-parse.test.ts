@@ -225,18 +225,11 @@ describe('parseFRU', () => {
 });
 
 describe('parseBootParameters (chassis bootparam get 5)', () => {
+  // prettier-ignore
   const rows = [
-    {
-      name: 'ipmi_sim after bootdev pxe (flags not kept)',
-      stdout: BOOTPARAM_SIM,
-      expected: { selector: 'Force PXE', persistent: false, efi: false, valid: false },
-    },
+    { name: 'ipmi_sim after bootdev pxe (flags not kept)', stdout: BOOTPARAM_SIM, expected: { selector: 'Force PXE', persistent: false, efi: false, valid: false } },
     { name: 'persistent EFI PXE', stdout: BOOTPARAM_PERSISTENT_EFI, expected: { selector: 'Force PXE', persistent: true, efi: true, valid: true } },
-    {
-      name: 'no override',
-      stdout: BOOTPARAM_SIM.replace('Force PXE', 'No override'),
-      expected: { selector: 'No override', persistent: false, efi: false, valid: false },
-    },
+    { name: 'no override', stdout: BOOTPARAM_SIM.replace('Force PXE', 'No override'), expected: { selector: 'No override', persistent: false, efi: false, valid: false } },
   ];
   it.each(rows)('$name', ({ stdout, expected }) => {
     expect(parseBootParameters(stdout)).toEqual(expected);

@@ -171,25 +171,14 @@ describe('metal3cluster sync', () => {
 });
 
 describe('metal3cluster finalize', () => {
+  // prettier-ignore
   const cases: { name: string; options: ClusterOptions; finalized: boolean; resync?: number; message: RegExp }[] = [
-    {
-      name: 'two Machines of the cluster remain',
-      options: { machines: twoMachines },
-      finalized: false,
-      resync: 30,
-      message: /waiting for 2 Machines of Cluster c1/u,
-    },
+    { name: 'two Machines of the cluster remain', options: { machines: twoMachines }, finalized: false, resync: 30, message: /waiting for 2 Machines of Cluster c1/u },
     { name: 'one Machine remains', options: { machines: [twoMachines[0]!] }, finalized: false, resync: 30, message: /waiting for 1 Machine of/u },
     { name: 'no Machines left', options: {}, finalized: true, message: /no Machines left/u },
     { name: "another cluster's Machines do not block", options: { machines: otherClusterMachine }, finalized: true, message: /no Machines left/u },
     { name: 'no owner reference: nothing can belong to it', options: { owner: false, machines: twoMachines }, finalized: true, message: /no Machines left/u },
-    {
-      name: 'owner Cluster already gone: its Machines still block',
-      options: { clusterMissing: true, machines: twoMachines },
-      finalized: false,
-      resync: 30,
-      message: /2 Machines/u,
-    },
+    { name: 'owner Cluster already gone: its Machines still block', options: { clusterMissing: true, machines: twoMachines }, finalized: false, resync: 30, message: /2 Machines/u },
   ];
   for (const row of cases) {
     it(row.name, () => {

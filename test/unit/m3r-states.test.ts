@@ -26,19 +26,12 @@ const BACK = { annotated: false, poweredOn: true };
 const W = { phase: 'Waiting', lastRemediated: at(0), retryCount: 0 };
 const R = { phase: 'Running', lastRemediated: at(0), retryCount: 0 };
 
+// prettier-ignore
 const rows: Row[] = [
   // phase "" (new)
-  {
-    name: 'new: starts Running at the newest observed time',
-    world: { monitorTime: at(7) },
-    expected: { phase: 'Running', retryCount: 0, lastRemediated: at(7), children: [], resync: 5 },
-  },
+  { name: 'new: starts Running at the newest observed time', world: { monitorTime: at(7) }, expected: { phase: 'Running', retryCount: 0, lastRemediated: at(7), children: [], resync: 5 } },
   { name: 'new without a monitor: the creation time', world: {}, expected: { phase: 'Running', retryCount: 0, lastRemediated: T0, children: [], resync: 5 } },
-  {
-    name: 'new, host found through its consumerRef',
-    world: { hostByConsumerRef: true },
-    expected: { phase: 'Running', retryCount: 0, lastRemediated: T0, children: [], resync: 5 },
-  },
+  { name: 'new, host found through its consumerRef', world: { hostByConsumerRef: true }, expected: { phase: 'Running', retryCount: 0, lastRemediated: T0, children: [], resync: 5 } },
   { name: 'new, Machine missing: waits', world: { noMachine: true }, expected: { retryCount: 0, children: [], resync: 5 } },
   { name: 'new, Metal3Machine missing: waits', world: { noMetal3Machine: true }, expected: { retryCount: 0, children: [], resync: 5 } },
   { name: 'new, host missing: waits', world: { noHost: true }, expected: { retryCount: 0, children: [], resync: 5 } },
@@ -48,152 +41,36 @@ const rows: Row[] = [
   { name: 'Running, no annotation yet: waits for the decorator', world: { ...R, poweredOn: true }, expected: { ...R, children: [], resync: 5 } },
   { name: 'Running, annotated, still on: waits', world: { ...R, ...ON }, expected: { ...R, children: [], resync: 5 } },
   { name: 'Running, off, Node known: Fence', world: { ...R, ...OFF }, expected: { ...R, children: ['worker-0-fence-1'], resync: 5 } },
-  {
-    name: 'Running, Fence pending: waits, kept',
-    world: { ...R, ...OFF, children: [nodeOp('Fence', 1, { phase: 'Running' })] },
-    expected: { ...R, children: ['worker-0-fence-1'], resync: 5 },
-  },
-  {
-    name: 'Running, fenced: → Waiting, backup kept',
-    world: { ...R, ...OFF, children: [fenced(1)] },
-    expected: { ...W, children: ['worker-0-fence-1'], resync: 5 },
-  },
-  {
-    name: 'Running, Fence failed: → Waiting without a backup',
-    world: { ...R, ...OFF, children: [nodeOp('Fence', 1, { phase: 'Failed' })] },
-    expected: { ...W, children: ['worker-0-fence-1'], resync: 5 },
-  },
+  { name: 'Running, Fence pending: waits, kept', world: { ...R, ...OFF, children: [nodeOp('Fence', 1, { phase: 'Running' })] }, expected: { ...R, children: ['worker-0-fence-1'], resync: 5 } },
+  { name: 'Running, fenced: → Waiting, backup kept', world: { ...R, ...OFF, children: [fenced(1)] }, expected: { ...W, children: ['worker-0-fence-1'], resync: 5 } },
+  { name: 'Running, Fence failed: → Waiting without a backup', world: { ...R, ...OFF, children: [nodeOp('Fence', 1, { phase: 'Failed' })] }, expected: { ...W, children: ['worker-0-fence-1'], resync: 5 } },
   { name: 'Running, no Node on the Machine: → Waiting, nothing fenced', world: { ...R, ...OFF, nodeName: null }, expected: { ...W, children: [], resync: 5 } },
-  {
-    name: 'Running, host set online: false → Failed, backup kept',
-    world: { ...R, ...OFF, online: false, children: [fenced(1)] },
-    expected: { phase: 'Failed', retryCount: 0, lastRemediated: at(0), children: ['worker-0-fence-1'] },
-  },
+  { name: 'Running, host set online: false → Failed, backup kept', world: { ...R, ...OFF, online: false, children: [fenced(1)] }, expected: { phase: 'Failed', retryCount: 0, lastRemediated: at(0), children: ['worker-0-fence-1'] } },
   { name: 'Running, strategy not Reboot: nothing', world: { ...R, ...OFF, strategy: { type: 'Other' } }, expected: { ...R, children: [] } },
   // Waiting
-  {
-    name: 'Waiting, annotation still there: waits',
-    world: { ...W, annotated: true, poweredOn: false, children: [fenced(1)] },
-    expected: { ...W, children: ['worker-0-fence-1'], resync: 5 },
-  },
-  {
-    name: 'Waiting, still off: waits',
-    world: { ...W, poweredOn: false, children: [fenced(1)] },
-    expected: { ...W, children: ['worker-0-fence-1'], resync: 5 },
-  },
-  {
-    name: 'Waiting, on with a backup: Restore',
-    world: { ...W, ...BACK, children: [fenced(1)] },
-    expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 },
-  },
-  {
-    name: 'Waiting, Restore pending, before the timeout: waits',
-    world: { ...W, ...BACK, monitorTime: at(299), children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running', observedTime: at(200) })] },
-    expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 },
-  },
-  {
-    name: 'Waiting, restored: no second Restore, the attempt keeps its requests',
-    world: { ...W, ...BACK, children: [fenced(1), restored(1)] },
-    expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 },
-  },
-  {
-    name: 'Waiting, restored in an earlier attempt: that backup is dropped',
-    world: { ...W, retryCount: 1, ...BACK, children: [fenced(1), restored(1)] },
-    expected: { ...W, retryCount: 1, children: [], resync: 5 },
-  },
+  { name: 'Waiting, annotation still there: waits', world: { ...W, annotated: true, poweredOn: false, children: [fenced(1)] }, expected: { ...W, children: ['worker-0-fence-1'], resync: 5 } },
+  { name: 'Waiting, still off: waits', world: { ...W, poweredOn: false, children: [fenced(1)] }, expected: { ...W, children: ['worker-0-fence-1'], resync: 5 } },
+  { name: 'Waiting, on with a backup: Restore', world: { ...W, ...BACK, children: [fenced(1)] }, expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 } },
+  { name: 'Waiting, Restore pending, before the timeout: waits', world: { ...W, ...BACK, monitorTime: at(299), children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running', observedTime: at(200) })] }, expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 } },
+  { name: 'Waiting, restored: no second Restore, the attempt keeps its requests', world: { ...W, ...BACK, children: [fenced(1), restored(1)] }, expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 } },
+  { name: 'Waiting, restored in an earlier attempt: that backup is dropped', world: { ...W, retryCount: 1, ...BACK, children: [fenced(1), restored(1)] }, expected: { ...W, retryCount: 1, children: [], resync: 5 } },
   { name: 'Waiting, no backup, 299 s: waits', world: { ...W, ...BACK, monitorTime: at(299) }, expected: { ...W, children: [], resync: 5 } },
-  {
-    name: 'Waiting, timed out: retry → Running, new attempt from the observed time; the old Restore stays for one more sync',
-    world: { ...W, ...BACK, monitorTime: at(300), children: [restored(1)] },
-    expected: { phase: 'Running', retryCount: 1, lastRemediated: at(300), children: ['worker-0-restore-1'], resync: 5 },
-  },
-  {
-    name: 'Running attempt 2, the old attempt restored: its requests are dropped',
-    world: { ...R, retryCount: 1, lastRemediated: at(300), children: [fenced(1), restored(1)] },
-    expected: { ...R, retryCount: 1, lastRemediated: at(300), children: [], resync: 5 },
-  },
-  {
-    name: 'Waiting, timed out by a request time, Restore pending: retry keeps the backup, and the Restore for one more sync',
-    world: { ...W, ...BACK, children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running', observedTime: at(301) })] },
-    expected: { phase: 'Running', retryCount: 1, lastRemediated: at(301), children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 },
-  },
-  {
-    name: 'Running attempt 2, the old Restore still pending: dropped (cancelled), the backup kept',
-    world: { ...R, retryCount: 1, lastRemediated: at(301), children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running', observedTime: at(301) })] },
-    expected: { ...R, retryCount: 1, lastRemediated: at(301), children: ['worker-0-fence-1'], resync: 5 },
-  },
-  {
-    name: 'Waiting, timed out after the last retry: give up',
-    world: { ...W, ...BACK, retryCount: 1, monitorTime: at(300) },
-    expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'] },
-  },
-  {
-    name: 'Waiting, retryLimit 0: give up at the first timeout',
-    world: { ...W, ...BACK, strategy: { type: 'Reboot', retryLimit: 0, timeoutSeconds: 300 }, monitorTime: at(400) },
-    expected: { phase: 'Deleting machine', retryCount: 0, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'] },
-  },
-  {
-    name: 'Waiting, default timeout 600 s: 400 s is not enough',
-    world: { ...W, ...BACK, strategy: { type: 'Reboot' }, monitorTime: at(400) },
-    expected: { ...W, children: [], resync: 5 },
-  },
-  {
-    name: 'Waiting, host online: false → Failed',
-    world: { ...W, ...BACK, online: false },
-    expected: { phase: 'Failed', retryCount: 0, lastRemediated: at(0), children: [] },
-  },
+  { name: 'Waiting, timed out: retry → Running, new attempt from the observed time; the old Restore stays for one more sync', world: { ...W, ...BACK, monitorTime: at(300), children: [restored(1)] }, expected: { phase: 'Running', retryCount: 1, lastRemediated: at(300), children: ['worker-0-restore-1'], resync: 5 } },
+  { name: 'Running attempt 2, the old attempt restored: its requests are dropped', world: { ...R, retryCount: 1, lastRemediated: at(300), children: [fenced(1), restored(1)] }, expected: { ...R, retryCount: 1, lastRemediated: at(300), children: [], resync: 5 } },
+  { name: 'Waiting, timed out by a request time, Restore pending: retry keeps the backup, and the Restore for one more sync', world: { ...W, ...BACK, children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running', observedTime: at(301) })] }, expected: { phase: 'Running', retryCount: 1, lastRemediated: at(301), children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 } },
+  { name: 'Running attempt 2, the old Restore still pending: dropped (cancelled), the backup kept', world: { ...R, retryCount: 1, lastRemediated: at(301), children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running', observedTime: at(301) })] }, expected: { ...R, retryCount: 1, lastRemediated: at(301), children: ['worker-0-fence-1'], resync: 5 } },
+  { name: 'Waiting, timed out after the last retry: give up', world: { ...W, ...BACK, retryCount: 1, monitorTime: at(300) }, expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'] } },
+  { name: 'Waiting, retryLimit 0: give up at the first timeout', world: { ...W, ...BACK, strategy: { type: 'Reboot', retryLimit: 0, timeoutSeconds: 300 }, monitorTime: at(400) }, expected: { phase: 'Deleting machine', retryCount: 0, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'] } },
+  { name: 'Waiting, default timeout 600 s: 400 s is not enough', world: { ...W, ...BACK, strategy: { type: 'Reboot' }, monitorTime: at(400) }, expected: { ...W, children: [], resync: 5 } },
+  { name: 'Waiting, host online: false → Failed', world: { ...W, ...BACK, online: false }, expected: { phase: 'Failed', retryCount: 0, lastRemediated: at(0), children: [] } },
   // second attempt
-  {
-    name: 'Running attempt 2, off: Fence 2, older backup kept',
-    world: { ...R, retryCount: 1, ...OFF, children: [fenced(1)] },
-    expected: { ...R, retryCount: 1, children: ['worker-0-fence-1', 'worker-0-fence-2'], resync: 5 },
-  },
-  {
-    name: 'Waiting attempt 2, on: Restore 2 from both backups',
-    world: { ...W, retryCount: 1, ...BACK, children: [fenced(1), fencedNoNode(2)] },
-    expected: { ...W, retryCount: 1, children: ['worker-0-fence-1', 'worker-0-fence-2', 'worker-0-restore-2'], resync: 5 },
-  },
+  { name: 'Running attempt 2, off: Fence 2, older backup kept', world: { ...R, retryCount: 1, ...OFF, children: [fenced(1)] }, expected: { ...R, retryCount: 1, children: ['worker-0-fence-1', 'worker-0-fence-2'], resync: 5 } },
+  { name: 'Waiting attempt 2, on: Restore 2 from both backups', world: { ...W, retryCount: 1, ...BACK, children: [fenced(1), fencedNoNode(2)] }, expected: { ...W, retryCount: 1, children: ['worker-0-fence-1', 'worker-0-fence-2', 'worker-0-restore-2'], resync: 5 } },
   // terminal
-  {
-    name: 'Deleting machine, patches pending: kept',
-    world: {
-      phase: 'Deleting machine',
-      retryCount: 1,
-      lastRemediated: at(0),
-      children: [patch('owner-remediated', 1, { phase: 'Pending' }), patch('unhealthy-host', 1, { phase: 'Pending' })],
-    },
-    expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'] },
-  },
-  {
-    name: 'Deleting machine, host patch test failed: next sequence',
-    world: {
-      phase: 'Deleting machine',
-      retryCount: 1,
-      lastRemediated: at(0),
-      children: [patch('owner-remediated', 1, { phase: 'Succeeded' }), patch('unhealthy-host', 1, { phase: 'Failed', reason: 'TestFailed' })],
-    },
-    expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-2'] },
-  },
-  {
-    name: 'Waiting in a status one write behind, give-up patches exist: Deleting machine, patches kept, nothing restored',
-    world: {
-      ...W,
-      ...BACK,
-      retryCount: 1,
-      children: [fenced(2), patch('owner-remediated', 1, { phase: 'Pending' }), patch('unhealthy-host', 1, { phase: 'Pending' })],
-    },
-    expected: {
-      phase: 'Deleting machine',
-      retryCount: 1,
-      lastRemediated: at(0),
-      children: ['worker-0-fence-2', 'worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'],
-    },
-  },
-  {
-    name: 'Failed: nothing more',
-    world: { phase: 'Failed', retryCount: 0, lastRemediated: at(0), online: true },
-    expected: { phase: 'Failed', retryCount: 0, lastRemediated: at(0), children: [] },
-  },
+  { name: 'Deleting machine, patches pending: kept', world: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: [patch('owner-remediated', 1, { phase: 'Pending' }), patch('unhealthy-host', 1, { phase: 'Pending' })] }, expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'] } },
+  { name: 'Deleting machine, host patch test failed: next sequence', world: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: [patch('owner-remediated', 1, { phase: 'Succeeded' }), patch('unhealthy-host', 1, { phase: 'Failed', reason: 'TestFailed' })] }, expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-2'] } },
+  { name: 'Waiting in a status one write behind, give-up patches exist: Deleting machine, patches kept, nothing restored', world: { ...W, ...BACK, retryCount: 1, children: [fenced(2), patch('owner-remediated', 1, { phase: 'Pending' }), patch('unhealthy-host', 1, { phase: 'Pending' })] }, expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-fence-2', 'worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'] } },
+  { name: 'Failed: nothing more', world: { phase: 'Failed', retryCount: 0, lastRemediated: at(0), online: true }, expected: { phase: 'Failed', retryCount: 0, lastRemediated: at(0), children: [] } },
 ];
 
 function names(children: KObject[]): string[] {
@@ -290,33 +167,14 @@ describe('metal3remediation requests', () => {
 });
 
 describe('metal3remediation finalize', () => {
+  // prettier-ignore
   const cases: { name: string; world: World; finalized: boolean; children: string[] }[] = [
     { name: 'no backup: finalized at once', world: { ...W, ...BACK }, finalized: true, children: [] },
-    {
-      name: 'unrestored backup, host on: Restore first',
-      world: { ...W, ...BACK, children: [fenced(1)] },
-      finalized: false,
-      children: ['worker-0-fence-1', 'worker-0-restore-1'],
-    },
-    {
-      name: 'Restore pending: waits',
-      world: { ...W, ...BACK, children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running' })] },
-      finalized: false,
-      children: ['worker-0-fence-1', 'worker-0-restore-1'],
-    },
+    { name: 'unrestored backup, host on: Restore first', world: { ...W, ...BACK, children: [fenced(1)] }, finalized: false, children: ['worker-0-fence-1', 'worker-0-restore-1'] },
+    { name: 'Restore pending: waits', world: { ...W, ...BACK, children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running' })] }, finalized: false, children: ['worker-0-fence-1', 'worker-0-restore-1'] },
     { name: 'restored: finalized', world: { ...W, ...BACK, children: [fenced(1), restored(1)] }, finalized: true, children: [] },
-    {
-      name: 'Restore failed: finalized anyway',
-      world: { ...W, ...BACK, children: [fenced(1), nodeOp('Restore', 1, { phase: 'Failed' })] },
-      finalized: true,
-      children: [],
-    },
-    {
-      name: 'backup but host online: false: finalized (the Node cannot come back)',
-      world: { ...W, ...BACK, online: false, children: [fenced(1)] },
-      finalized: true,
-      children: [],
-    },
+    { name: 'Restore failed: finalized anyway', world: { ...W, ...BACK, children: [fenced(1), nodeOp('Restore', 1, { phase: 'Failed' })] }, finalized: true, children: [] },
+    { name: 'backup but host online: false: finalized (the Node cannot come back)', world: { ...W, ...BACK, online: false, children: [fenced(1)] }, finalized: true, children: [] },
     { name: 'backup but host gone: finalized', world: { ...W, noHost: true, children: [fenced(1)] }, finalized: true, children: [] },
   ];
   for (const row of cases) {

@@ -93,40 +93,11 @@ async function flush(): Promise<void> {
 const finished: RunOutcome = { kind: 'finished' };
 
 describe('per-key serialisation', () => {
+  // prettier-ignore
   const ROWS: { name: string; requests: [string, string][]; concurrency: number; first: string[]; then: string[] }[] = [
-    {
-      name: 'one key: one at a time, in the order seen',
-      requests: [
-        ['a', 'k'],
-        ['b', 'k'],
-        ['c', 'k'],
-      ],
-      concurrency: 10,
-      first: ['a'],
-      then: ['a', 'b'],
-    },
-    {
-      name: 'different keys: at once',
-      requests: [
-        ['a', 'k1'],
-        ['b', 'k2'],
-        ['c', 'k3'],
-      ],
-      concurrency: 10,
-      first: ['a', 'b', 'c'],
-      then: ['a', 'b', 'c'],
-    },
-    {
-      name: 'different keys: bounded by the queue',
-      requests: [
-        ['a', 'k1'],
-        ['b', 'k2'],
-        ['c', 'k3'],
-      ],
-      concurrency: 2,
-      first: ['a', 'b'],
-      then: ['a', 'b', 'c'],
-    },
+    { name: 'one key: one at a time, in the order seen', requests: [['a', 'k'], ['b', 'k'], ['c', 'k']], concurrency: 10, first: ['a'], then: ['a', 'b'] },
+    { name: 'different keys: at once', requests: [['a', 'k1'], ['b', 'k2'], ['c', 'k3']], concurrency: 10, first: ['a', 'b', 'c'], then: ['a', 'b', 'c'] },
+    { name: 'different keys: bounded by the queue', requests: [['a', 'k1'], ['b', 'k2'], ['c', 'k3']], concurrency: 2, first: ['a', 'b'], then: ['a', 'b', 'c'] },
   ];
 
   it.each(ROWS)('$name', async (row) => {
@@ -228,38 +199,11 @@ describe('run once', () => {
   });
 
   type Setup = ReturnType<typeof setup>;
+  // prettier-ignore
   const AGAIN: { name: string; end: (t: Setup) => void; then: (t: Setup) => void; crashes: string[] }[] = [
-    {
-      name: 'finished by its run, then replayed unfinished by the watch',
-      end: (t) => {
-        t.run('a').end(finished);
-      },
-      then: (t) => {
-        t.put('a', 'k');
-      },
-      crashes: [],
-    },
-    {
-      name: 'its run threw (a bug): counts as finished, never loops',
-      end: (t) => {
-        t.run('a').end(Promise.reject(new Error('bug')) as never);
-      },
-      then: (t) => {
-        t.put('a', 'k');
-      },
-      crashes: ['a'],
-    },
-    {
-      name: 'deleted while its retry timer runs',
-      end: (t) => {
-        t.run('a').end({ kind: 'retry', afterMs: 1_000, failed: true });
-      },
-      then: (t) => {
-        t.kube.remove('objectpatches', 'ns', 'a');
-        t.clock.advance(60_000);
-      },
-      crashes: [],
-    },
+    { name: 'finished by its run, then replayed unfinished by the watch', end: (t) => { t.run('a').end(finished); }, then: (t) => { t.put('a', 'k'); }, crashes: [] },
+    { name: 'its run threw (a bug): counts as finished, never loops', end: (t) => { t.run('a').end(Promise.reject(new Error('bug')) as never); }, then: (t) => { t.put('a', 'k'); }, crashes: ['a'] },
+    { name: 'deleted while its retry timer runs', end: (t) => { t.run('a').end({ kind: 'retry', afterMs: 1_000, failed: true }); }, then: (t) => { t.kube.remove('objectpatches', 'ns', 'a'); t.clock.advance(60_000); }, crashes: [] },
   ];
 
   it.each(AGAIN)('never runs a request again: $name', async (row) => {
@@ -309,24 +253,11 @@ describe('not found', () => {
 
 describe('final status write', () => {
   const notFound = new KubeStatusError(404, 'NotFound', 'gone');
+  // prettier-ignore
   const ROWS: { name: string; failures: Error[]; attempts: number; result: string; writes: number; pauses: number[] }[] = [
     { name: 'written at once', failures: [], attempts: 3, result: 'written', writes: 1, pauses: [] },
-    {
-      name: 'written after two failures, pausing between',
-      failures: [new Error('a'), new Error('b')],
-      attempts: 3,
-      result: 'written',
-      writes: 3,
-      pauses: [500, 1000],
-    },
-    {
-      name: 'every attempt fails',
-      failures: [new Error('a'), new Error('b'), new Error('c')],
-      attempts: 3,
-      result: 'failed',
-      writes: 3,
-      pauses: [500, 1000, 2000],
-    },
+    { name: 'written after two failures, pausing between', failures: [new Error('a'), new Error('b')], attempts: 3, result: 'written', writes: 3, pauses: [500, 1000] },
+    { name: 'every attempt fails', failures: [new Error('a'), new Error('b'), new Error('c')], attempts: 3, result: 'failed', writes: 3, pauses: [500, 1000, 2000] },
     { name: 'the request is gone (404): no retry', failures: [notFound], attempts: 3, result: 'gone', writes: 1, pauses: [] },
   ];
 
@@ -461,25 +392,15 @@ describe('each request kind through the runner', () => {
 
 describe('one error base: every classified failure is a DriverError', () => {
   const SECRET = 'hunter2-canary';
+  // prettier-ignore
   const ROWS: { name: string; error: DriverError; kind: string; reason: string; retryAfterMs?: number }[] = [
     { name: 'BMCError', error: new BMCError('Permanent', 'CredentialsInvalid', `rejected ${SECRET}`), kind: 'Permanent', reason: 'CredentialsInvalid' },
     { name: 'RedfishHttpError', error: httpError(503, {}, 'GET /redfish/v1'), kind: 'Transient', reason: 'BMCBusy' },
     { name: 'AgentError', error: new AgentError('ImageChecksumMismatch', 'bad image'), kind: 'Permanent', reason: 'ImageChecksumMismatch' },
     { name: 'OperationFailure', error: transient('KubeconfigNotFound', `no Secret ${SECRET}`), kind: 'Transient', reason: 'KubeconfigNotFound' },
     { name: 'RequestTimeout', error: new RequestTimeout('GET Node n', 1_000), kind: 'Transient', reason: 'Timeout' },
-    {
-      name: 'TransientError with a delay',
-      error: new TransientError('Busy', 'later', { retryAfterMs: 7_000 }),
-      kind: 'Transient',
-      reason: 'Busy',
-      retryAfterMs: 7_000,
-    },
-    {
-      name: 'a permanent error never has a delay',
-      error: new DriverError('Permanent', 'Unsupported', 'no', { retryAfterMs: 7_000 }),
-      kind: 'Permanent',
-      reason: 'Unsupported',
-    },
+    { name: 'TransientError with a delay', error: new TransientError('Busy', 'later', { retryAfterMs: 7_000 }), kind: 'Transient', reason: 'Busy', retryAfterMs: 7_000 },
+    { name: 'a permanent error never has a delay', error: new DriverError('Permanent', 'Unsupported', 'no', { retryAfterMs: 7_000 }), kind: 'Permanent', reason: 'Unsupported' },
   ];
 
   it.each(ROWS)('$name → $kind $reason, credentials scrubbed', (row) => {
