@@ -2,6 +2,7 @@
 // owned by the BareMetalHost (garbage-collected with it), labelled for listing after a restart.
 import { V1Secret, type CoreV1Api } from '@kubernetes/client-node';
 import { labelValue, shortHash } from '../../domain/naming.js';
+import { isConflict, isNotFound } from '../kube/errors.js';
 import type { AgentHostRef } from './port.js';
 import type { AgentRecord } from './state.js';
 import type { AgentStateStore } from './store.js';
@@ -22,10 +23,6 @@ export function agentSecretName(host: string): string {
   }
   const hash = shortHash(host);
   return `${host.slice(0, MAX_NAME - SUFFIX.length - hash.length - 1).replace(/[-.]+$/u, '')}-${hash}${SUFFIX}`;
-}
-
-function statusCode(err: unknown): number | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'number' ? err.code : undefined;
 }
 
 function b64(text: string): string {
@@ -84,7 +81,7 @@ export class SecretAgentStateStore implements AgentStateStore {
     try {
       await this.api.createNamespacedSecret({ namespace: record.namespace, body: Object.assign(new V1Secret(), body) });
     } catch (err) {
-      if (statusCode(err) !== 409) throw err;
+      if (!isConflict(err)) throw err;
       await this.api.replaceNamespacedSecret({ name, namespace: record.namespace, body: Object.assign(new V1Secret(), body) });
     }
   }
@@ -93,7 +90,7 @@ export class SecretAgentStateStore implements AgentStateStore {
     try {
       await this.api.deleteNamespacedSecret({ name: agentSecretName(host.name), namespace: host.namespace });
     } catch (err) {
-      if (statusCode(err) !== 404) throw err;
+      if (!isNotFound(err)) throw err;
     }
   }
 
