@@ -1,5 +1,8 @@
 // Narrowing of unknown JSON values, shared by hooks, conversion and the hook server.
 
+/** A JSON object's fields. */
+export type Rec = Record<string, unknown>;
+
 /** A JSON object (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

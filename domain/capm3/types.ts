@@ -2,7 +2,7 @@
 // remediation enums and the building blocks their v1beta1 ↔ v1beta2 converters share.
 import { type Body, type Converted, type Kept, type KindConverter } from '../capi/conversion.js';
 import { INFRA_GROUP } from '../capi/types.js';
-import { asRecord as rec } from '../records.js';
+import { asRecord as rec, type Rec } from '../records.js';
 import type { Metal3ClusterStatus } from '../api/infrastructure.cluster.x-k8s.io/v1beta2/metal3cluster.js';
 
 export const Capm3Kind = {
@@ -35,7 +35,7 @@ type DeprecatedStatus = NonNullable<Metal3ClusterStatus['deprecated']>;
 /** A Cluster API v1beta1 condition (kept under status.deprecated.v1beta1). */
 export type V1Beta1Condition = NonNullable<NonNullable<DeprecatedStatus['v1beta1']>['conditions']>[number];
 
-export type Rec = Record<string, unknown>;
+export type { Rec };
 
 export { rec };
 

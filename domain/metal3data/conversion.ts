@@ -4,10 +4,8 @@
 // fromHostInterfaces[].fromBootMAC (v1beta2 only) kept in the conversion annotation.
 import { isRecord, joinReference, referenceKept, splitReference, type Body, type Converted, type Kept, type KindConverter } from '../capi/conversion.js';
 import { INFRA_GROUP } from '../capi/types.js';
-import { asRecord as rec } from '../records.js';
+import { asRecord as rec, type Rec } from '../records.js';
 import { Kind } from './types.js';
-
-type Rec = Record<string, unknown>;
 
 const POOL_LISTS: readonly [string, string][] = [
   ['ipAddressesFromIPPool', 'ipAddressesFromPool'],

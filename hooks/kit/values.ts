@@ -1,9 +1,9 @@
 // Lenient readers for untyped JSON values inside a request: a missing or mistyped field reads as empty.
-import { isRecord } from '../../domain/records.js';
+import { isRecord, type Rec } from '../../domain/records.js';
 
 export { isRecord };
 
-export type Rec = Record<string, unknown>;
+export type { Rec };
 
 /** The value as a record, or `{}`. */
 export function rec(value: unknown): Rec {
