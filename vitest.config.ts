@@ -5,6 +5,8 @@ export default defineConfig({
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { test: { name: 'fixtures', include: ['test/fixtures/**/*.test.ts'] } },
+      // Upstream's own code as the oracle (tools/oracle); areas that need a kube-apiserver start one.
+      { test: { name: 'differential', include: ['test/differential/**/*.test.ts'], testTimeout: 300_000, hookTimeout: 300_000, fileParallelism: false } },
       {
         test: {
           name: 'integration',

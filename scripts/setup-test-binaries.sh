@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the real control-plane binaries the integration/e2e tests run (etcd, kube-apiserver,
-# kube-controller-manager, kubectl, helm, capi-manager, metacontroller) into
+# kube-controller-manager, kubectl, helm, capi-manager, metacontroller) and the differential
+# tests' oracle (upstream Metal3's code, tools/oracle) into
 #   ${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin
 # from the Go tools modules pinned under tools/, and Metacontroller from upstream's v4.17.2 source
 # (the shared vendor tarball, checked against its sha256; or, with METACONTROLLER_GIT_CLONE=1 on a
@@ -8,10 +9,13 @@
 # sources and Go modules.
 #
 # Usage: scripts/setup-test-binaries.sh [--force] [NAME...]
+#        scripts/setup-test-binaries.sh --tidy-oracle
 #   NAME is one of: etcd kube-apiserver kube-controller-manager kubectl helm capi-manager
-#   metacontroller
+#   metacontroller oracle
 #   (default: all of them).
 #   --force rebuilds even when the stamp matches.
+#   --tidy-oracle runs `go mod tidy` for tools/oracle (after its imports change) with the
+#   wrapper copies in place, and writes the result back to tools/oracle/go.mod and go.sum.
 #
 # Idempotent: each binary has a stamp (sha256 of its module's go.mod + go.sum and of the
 # build recipe below); a binary whose file exists and whose stamp matches is reused.
@@ -22,7 +26,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}"
 BIN="$CACHE/bin"
-ALL=(etcd kube-apiserver kube-controller-manager kubectl helm metacontroller capi-manager)
+ALL=(etcd kube-apiserver kube-controller-manager kubectl helm metacontroller capi-manager oracle)
 
 # Metacontroller's source: its go.mod declares the bare module path `metacontroller`, so the Go
 # module proxy refuses github.com/metacontroller/metacontroller and the source comes as a tree.
@@ -100,6 +104,14 @@ recipe() {
       PATCH_FILE="core/main.go"
       PATCH_SED='s|^\([[:space:]]*\)Port:[[:space:]]*webhookPort,|\1Host: "127.0.0.1",\n\1Port: webhookPort,|'
       ;;
+    oracle)
+      # Upstream Metal3 (CAPM3, IPAM, BMO) answering test/differential's cases. Its unexported
+      # functions are reached through the wrapper files under tools/oracle/export, added to
+      # copies of their modules (oracle_modfile_option).
+      DIR="$ROOT/tools/oracle"
+      PKG="."
+      LDFLAGS="-s -w"
+      ;;
     metacontroller)
       DIR="$(metacontroller_source)"
       PKG="./pkg/cmd/metacontroller"
@@ -148,6 +160,10 @@ stamp_of() {
     cat "$DIR/go.sum" 2>/dev/null || true
     printf 'pkg=%s\nldflags=%s\ncgo=0 trimpath\n' "$PKG" "$LDFLAGS"
     printf 'patch=%s %s %s\n' "$PATCH_MODULE" "$PATCH_FILE" "$PATCH_SED"
+    # The oracle's own sources live in the repository and change with the tests.
+    if [[ $DIR == "$ROOT/tools/oracle" ]]; then
+      (cd "$DIR" && find . -name '*.go' | LC_ALL=C sort | xargs sha256sum)
+    fi
   } | sha256sum | cut -d' ' -f1
 }
 
@@ -174,6 +190,40 @@ patched_modfile_option() {
   printf -- '-modfile=%s' "$modfile"
 }
 
+# The oracle's wrappers: tools/oracle/export/<module path>/<dir>/*.go are added to a copy of that
+# module (as it is resolved in tools/oracle/go.mod) under $CACHE/src, and the oracle builds
+# against the copies through a copy of its go.mod with replace directives. Prints the -modfile
+# option.
+oracle_modfile_option() {
+  local exports="$DIR/export" modfile="$CACHE/src/oracle.go.mod" module moddir version copy
+  mkdir -p "$CACHE/src"
+  cp "$DIR/go.mod" "$modfile" && cp "$DIR/go.sum" "${modfile%.mod}.sum"
+  while read -r module; do
+    (cd "$DIR" && go mod download "$module") || die "go mod download $module failed"
+    moddir="$(cd "$DIR" && go list -m -f '{{.Dir}}' "$module")"
+    [[ -d $moddir ]] || die "no module directory for $module after go mod download"
+    version="$(mod_version "$DIR" "$module")"
+    copy="$CACHE/src/oracle-${module//\//+}@$version"
+    rm -rf "$copy" && cp -R "$moddir" "$copy" && chmod -R u+w "$copy"
+    cp -R "$exports/$module/." "$copy/"
+    (cd "$DIR" && go mod edit -modfile="$modfile" -replace="$module=$copy")
+  done < <(cd "$exports" && find . -name go.mod -prune -o -name '*.go' -print | sed 's|^\./||' | oracle_export_modules | LC_ALL=C sort -u)
+  printf -- '-modfile=%s' "$modfile"
+}
+
+# Maps each wrapper file's path under tools/oracle/export to the upstream module it belongs to.
+oracle_export_modules() {
+  local file
+  while read -r file; do
+    case "$file" in
+      github.com/metal3-io/baremetal-operator/*) echo github.com/metal3-io/baremetal-operator ;;
+      github.com/metal3-io/cluster-api-provider-metal3/*) echo github.com/metal3-io/cluster-api-provider-metal3 ;;
+      github.com/metal3-io/ip-address-manager/*) echo github.com/metal3-io/ip-address-manager ;;
+      *) die "tools/oracle/export/$file: not under a module oracle_export_modules knows" ;;
+    esac
+  done
+}
+
 build_one() {
   local name=$1 out="$BIN/$1" stampfile="$BIN/.$1.stamp" stamp start
   recipe "$name"
@@ -186,7 +236,11 @@ build_one() {
   start=$SECONDS
   rm -f "$stampfile"
   local modfile
-  modfile="$(patched_modfile_option "$name")"
+  if [[ $name == oracle ]]; then
+    modfile="$(oracle_modfile_option)"
+  else
+    modfile="$(patched_modfile_option "$name")"
+  fi
   if ! (cd "$DIR" && CGO_ENABLED=0 go build -p 2 -trimpath ${modfile:+"$modfile"} -ldflags "$LDFLAGS" -o "$out.tmp" "$PKG"); then
     rm -f "$out.tmp"
     [[ -f $DIR/go.sum ]] || log "hint: ${DIR#"$ROOT"/}/go.sum is missing; (cd ${DIR#"$ROOT"/} && go mod tidy) shows why the module cannot be downloaded"
@@ -198,11 +252,28 @@ build_one() {
   log "built $name in $(fmt_duration $((SECONDS - start))) -> $out"
 }
 
+# `go mod tidy` on tools/oracle alone cannot see the wrapper packages (they exist only in the
+# module copies), so it runs against the build's -modfile and the replaces are dropped again.
+tidy_oracle() {
+  recipe oracle
+  local option modfile module
+  option="$(oracle_modfile_option)"
+  modfile="${option#-modfile=}"
+  (cd "$DIR" && go mod tidy "$option") || die "go mod tidy for tools/oracle failed"
+  for module in $(cd "$DIR" && go mod edit -modfile="$modfile" -json | jq -r '.Replace[]? | select(.New.Version == null) | .Old.Path'); do
+    (cd "$DIR" && go mod edit -modfile="$modfile" -dropreplace="$module")
+  done
+  cp "$modfile" "$DIR/go.mod" && cp "${modfile%.mod}.sum" "$DIR/go.sum"
+  log "tidied tools/oracle/go.mod and go.sum"
+}
+
 FORCE=0
+TIDY=0
 names=()
 for a in "$@"; do
   case "$a" in
     --force) FORCE=1 ;;
+    --tidy-oracle) TIDY=1 ;;
     -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $a" ;;
     *) names+=("$a") ;;
@@ -214,7 +285,13 @@ for n in "${names[@]}"; do
 done
 
 command -v go >/dev/null || die "go is not on PATH"
+# The checksum database lacks some metal3-io releases (the oracle's modules); go.sum pins them.
+export GONOSUMDB="${GONOSUMDB:+$GONOSUMDB,}github.com/metal3-io"
 mkdir -p "$BIN"
+if ((TIDY)); then
+  tidy_oracle
+  exit 0
+fi
 log "go $(go env GOVERSION), output $BIN"
 
 total=$SECONDS

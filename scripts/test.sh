@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The full test command (README.md): installs what is missing, then runs every tier.
-#   scripts/test.sh [check] [unit] [fixtures] [integration] [e2e]    (default: all, in that order)
+#   scripts/test.sh [check] [unit] [fixtures] [differential] [integration] [e2e]
+#   (default: all, in that order)
 # What it installs when missing: npm packages (npm ci), the Debian and PyPI test peers
 # (scripts/setup-system-deps.sh) and the Go-built control-plane binaries
-# (scripts/setup-test-binaries.sh, cached in ~/.cache/ironhook/bin).
+# and upstream Metal3's code as the differential tier's oracle (scripts/setup-test-binaries.sh,
+# cached in ~/.cache/ironhook/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tiers=("$@")
-[ ${#tiers[@]} -gt 0 ] || tiers=(check unit fixtures integration e2e)
+[ ${#tiers[@]} -gt 0 ] || tiers=(check unit fixtures differential integration e2e)
 
 needs() { for t in "${tiers[@]}"; do for n in "$@"; do [ "$t" = "$n" ] && return 0; done; done; return 1; }
 
@@ -16,7 +18,7 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   echo "== installing npm packages"
   npm ci --no-audit --no-fund
 fi
-if needs integration e2e unit; then
+if needs integration e2e unit differential; then
   bash scripts/setup-system-deps.sh
   bash scripts/setup-test-binaries.sh
 fi
@@ -31,7 +33,7 @@ for tier in "${tiers[@]}"; do
       npm run --silent format:check
       npm run --silent deadcode
       ;;
-    unit | fixtures | integration | e2e) npx vitest run --project "$tier" ;;
+    unit | fixtures | differential | integration | e2e) npx vitest run --project "$tier" ;;
     *) echo "unknown tier: $tier" >&2; exit 2 ;;
   esac
 done
