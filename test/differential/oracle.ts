@@ -12,8 +12,8 @@ import { binary } from '../../devenv/processes.js';
 /** Upstream's answer to one case: a result, or upstream's error text, or a panic in upstream's code. */
 export type OracleAnswer = { ok: unknown } | { err: string } | { panic: string };
 
-/** The oracle's answers, one per case and in order, from upstream's area `area`. */
-function askOracle(area: string, cases: readonly unknown[]): OracleAnswer[] {
+/** The oracle's answers, one per case and in order, from upstream's area `area` (also for pinned cases). */
+export function askOracle(area: string, cases: readonly unknown[]): OracleAnswer[] {
   const oracle = binary('oracle');
   if (!existsSync(oracle)) {
     throw new Error(`${oracle} is missing: run scripts/setup-test-binaries.sh oracle (npm test builds it)`);

@@ -8,6 +8,8 @@ go 1.26.0
 
 require (
 	github.com/metal3-io/baremetal-operator/pkg/hardwareutils v0.13.1
+	k8s.io/apiextensions-apiserver v0.35.6
+	k8s.io/apimachinery v0.35.6
 	sigs.k8s.io/yaml v1.6.0
 )
 
@@ -61,8 +63,6 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/api v0.35.6 // indirect
-	k8s.io/apiextensions-apiserver v0.35.6 // indirect
-	k8s.io/apimachinery v0.35.6 // indirect
 	k8s.io/client-go v0.35.6 // indirect
 	k8s.io/cluster-bootstrap v0.35.4 // indirect
 	k8s.io/component-base v0.35.6 // indirect
