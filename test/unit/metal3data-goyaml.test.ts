@@ -80,6 +80,8 @@ describe('scalar styles', () => {
     ['an emoji (not printable for libyaml)', '😀', '"\\U0001F600"'],
     ['a control character', '\u0007', '"\\a"'],
     ['DEL', '\u007f', '"\\x7F"'],
+    ['a leading byte-order mark: go-yaml then escapes every character', '\uFEFFa b', '"\\uFEFF\\x61\\x20\\x62"'],
+    ['a byte-order mark further in', 'a\uFEFF', '"a\\uFEFF"'],
   ] as [string, string, string, boolean?][])('%s', (_name, input, expected, jsReadsItBack = true) => {
     expect(value(input)).toBe(expected);
     if (jsReadsItBack) expect(parse(goYaml({ k: input }), { version: '1.1' })).toEqual({ k: input });
@@ -143,6 +145,8 @@ describe('key order (go-yaml keyList.Less)', () => {
     ['a prefix before the longer key', ['a1', 'a'], ['a', 'a1']],
     ['punctuation before digits', ['5', '-'], ['-', '5']],
     ['network_data keys', ['type', 'mtu', 'id', 'ethernet_mac_address'], ['ethernet_mac_address', 'id', 'mtu', 'type']],
+    ['a digit run past int64 wraps (18446744073709551615 adds up to -1)', ['a5', 'a18446744073709551615'], ['a18446744073709551615', 'a5']],
+    ["a letter newer than Go's Unicode 15.0 is no letter", ['a', '\u1C89'], ['\u1C89', 'a']],
   ])('%s', (_name, keys, sorted) => {
     expect([...keys].sort(compareKeys)).toEqual(sorted);
     const text = goYaml(Object.fromEntries(keys.map((k) => [k, 1])));
@@ -167,6 +171,12 @@ describe('layout', () => {
     expect(goYaml(['x', 'y'])).toBe('- x\n- "y"\n');
   });
 
+  it('the value of a "? key" starts on the ": " line, a sequence too', () => {
+    expect(goYaml({ 'a\nb': [1, 2] })).toBe('? |-\n  a\n  b\n: - 1\n  - 2\n');
+    expect(goYaml({ 'a\nb': { c: 1 } })).toBe('? |-\n  a\n  b\n: c: 1\n');
+    expect(goYaml({ 'a\nb': [] })).toBe('? |-\n  a\n  b\n: []\n');
+  });
+
   it('numbers, booleans and null are plain', () => {
     expect(goYaml({ a: 1500, b: true, c: false, d: null, e: -3 })).toBe('a: 1500\nb: true\nc: false\nd: null\ne: -3\n');
   });
@@ -184,8 +194,22 @@ describe('numbers as strconv.FormatFloat(f, g, -1, 64)', () => {
     [Number.NaN, '.nan'],
     [Number.POSITIVE_INFINITY, '.inf'],
     [Number.NEGATIVE_INFINITY, '-.inf'],
+    [-0, '0'],
+    [2 ** 53, '9007199254740992'],
+    [2 ** 60, '1152921504606846976'],
+    [-(2 ** 63), '-9223372036854775808'],
+    [2 ** 63, '9223372036854776000'],
+    [1e19, '10000000000000000000'],
+    [2 ** 64, '1.8446744073709552e+19'],
+    [1e20, '1e+20'],
+    [1e21, '1e+21'],
+    [-1e19, '-1e+19'],
   ])('%d → %s', (input, expected) => {
     expect(formatGoFloat(input)).toBe(expected);
+  });
+
+  it('an integral double is an int64 while one holds it, a uint64 up to 2^64 (the JSON text), else a float', () => {
+    expect(goYaml([2 ** 60, 1e19, 1e20])).toBe('- 1152921504606846976\n- 10000000000000000000\n- 1e+20\n');
   });
 });
 

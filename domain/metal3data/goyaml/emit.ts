@@ -2,6 +2,7 @@
 // in go-yaml's "natural" order, block style, sequences inside mappings not indented, empty
 // collections as [] and {}, strings quoted only when plain text would read back differently.
 import { codePoints, stringStyle } from './resolve.js';
+import { isGoDigit, isGoLetter } from './unicode.js';
 import { BEST_INDENT, Writer } from './writer.js';
 
 export type YamlValue = string | number | boolean | null | YamlValue[] | { [key: string]: YamlValue };
@@ -9,21 +10,20 @@ type YamlMap = { [key: string]: YamlValue };
 
 const MAX_SIMPLE_KEY_BYTES = 128;
 
-const isLetter = (ch: string): boolean => /^\p{L}$/u.test(ch);
-const isDigit = (ch: string): boolean => /^\p{Nd}$/u.test(ch);
 const digitValue = (ch: string): bigint => BigInt((ch.codePointAt(0) ?? 48) - 48);
 
+/** A run of digits' value as keyList.Less adds it up: in an int64, which wraps on overflow. */
 function digitRun(chars: string[], from: number, start: bigint): { end: number; value: bigint } {
   let end = from;
   let value = start;
-  for (; end < chars.length && isDigit(chars[end] ?? ''); end++) value = value * 10n + digitValue(chars[end] ?? '0');
+  for (; end < chars.length && isGoDigit(chars[end] ?? ''); end++) value = BigInt.asIntN(64, value * 10n + digitValue(chars[end] ?? '0'));
   return { end, value };
 }
 
 /** The value a run of digits starts from: 1 when a '0' continues a number with non-zero digits. */
 function runStart(a: string[], b: string[], i: number): bigint {
   if (a[i] !== '0' && b[i] !== '0') return 0n;
-  for (let j = i - 1; j >= 0 && isDigit(a[j] ?? ''); j--) {
+  for (let j = i - 1; j >= 0 && isGoDigit(a[j] ?? ''); j--) {
     if (a[j] !== '0') return 1n;
   }
   return 0n;
@@ -34,8 +34,8 @@ const codeOf = (ch: string): number => ch.codePointAt(0) ?? 0;
 function compareAt(a: string[], b: string[], i: number): number {
   const x = a[i] ?? '';
   const y = b[i] ?? '';
-  const xl = isLetter(x);
-  const yl = isLetter(y);
+  const xl = isGoLetter(x);
+  const yl = isGoLetter(y);
   if (xl && yl) return codeOf(x) - codeOf(y);
   if (xl || yl) return yl ? -1 : 1;
   return compareDigits(a, b, i);
@@ -66,13 +66,27 @@ function special(value: number): string {
   return value > 0 ? '.inf' : '-.inf';
 }
 
+const INT64_END = 2 ** 63;
+const UINT64_END = 2 ** 64;
+
 /**
- * Numbers as go-yaml v2 writes them after a JSON round trip: integral values are ints, others go
- * through strconv.FormatFloat(f, 'g', -1, 64), and the specials get YAML's spellings.
+ * An integral double as go-yaml reads back encoding/json's text for it: an int64 (exact), a uint64
+ * (the shortest decimal, which is what encoding/json writes), or nothing when only a float holds it.
+ */
+function integerText(value: number): string | undefined {
+  if (value >= -INT64_END && value < INT64_END) return BigInt(value).toString();
+  return value >= INT64_END && value < UINT64_END ? String(value) : undefined;
+}
+
+/**
+ * Numbers as go-yaml v2 writes them after the JSON round trip: what reads back as an integer is
+ * written as one, anything else through strconv.FormatFloat(f, 'g', -1, 64), the specials in
+ * YAML's spellings.
  */
 export function formatGoFloat(value: number): string {
   if (!Number.isFinite(value)) return special(value);
-  if (Number.isInteger(value) && Math.abs(value) < 1e21) return String(value);
+  const integer = Number.isInteger(value) ? integerText(value) : undefined;
+  if (integer !== undefined) return integer;
   const [mantissa = '', exponentText = '0'] = value.toExponential().split('e');
   const exponent = Number(exponentText);
   // Shortest 'g' switches to an exponent below 1e-4 and from 1e6 on (strconv's eprec = 6).
@@ -123,7 +137,8 @@ class Emitter {
   /** Any node; `indent` is the enclosing collection's indent, `inMapping` whether it is a value. */
   node(value: YamlValue, indent: number, inMapping: boolean): void {
     if (isEmptyCollection(value)) this.emptyCollection(value);
-    else if (Array.isArray(value)) this.sequence(value, inMapping ? indent : indent + BEST_INDENT);
+    // libyaml's indentless sequence: a mapping's value, unless the ':' began its line (a complex key's).
+    else if (Array.isArray(value)) this.sequence(value, inMapping && !this.w.indention ? indent : indent + BEST_INDENT);
     else if (isMap(value)) this.mapping(value, indent + BEST_INDENT);
     else this.scalar(value, indent, false);
   }

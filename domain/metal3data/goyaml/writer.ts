@@ -29,8 +29,9 @@ function hexEscape(code: number): string {
   return `${letter}${code.toString(16).toUpperCase().padStart(width, '0')}`;
 }
 
-function needsEscape(ch: string): boolean {
-  return !isPrintable(ch) || ch === '\uFEFF' || isBreak(ch) || ch === '"' || ch === '\\';
+/** `startsWithBom`: go-yaml's is_bom looks at the value's first bytes, whatever the position. */
+function needsEscape(ch: string, startsWithBom: boolean): boolean {
+  return startsWithBom || !isPrintable(ch) || isBreak(ch) || ch === '"' || ch === '\\';
 }
 
 export class Writer {
@@ -133,10 +134,11 @@ export class Writer {
   double(value: string, allowBreaks: boolean): void {
     this.indicator('"', true, false, false);
     const chars = codePoints(value);
+    const startsWithBom = value.startsWith('\uFEFF');
     let spaces = false;
     for (let i = 0; i < chars.length; i++) {
       const ch = chars[i] ?? '';
-      if (needsEscape(ch)) {
+      if (needsEscape(ch, startsWithBom)) {
         const code = ch.codePointAt(0) ?? 0;
         for (const out of `\\${ESCAPES[code] ?? hexEscape(code)}`) this.put(out);
         spaces = false;
