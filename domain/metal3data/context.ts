@@ -2,6 +2,8 @@
 // it was created for, and the address each IP pool gave it. Pure data; the hook assembles it.
 import type { KObject } from '../k8s.js';
 import { formatAddress } from '../ipam/address.js';
+import { goYaml, type YamlValue } from './goyaml/emit.js';
+import { GoYamlError } from './goyaml/read.js';
 import type { SourceObject } from './types.js';
 
 /** What an IPAddress of one pool says (address, prefix, gateway, DNS servers). */
@@ -28,6 +30,16 @@ export class RenderError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'RenderError';
+  }
+}
+
+/** A Secret's text as upstream's yaml.Marshal writes it; what it cannot write fails the render. */
+export function marshalYaml(value: YamlValue): string {
+  try {
+    return goYaml(value);
+  } catch (error) {
+    if (error instanceof GoYamlError) throw new RenderError(error.message);
+    throw error;
   }
 }
 

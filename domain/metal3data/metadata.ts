@@ -1,7 +1,6 @@
 // The metaData Secret: a flat map of strings, written source by source in
 // upstream's order (a later source wins on a duplicate key), then the forced `providerid`.
-import { goYaml } from './goyaml/emit.js';
-import { annotationOf, bootMac, hostInterfaceMac, labelOf, poolAddress, sourceObject, type RenderContext } from './context.js';
+import { annotationOf, bootMac, hostInterfaceMac, labelOf, marshalYaml, poolAddress, sourceObject, type RenderContext } from './context.js';
 import type { MetaData } from './types.js';
 
 type Writer = (meta: MetaData, ctx: RenderContext, out: Map<string, string>) => void;
@@ -66,5 +65,5 @@ export function metaDataMap(meta: MetaData, ctx: RenderContext): Record<string, 
 
 /** The text of the `metaData` key. */
 export function renderMetaData(meta: MetaData, ctx: RenderContext): string {
-  return goYaml(metaDataMap(meta, ctx));
+  return marshalYaml(metaDataMap(meta, ctx));
 }

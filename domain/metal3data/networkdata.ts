@@ -1,7 +1,7 @@
 // The networkData Secret: OpenStack network_data.json's shape written as YAML,
 // `links`, `networks` (static from pools, DHCP, SLAAC, with routes) and `services` (DNS).
-import { goYaml, type YamlValue } from './goyaml/emit.js';
-import { annotationOf, netmask, poolAddress, RenderError, sourceObject, type RenderContext } from './context.js';
+import type { YamlValue } from './goyaml/emit.js';
+import { annotationOf, marshalYaml, netmask, poolAddress, RenderError, sourceObject, type RenderContext } from './context.js';
 import { renderLinks } from './links.js';
 import { gatewayPool, staticNetworkPool } from './pools.js';
 import type { DynamicNetwork, FromPoolAnnotation, NetworkData, Route, Services, StaticNetwork } from './types.js';
@@ -78,5 +78,5 @@ export function networkDataValue(data: NetworkData, ctx: RenderContext): YamlMap
 
 /** The text of the `networkData` key. */
 export function renderNetworkData(data: NetworkData, ctx: RenderContext): string {
-  return goYaml(networkDataValue(data, ctx));
+  return marshalYaml(networkDataValue(data, ctx));
 }

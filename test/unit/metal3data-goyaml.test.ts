@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { compareKeys, formatGoFloat, goYaml } from '../../domain/metal3data/goyaml/emit.js';
+import { GoYamlError } from '../../domain/metal3data/goyaml/read.js';
 import { analyze, isBase60Float, isTimestamp, resolvesToString } from '../../domain/metal3data/goyaml/resolve.js';
 
 const value = (v: string): string => goYaml({ k: v }).slice('k: '.length, -1);
@@ -79,7 +80,6 @@ describe('scalar styles', () => {
     ['an accented letter', 'é', 'é'],
     ['an emoji (not printable for libyaml)', '😀', '"\\U0001F600"'],
     ['a control character', '\u0007', '"\\a"'],
-    ['DEL', '\u007f', '"\\x7F"'],
     ['a leading byte-order mark: go-yaml then escapes every character', '\uFEFFa b', '"\\uFEFF\\x61\\x20\\x62"'],
     ['a byte-order mark further in', 'a\uFEFF', '"a\\uFEFF"'],
   ] as [string, string, string, boolean?][])('%s', (_name, input, expected, jsReadsItBack = true) => {
@@ -210,6 +210,56 @@ describe('numbers as strconv.FormatFloat(f, g, -1, 64)', () => {
 
   it('an integral double is an int64 while one holds it, a uint64 up to 2^64 (the JSON text), else a float', () => {
     expect(goYaml([2 ** 60, 1e19, 1e20])).toBe('- 1152921504606846976\n- 10000000000000000000\n- 1e+20\n');
+  });
+});
+
+describe('what go-yaml reads back from the JSON text yaml.Marshal writes first', () => {
+  const fails = (value: Parameters<typeof goYaml>[0], message: string): void => {
+    expect(() => goYaml(value)).toThrow(GoYamlError);
+    expect(() => goYaml(value)).toThrow(message);
+  };
+
+  it.each([
+    ['DEL', '\u007f'],
+    ['a C1 control', '\u0080'],
+    ['U+009F', 'a\u009fb'],
+    ['U+FFFE', '\ufffe'],
+    ['U+FFFF', 'x\uffff'],
+  ])("%s, which encoding/json leaves raw, is refused by go-yaml's reader, in a value or a key", (_name, s) => {
+    fails({ k: s }, 'yaml: control characters are not allowed');
+    fails({ [s]: 1 }, 'yaml: control characters are not allowed');
+    fails([s], 'yaml: control characters are not allowed');
+  });
+
+  it.each([
+    ['one NEL reads as a space', 'a\u0085b', 'k: a b\n'],
+    ['spaces around it are dropped', 'a \u0085 b', 'k: a b\n'],
+    ['two NELs read as one newline', 'a\u0085\u0085b', 'k: |-\n  a\n  b\n'],
+    ['a NEL alone is a space', '\u0085', "k: ' '\n"],
+    ['a trailing NEL is a trailing space', 'a\u0085', "k: 'a '\n"],
+    ['--- after a NEL without a blank is text', 'a\u0085---', 'k: a ---\n'],
+    ['--- after a NEL and a space is text', 'a\u0085 --- x', 'k: a --- x\n'],
+  ])('NEL (written raw by encoding/json) is a line break inside the quoted scalar: %s', (_name, s, expected) => {
+    expect(goYaml({ k: s })).toBe(expected);
+  });
+
+  it('a line starting with a document marker and a blank after a NEL fails', () => {
+    fails({ k: 'a\u0085--- x' }, 'yaml: found unexpected document indicator');
+    fails(['a\u0085...\u0085b'], 'yaml: found unexpected document indicator');
+  });
+
+  it('a key go-yaml cannot read as a simple key fails: a NEL in it, or over 1022 characters of JSON text', () => {
+    fails({ 'a\u0085b': 1 }, "yaml: did not find expected ',' or '}'");
+    expect(goYaml({ ['k'.repeat(1022)]: 1 })).toBe(`? ${'k'.repeat(1022)}\n: 1\n`);
+    fails({ ['k'.repeat(1023)]: 1 }, "yaml: did not find expected ',' or '}'");
+    expect(goYaml({ ['<'.repeat(170)]: 1 })).toBe(`? ${'<'.repeat(170)}\n: 1\n`);
+    fails({ ['<'.repeat(171)]: 1 }, "yaml: did not find expected ',' or '}'");
+    fails({ a: { ['\n'.repeat(512)]: 1 } }, "yaml: did not find expected ',' or '}'");
+  });
+
+  it('NaN and the infinities have no JSON text', () => {
+    fails({ k: Number.NaN }, 'error marshaling into JSON: json: unsupported value: NaN');
+    fails([Number.NEGATIVE_INFINITY], 'error marshaling into JSON: json: unsupported value: -Inf');
   });
 });
 

@@ -1,11 +1,13 @@
 // YAML text exactly as go-yaml v2's Marshal writes it for JSON-like values: keys
 // in go-yaml's "natural" order, block style, sequences inside mappings not indented, empty
 // collections as [] and {}, strings quoted only when plain text would read back differently.
+import { readBack } from './read.js';
 import { codePoints, stringStyle } from './resolve.js';
 import { isGoDigit, isGoLetter } from './unicode.js';
+import type { YamlValue } from './value.js';
 import { BEST_INDENT, Writer } from './writer.js';
 
-export type YamlValue = string | number | boolean | null | YamlValue[] | { [key: string]: YamlValue };
+export type { YamlValue } from './value.js';
 type YamlMap = { [key: string]: YamlValue };
 
 const MAX_SIMPLE_KEY_BYTES = 128;
@@ -173,8 +175,13 @@ class Emitter {
   }
 }
 
-/** The document go-yaml v2 writes for `value` (a root mapping, sequence or scalar). */
-export function goYaml(value: YamlValue): string {
+/**
+ * The document sigs.k8s.io/yaml.Marshal writes for `value` (a root mapping, sequence or scalar):
+ * go-yaml v2's reading of the value's JSON text, written out; throws GoYamlError where
+ * yaml.Marshal returns an error.
+ */
+export function goYaml(input: YamlValue): string {
+  const value = readBack(input);
   const emitter = new Emitter();
   if (isEmptyCollection(value)) {
     emitter.w.text = Array.isArray(value) ? '[]' : '{}';
