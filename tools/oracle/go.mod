@@ -7,9 +7,13 @@ module ironhook/tools/oracle
 go 1.26.0
 
 require (
+	github.com/go-logr/logr v1.4.3
 	github.com/metal3-io/baremetal-operator/pkg/hardwareutils v0.13.1
+	k8s.io/api v0.35.6
 	k8s.io/apiextensions-apiserver v0.35.6
 	k8s.io/apimachinery v0.35.6
+	sigs.k8s.io/cluster-api v1.13.4
+	sigs.k8s.io/controller-runtime v0.23.3
 	sigs.k8s.io/yaml v1.6.0
 )
 
@@ -22,7 +26,6 @@ require (
 	github.com/evanphx/json-patch/v5 v5.9.11 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.0 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-openapi/jsonpointer v0.22.1 // indirect
 	github.com/go-openapi/jsonreference v0.21.2 // indirect
 	github.com/go-openapi/swag v0.23.1 // indirect
@@ -62,15 +65,12 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/api v0.35.6 // indirect
 	k8s.io/client-go v0.35.6 // indirect
 	k8s.io/cluster-bootstrap v0.35.4 // indirect
 	k8s.io/component-base v0.35.6 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20250910181357-589584f1c912 // indirect
 	k8s.io/utils v0.0.0-20260210185600-b8788abfbbc2 // indirect
-	sigs.k8s.io/cluster-api v1.13.4 // indirect
-	sigs.k8s.io/controller-runtime v0.23.3 // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.0 // indirect
@@ -80,7 +80,7 @@ require (
 	github.com/metal3-io/baremetal-operator v0.13.2
 	github.com/metal3-io/baremetal-operator/apis v0.13.2
 	github.com/metal3-io/cluster-api-provider-metal3 v1.13.2
-	github.com/metal3-io/cluster-api-provider-metal3/api v1.13.2 // indirect
+	github.com/metal3-io/cluster-api-provider-metal3/api v1.13.2
 	github.com/metal3-io/ip-address-manager v1.13.2
 	github.com/metal3-io/ip-address-manager/api v1.13.2 // indirect
 	go.yaml.in/yaml/v2 v2.4.3 // indirect
