@@ -3,20 +3,23 @@
 // The choice is then deterministic (a hook must be), yet machines created together rank the hosts
 // differently and so mostly ask for different hosts; when two still ask for the same host, the
 // resourceVersion test of the claim patch lets exactly one win and the other chooses again.
+// Which hosts are eligible follows upstream's chooseHost step by step.
+import { CAPI_GROUP } from '../../domain/capi/types.js';
 import type { KObject } from '../../domain/k8s.js';
+import { isLabelValue } from '../../domain/labels.js';
 import { shortHash } from '../../domain/naming.js';
 import { isDeleting, rec, str } from '../kit/index.js';
 import type { MachineContext } from './context.js';
 import {
   CONTROL_PLANE_GROUP,
-  CONTROL_PLANE_NAME_LABEL,
+  CONTROL_PLANE_LABEL,
   DEPLOYMENT_NAME_LABEL,
   FAILURE_DOMAIN_LABEL,
   HOST_PAUSED_ANNOTATION,
   NODE_REUSE_LABEL,
   UNHEALTHY_ANNOTATIONS,
 } from './names.js';
-import { consumerOf, hostState } from './observed.js';
+import { consumerOf, groupOf, hasConsumerRef, hostState } from './observed.js';
 import { compileSelector } from './selector.js';
 
 export type Choice =
@@ -27,29 +30,47 @@ export type Choice =
 
 const AVAILABLE_STATES: readonly string[] = ['ready', 'available'];
 
-/** `cp-<control plane>` or `md-<MachineDeployment>` of the owner Machine; undefined for neither. */
+/**
+ * `cp-<control plane>` for a control-plane Machine (label `cluster.x-k8s.io/control-plane`): the
+ * first owner of the control-plane group; an owner whose apiVersion does not parse ends the
+ * search, as upstream's. Undefined when there is none.
+ */
+function controlPlaneReuseName(machine: KObject): string | undefined {
+  for (const ref of machine.metadata.ownerReferences ?? []) {
+    const group = groupOf(ref.apiVersion);
+    if (group === undefined) return undefined;
+    if (group === CONTROL_PLANE_GROUP) return `cp-${ref.name}`;
+  }
+  return undefined;
+}
+
+/**
+ * `md-<MachineDeployment>` for any other Machine owned by a Cluster API MachineSet. Upstream reads
+ * the MachineSet's MachineDeployment owner; Ironhook reads the `cluster.x-k8s.io/deployment-name`
+ * label Cluster API copies from it onto the Machine (the hook does not watch MachineSets).
+ */
+function deploymentReuseName(machine: KObject): string | undefined {
+  const ownedBySet = (machine.metadata.ownerReferences ?? []).some((ref) => ref.kind === 'MachineSet' && groupOf(ref.apiVersion) === CAPI_GROUP);
+  if (!ownedBySet) return undefined;
+  const deployment = machine.metadata.labels?.[DEPLOYMENT_NAME_LABEL] ?? '';
+  return deployment === '' ? undefined : `md-${deployment}`;
+}
+
+/** The node-reuse label value of this machine's control plane or MachineDeployment; undefined for neither. */
 export function reuseLabelValue(ctx: MachineContext): string | undefined {
   const machine = ctx.machine;
   if (machine === undefined) return undefined;
-  const labels = machine.metadata.labels ?? {};
-  const controlPlane = labels[CONTROL_PLANE_NAME_LABEL] ?? controlPlaneOwner(machine);
-  if (controlPlane !== undefined && controlPlane !== '') return `cp-${controlPlane}`;
-  const deployment = labels[DEPLOYMENT_NAME_LABEL];
-  return deployment === undefined || deployment === '' ? undefined : `md-${deployment}`;
+  return machine.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined ? controlPlaneReuseName(machine) : deploymentReuseName(machine);
 }
 
-function controlPlaneOwner(machine: KObject): string | undefined {
-  return (machine.metadata.ownerReferences ?? []).find((ref) => ref.apiVersion.startsWith(`${CONTROL_PLANE_GROUP}/`))?.name;
-}
-
-/** The consumerRef names this Metal3Machine (version ignored, as upstream). */
+/** The consumerRef names this Metal3Machine: name, namespace, kind and group (any version), as upstream. */
 export function consumedByMe(ctx: MachineContext, host: KObject | undefined): boolean {
   const ref = consumerOf(host);
   return (
     ref !== undefined &&
     ref.kind === 'Metal3Machine' &&
     ref.name === ctx.name &&
-    (ref.namespace === '' || ref.namespace === ctx.namespace) &&
+    ref.namespace === ctx.namespace &&
     ref.group === 'infrastructure.cluster.x-k8s.io'
   );
 }
@@ -75,7 +96,7 @@ function sortHosts(ctx: MachineContext, hosts: readonly KObject[], reuse: string
   for (const host of hosts) {
     if (consumedByMe(ctx, host)) return { ...sorted, mine: host };
     const label = host.metadata.labels?.[NODE_REUSE_LABEL];
-    if (consumerOf(host) !== undefined || (label !== undefined && label !== reuse) || excluded(host) !== undefined) continue;
+    if (hasConsumerRef(host) || (label !== undefined && label !== reuse) || excluded(host) !== undefined) continue;
     if (label !== undefined) sorted.withReuse.push(host);
     else if (AVAILABLE_STATES.includes(hostState(host))) sorted.available.push(host);
   }
@@ -89,8 +110,15 @@ export function rankHosts(machineUID: string, hosts: readonly KObject[]): KObjec
   return keyed.map((k) => k.host);
 }
 
+/** The Machine's failure domain: upstream copies it onto the Metal3Machine (an empty one too) before choosing. */
 function failureDomain(ctx: MachineContext): string {
-  return str(rec(ctx.machine?.spec).failureDomain) || str(ctx.spec.failureDomain);
+  return str(rec(ctx.machine?.spec).failureDomain);
+}
+
+/** Upstream turns the failure domain into a label requirement, which fails for a value no label can have. */
+function failureDomainError(ctx: MachineContext): string | undefined {
+  const domain = failureDomain(ctx);
+  return isLabelValue(domain) ? undefined : `failure domain "${domain}" of Machine ${ctx.machine?.metadata.name ?? ''} is not a valid label value`;
 }
 
 function pick(ctx: MachineContext, hosts: readonly KObject[]): KObject | undefined {
@@ -108,6 +136,8 @@ export function chooseHost(ctx: MachineContext, skip: readonly string[] = []): C
   const sorted = sortHosts(ctx, candidates, reuse);
   if (sorted.mine !== undefined) return { kind: 'host', host: sorted.mine, viaReuse: false };
   if (sorted.withReuse.length > 0) return chooseReused(ctx, sorted.withReuse, reuse ?? '');
+  const domainError = sorted.available.length > 0 ? failureDomainError(ctx) : undefined;
+  if (domainError !== undefined) return { kind: 'invalid', error: domainError };
   const host = pick(ctx, sorted.available);
   if (host !== undefined) return { kind: 'host', host, viaReuse: false };
   return {
@@ -116,10 +146,24 @@ export function chooseHost(ctx: MachineContext, skip: readonly string[] = []): C
   };
 }
 
+/**
+ * Node reuse, as upstream: every host labelled for this machine must be available or ready, else
+ * the machine waits (taking one would leave the other to another machine). Upstream looks at the
+ * hosts in list order (namespace and name, as here) and fails at the first ready one when the
+ * failure domain is not a valid label value.
+ */
 function chooseReused(ctx: MachineContext, hosts: readonly KObject[], reuse: string): Choice {
-  const ready = hosts.filter((host) => AVAILABLE_STATES.includes(hostState(host)));
-  const host = pick(ctx, ready);
-  if (host !== undefined) return { kind: 'host', host, viaReuse: true };
-  const names = hosts.map((h) => `${h.metadata.name ?? ''} (${hostState(h) || 'no state'})`).join(', ');
+  const domainError = failureDomainError(ctx);
+  for (const host of hosts) {
+    if (!AVAILABLE_STATES.includes(hostState(host))) return reuseWait(hosts, reuse);
+    if (domainError !== undefined) return { kind: 'invalid', error: domainError };
+  }
+  const host = pick(ctx, hosts);
+  return host === undefined ? reuseWait(hosts, reuse) : { kind: 'host', host, viaReuse: true };
+}
+
+function reuseWait(hosts: readonly KObject[], reuse: string): Choice {
+  const waiting = hosts.filter((host) => !AVAILABLE_STATES.includes(hostState(host)));
+  const names = waiting.map((h) => `${h.metadata.name ?? ''} (${hostState(h) || 'no state'})`).join(', ');
   return { kind: 'reuseWait', reason: `BareMetalHost(s) labelled ${NODE_REUSE_LABEL}=${reuse} are not available yet: ${names}` };
 }

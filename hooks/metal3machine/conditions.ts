@@ -2,9 +2,10 @@
 // status.conditions, the v1beta1 Cluster API ones in status.deprecated.v1beta1.conditions. A
 // condition appears once its step has been reached; every False one says what it waits for.
 // lastTransitionTime moves only when a condition's status changes, to the newest observed time.
+import { pointerSegment } from '../../domain/capi/requests.js';
 import { isRecord } from '../kit/index.js';
-import type { MachineContext } from './context.js';
-import { Condition, MachineState as S, Reason, V1Beta1Condition, V1Beta1Reason } from './names.js';
+import { latestRequest, type MachineContext } from './context.js';
+import { Condition, MachineState as S, NODE_REUSE_LABEL, Purpose, Reason, V1Beta1Condition, V1Beta1Reason } from './names.js';
 import type { Decision } from './outcome.js';
 
 type Status = 'True' | 'False' | 'Unknown';
@@ -34,8 +35,15 @@ function make(type: string, isTrue: boolean, reason: string, message = ''): Draf
   return { type, status: isTrue ? 'True' : 'False', reason, message };
 }
 
+/** Upstream's reason names node reuse when the host was chosen for its node-reuse label, which the claim removed. */
+function associatedReason(ctx: MachineContext): string {
+  const operations = (latestRequest(ctx, Purpose.Claim)?.spec as { operations?: { op: string; path: string }[] } | undefined)?.operations ?? [];
+  const reusePath = `/metadata/labels/${pointerSegment(NODE_REUSE_LABEL)}`;
+  return operations.some((op) => op.op === 'remove' && op.path === reusePath) ? Reason.AssociateViaNodeReuse : Reason.AssociateSuccess;
+}
+
 function associate(ctx: MachineContext, decision: Decision, old: Stored[]): Draft | undefined {
-  if (decision.passed.includes(S.Associating)) return make(Condition.AssociateBareMetalHost, true, Reason.AssociateSuccess);
+  if (decision.passed.includes(S.Associating)) return make(Condition.AssociateBareMetalHost, true, associatedReason(ctx));
   if (ctx.deleting) return old.find((c) => c.type === Condition.AssociateBareMetalHost);
   const text = outcomeText(decision);
   return make(Condition.AssociateBareMetalHost, false, text.reason, text.message);

@@ -45,7 +45,7 @@ export const HOST_WRITES: readonly Purpose[] = [Purpose.Claim, Purpose.HostSpec,
 
 export const NODE_REUSE_LABEL = 'infrastructure.cluster.x-k8s.io/node-reuse';
 export const FAILURE_DOMAIN_LABEL = 'infrastructure.cluster.x-k8s.io/failure-domain';
-export const CONTROL_PLANE_NAME_LABEL = 'cluster.x-k8s.io/control-plane-name';
+export const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
 export const DEPLOYMENT_NAME_LABEL = 'cluster.x-k8s.io/deployment-name';
 export const CLONED_FROM_NAME_ANNOTATION = 'cluster.x-k8s.io/cloned-from-name';
 export const HOST_PAUSED_ANNOTATION = 'baremetalhost.metal3.io/paused';

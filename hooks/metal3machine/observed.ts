@@ -1,7 +1,7 @@
 // Small readers of observed objects: request sequence and outcome, timestamps, host fields.
 import type { KObject } from '../../domain/k8s.js';
 import { Phase } from '../../domain/operations.js';
-import { rec, str } from '../kit/index.js';
+import { isRecord, rec, str } from '../kit/index.js';
 
 /** The attempt number at the end of a request's name (`<machine>-<purpose>-<sequence>`). */
 export function sequenceOf(request: KObject): number {
@@ -40,11 +40,21 @@ export function hostSpec(host: KObject | undefined): Record<string, unknown> {
   return rec(host?.spec);
 }
 
-/** The host's consumerRef, when it names a Metal3Machine of `namespace` (any version). */
-export function consumerOf(host: KObject | undefined): { kind: string; name: string; namespace: string; group: string } | undefined {
+/** The group of an apiVersion as Kubernetes' schema.ParseGroupVersion reads it; undefined when it cannot be parsed. */
+export function groupOf(apiVersion: string): string | undefined {
+  const parts = apiVersion.split('/');
+  if (parts.length > 2) return undefined;
+  return parts.length === 2 ? parts[0] : '';
+}
+
+/** Whether the host has a consumerRef at all (an empty one included, as upstream's non-nil pointer). */
+export function hasConsumerRef(host: KObject | undefined): boolean {
+  return isRecord(hostSpec(host).consumerRef);
+}
+
+/** The host's consumerRef, when it names anything (`group` undefined: an apiVersion that does not parse). */
+export function consumerOf(host: KObject | undefined): { kind: string; name: string; namespace: string; group: string | undefined } | undefined {
   const ref = rec(hostSpec(host).consumerRef);
   if (Object.keys(ref).length === 0) return undefined;
-  const apiVersion = str(ref.apiVersion);
-  const slash = apiVersion.indexOf('/');
-  return { kind: str(ref.kind), name: str(ref.name), namespace: str(ref.namespace), group: slash < 0 ? '' : apiVersion.slice(0, slash) };
+  return { kind: str(ref.kind), name: str(ref.name), namespace: str(ref.namespace), group: groupOf(str(ref.apiVersion)) };
 }

@@ -1,6 +1,8 @@
-// spec.hostSelector as upstream evaluates it: matchLabels are equality requirements;
-// matchExpressions operators are lower-cased before Kubernetes' label parser sees them, so `In`
-// and `in` both work and `DoesNotExist` (which would need `!`) cannot be expressed at all.
+// spec.hostSelector as upstream evaluates it: every matchLabels entry (an equality) and every
+// matchExpressions item becomes a Kubernetes label requirement, its key and values checked as
+// label syntax. Operators are lower-cased first (as Go does: `İ` becomes `i`), so `In` and `in`
+// both work, `DoesNotExist` is rejected (Kubernetes spells it `!`) and `!` works.
+import { isLabelKey, isLabelValue } from '../../domain/labels.js';
 import { isRecord, rec, str } from '../kit/index.js';
 
 type Labels = Readonly<Record<string, string>>;
@@ -8,72 +10,101 @@ type Requirement = (labels: Labels) => boolean;
 
 export type SelectorResult = { ok: true; matches: Requirement } | { ok: false; error: string };
 
-const INTEGER = /^-?\d+$/u;
+const OPERATORS = ['in', 'notin', '=', '==', '!=', 'exists', '!', 'gt', 'lt'] as const;
+type Operator = (typeof OPERATORS)[number];
 
-function numericRequirement(op: string, key: string, values: readonly string[]): Requirement | string {
-  const value = values[0] ?? '';
-  if (values.length !== 1 || !INTEGER.test(value)) return `operator ${op} on ${key} needs exactly one integer value`;
-  const bound = Number(value);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Go's strconv.ParseInt(value, 10, 64): an optional sign, decimal digits, within int64. */
+function parseInt64(value: string): bigint | undefined {
+  if (!/^[+-]?\d+$/u.test(value)) return undefined;
+  const parsed = BigInt(value);
+  return parsed < INT64_MIN || parsed > INT64_MAX ? undefined : parsed;
+}
+
+/** Go's strings.ToLower for the operator: as JavaScript's, except that `İ` lower-cases to plain `i`. */
+function goLower(text: string): string {
+  return text.replaceAll('\u0130', 'i').toLowerCase();
+}
+
+function isOperator(op: string): op is Operator {
+  return (OPERATORS as readonly string[]).includes(op);
+}
+
+/** How many values each operator takes (labels.NewRequirement), and what to say otherwise. */
+const VALUE_RULES: Readonly<Record<Operator, { fits: (values: readonly string[]) => boolean; needs: string }>> = {
+  in: { fits: (values) => values.length > 0, needs: 'at least one value' },
+  notin: { fits: (values) => values.length > 0, needs: 'at least one value' },
+  '=': { fits: (values) => values.length === 1, needs: 'exactly one value' },
+  '==': { fits: (values) => values.length === 1, needs: 'exactly one value' },
+  '!=': { fits: (values) => values.length === 1, needs: 'exactly one value' },
+  exists: { fits: (values) => values.length === 0, needs: 'no values' },
+  '!': { fits: (values) => values.length === 0, needs: 'no values' },
+  gt: { fits: (values) => values.length === 1 && parseInt64(values[0] ?? '') !== undefined, needs: 'exactly one integer value' },
+  lt: { fits: (values) => values.length === 1 && parseInt64(values[0] ?? '') !== undefined, needs: 'exactly one integer value' },
+};
+
+/** What Kubernetes' labels.NewRequirement rejects about the values, or undefined. */
+function valuesError(op: Operator, key: string, values: readonly string[]): string | undefined {
+  const rule = VALUE_RULES[op];
+  if (!rule.fits(values)) return `operator ${op} on ${key} needs ${rule.needs}, got ${JSON.stringify(values)}`;
+  const bad = values.find((v) => !isLabelValue(v));
+  return bad === undefined ? undefined : `hostSelector value "${bad}" for ${key} is not a valid label value`;
+}
+
+function numeric(op: 'gt' | 'lt', key: string, bound: bigint): Requirement {
   return (labels) => {
     const label = labels[key];
-    if (label === undefined || !INTEGER.test(label)) return false;
-    return op === 'gt' ? Number(label) > bound : Number(label) < bound;
+    const value = label === undefined ? undefined : parseInt64(label);
+    if (value === undefined) return false;
+    return op === 'gt' ? value > bound : value < bound;
   };
 }
 
-function equalityRequirement(op: string, key: string, values: readonly string[]): Requirement | string {
-  const value = values[0];
-  if (values.length !== 1 || value === undefined) return `operator ${op} on ${key} needs exactly one value, got ${values.length}`;
-  if (op === '!=') return (labels) => labels[key] !== value;
-  return (labels) => labels[key] === value;
-}
-
-function setRequirement(op: string, key: string, values: readonly string[]): Requirement | string {
-  if (values.length === 0) return `operator ${op} on ${key} needs at least one value`;
-  if (op === 'in') return (labels) => labels[key] !== undefined && values.includes(labels[key]);
-  return (labels) => labels[key] === undefined || !values.includes(labels[key]);
-}
-
-function existsRequirement(key: string, values: readonly string[]): Requirement | string {
-  return values.length === 0 ? (labels) => labels[key] !== undefined : `operator exists on ${key} takes no values`;
-}
-
-function requirement(expression: unknown): Requirement | string {
-  const item = rec(expression);
-  const key = str(item.key);
-  const op = str(item.operator).toLowerCase();
-  const values = Array.isArray(item.values) ? item.values.map(str) : [];
+function matcher(op: Operator, key: string, values: readonly string[]): Requirement {
   switch (op) {
     case 'in':
+    case '=':
+    case '==':
+      return (labels) => labels[key] !== undefined && values.includes(labels[key]);
     case 'notin':
-      return setRequirement(op, key, values);
+    case '!=':
+      return (labels) => labels[key] === undefined || !values.includes(labels[key]);
     case 'exists':
-      return existsRequirement(key, values);
-    case 'gt':
-    case 'lt':
-      return numericRequirement(op, key, values);
+      return (labels) => labels[key] !== undefined;
+    case '!':
+      return (labels) => labels[key] === undefined;
     default:
-      return ['=', '==', '!='].includes(op) ? equalityRequirement(op, key, values) : unsupported(str(item.operator), key);
+      return numeric(op, key, parseInt64(values[0] ?? '') ?? 0n);
   }
 }
 
+/** labels.NewRequirement: the requirement, or why Kubernetes rejects it. */
+function requirement(key: string, operator: string, values: readonly string[]): Requirement | string {
+  if (!isLabelKey(key)) return `hostSelector key "${key}" is not a valid label key`;
+  const op = goLower(operator);
+  if (!isOperator(op)) return unsupported(operator, key);
+  return valuesError(op, key, values) ?? matcher(op, key, values);
+}
+
+function expressionRequirement(expression: unknown): Requirement | string {
+  if (!isRecord(expression)) return 'hostSelector.matchExpressions items must be objects';
+  const values = Array.isArray(expression.values) ? expression.values.map(str) : [];
+  return requirement(str(expression.key), str(expression.operator), values);
+}
+
 function unsupported(operator: string, key: string): string {
-  return `hostSelector operator "${operator}" on ${key} is not supported (upstream lower-cases operators, so DoesNotExist cannot be used; use notin or !=)`;
+  return `hostSelector operator "${operator}" on ${key} is not supported (upstream lower-cases operators, so DoesNotExist cannot be used; use "!", notin or !=)`;
 }
 
 /** Compiles spec.hostSelector; an empty or absent selector matches every host. */
 export function compileSelector(selector: unknown): SelectorResult {
   const spec = rec(selector);
-  const requirements: Requirement[] = Object.entries(rec(spec.matchLabels)).map(
-    ([key, value]) =>
-      (labels: Labels) =>
-        labels[key] === str(value),
-  );
-  const expressions = Array.isArray(spec.matchExpressions) ? spec.matchExpressions : [];
-  for (const expression of expressions) {
-    const compiled = isRecord(expression) ? requirement(expression) : 'hostSelector.matchExpressions items must be objects';
-    if (typeof compiled === 'string') return { ok: false, error: compiled };
-    requirements.push(compiled);
-  }
+  const items: (Requirement | string)[] = Object.entries(rec(spec.matchLabels)).map(([key, value]) => requirement(key, '=', [str(value)]));
+  if (Array.isArray(spec.matchExpressions)) items.push(...spec.matchExpressions.map(expressionRequirement));
+  const error = items.find((item) => typeof item === 'string');
+  if (error !== undefined) return { ok: false, error };
+  const requirements = items.filter((item): item is Requirement => typeof item !== 'string');
   return { ok: true, matches: (labels) => requirements.every((r) => r(labels)) };
 }

@@ -34,10 +34,19 @@ export interface RequestOptions {
   message?: string;
   baseVersion?: string;
   node?: Record<string, unknown>;
+  /** The patch's operations (default: none). */
+  operations?: Record<string, unknown>[];
 }
 
 function hostUID(name: string): string {
   return `host-uid-${name}`;
+}
+
+function patchSpec(opts: RequestOptions): Record<string, unknown> {
+  return {
+    target: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', namespace: NS, name: opts.target ?? 'host-a' },
+    operations: opts.operations ?? [],
+  };
 }
 
 function defaultReason(phase: string): string {
@@ -83,6 +92,7 @@ export class MachineBuilder {
         uid: 'machine-uid-1',
         creationTimestamp: T0,
         labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'cluster.x-k8s.io/deployment-name': 'workers' },
+        ownerReferences: [{ apiVersion: CAPI, kind: 'MachineSet', name: 'workers-x7k2p', uid: 'machineset-uid-1', controller: true }],
       },
       spec: {
         clusterName: 'c1',
@@ -299,7 +309,7 @@ export class MachineBuilder {
         labels: { [PURPOSE_LABEL]: purpose, 'ironhook.dev/requested-by': `Metal3Machine.${this.name}`, 'controller-uid': M3M_UID },
         ...(annotations && { annotations }),
       },
-      spec: { target: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', namespace: NS, name: opts.target ?? 'host-a' }, operations: [] },
+      spec: patchSpec(opts),
       status: { phase, ...(finished && { reason, completionTime: T1 }), ...(opts.message !== undefined && { message: opts.message }) },
     });
     return this;

@@ -7,6 +7,21 @@ const mine = { consumer: 'me', labels: { 'cluster.x-k8s.io/cluster-name': 'c1' }
 
 export const associationRows: Row[] = [
   {
+    name: 'associated through a claim that took the node-reuse label: reason AssociateBareMetalHostViaNodeReuseSuccess',
+    state: S.SettingHostSpec,
+    given: machine()
+      .associated('host-a')
+      .patch('claim', 1, { operations: [{ op: 'remove', path: '/metadata/labels/infrastructure.cluster.x-k8s.io~1node-reuse' }] })
+      .host('host-a', mine),
+    expect: { condition: { type: 'AssociateBareMetalHost', status: 'True', reason: 'AssociateBareMetalHostViaNodeReuseSuccess' } },
+  },
+  {
+    name: 'associated through a plain claim: reason AssociateBareMetalHostSuccess',
+    state: S.SettingHostSpec,
+    given: machine().associated('host-a').patch('claim', 1).host('host-a', mine),
+    expect: { condition: { type: 'AssociateBareMetalHost', status: 'True', reason: 'AssociateBareMetalHostSuccess' } },
+  },
+  {
     name: 'one available host: claim patch guarded by the observed resourceVersion',
     state: S.Associating,
     given: machine().host('host-a', { resourceVersion: '4711', labels: { 'infrastructure.cluster.x-k8s.io/node-reuse': 'md-workers' } }),

@@ -123,7 +123,10 @@ export const deletionRows: Row[] = [
     state: S.Releasing,
     given: gone()
       .templateSpec({ nodeReuse: true })
-      .machine({ labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'cluster.x-k8s.io/control-plane-name': 'kcp' } })
+      .machine({
+        labels: { 'cluster.x-k8s.io/cluster-name': 'c1', 'cluster.x-k8s.io/control-plane': '', 'cluster.x-k8s.io/control-plane-name': 'kcp' },
+        ownerReferences: [{ apiVersion: 'controlplane.cluster.x-k8s.io/v1beta2', kind: 'KubeadmControlPlane', name: 'kcp', uid: 'k' }],
+      })
       .host('host-a', cleaned),
     expect: { child: { name: 'w-1-release-2', spec: { operations: [{}, {}, {}, {}, { op: 'add', value: 'cp-kcp' }] } } },
   },
