@@ -20,7 +20,11 @@ export interface BMCSchemeCapabilities {
   /** Driver family (ipmi and libvirt share the ipmi driver). */
   readonly driver: BMCDriverFamily;
   readonly bootMethod: BMCBootMethod;
-  /** A bootMACAddress is required whatever the inspection mode (libvirt/VirtualBMC). */
+  /**
+   * A bootMACAddress is required whatever the inspection mode (upstream's NeedsMAC): libvirt, and
+   * the Redfish schemes that boot over the network (plain, ilo5/idrac-redfish, uefihttp). Only the
+   * virtual-media schemes, and plain IPMI, learn the MAC from inspection.
+   */
   readonly needsBootMAC: boolean;
   readonly supportsSecureBoot: boolean;
   /** Boots ISOs through virtual media or UEFI HTTP: exempt from the provisioning limit. */
@@ -68,7 +72,7 @@ const IPMI_CAPABILITIES: BMCSchemeCapabilities = {
 const REDFISH_CAPABILITIES: BMCSchemeCapabilities = {
   driver: 'redfish',
   bootMethod: 'ipxe',
-  needsBootMAC: false,
+  needsBootMAC: true,
   supportsSecureBoot: true,
   bootsISO: false,
   supportsRAID: true,
@@ -79,6 +83,7 @@ const REDFISH_CAPABILITIES: BMCSchemeCapabilities = {
 
 const VIRTUAL_MEDIA: Partial<BMCSchemeCapabilities> = {
   bootMethod: 'virtual-media',
+  needsBootMAC: false,
   bootsISO: true,
   needsProvisioningNetwork: false,
 };
@@ -104,7 +109,7 @@ export const BUILTIN_SCHEMES: readonly BMCSchemeDefinition[] = [
   redfishScheme('redfish-virtualmedia', VIRTUAL_MEDIA),
   redfishScheme('ilo5-virtualmedia', VIRTUAL_MEDIA),
   redfishScheme('idrac-virtualmedia', { ...VIRTUAL_MEDIA, driver: 'idrac' }),
-  redfishScheme('redfish-uefihttp', { ...VIRTUAL_MEDIA, bootMethod: 'uefi-http' }),
+  redfishScheme('redfish-uefihttp', { ...VIRTUAL_MEDIA, bootMethod: 'uefi-http', needsBootMAC: true }),
 ];
 
 /** A lookup table from every accepted scheme spelling to its definition. */

@@ -21,13 +21,13 @@ type Row = { scheme: string } & BMCSchemeCapabilities;
 const TABLE: Row[] = [
   { scheme: 'ipmi', driver: 'ipmi', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: false, bootsISO: false, supportsRAID: false, supportsFastInspection: false, supportsFirmware: false, needsProvisioningNetwork: true },
   { scheme: 'libvirt', driver: 'ipmi', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: false, bootsISO: false, supportsRAID: false, supportsFastInspection: false, supportsFirmware: false, needsProvisioningNetwork: true },
-  { scheme: 'redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
-  { scheme: 'ilo5-redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
-  { scheme: 'idrac-redfish', driver: 'idrac', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
+  { scheme: 'redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
+  { scheme: 'ilo5-redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
+  { scheme: 'idrac-redfish', driver: 'idrac', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
   { scheme: 'redfish-virtualmedia', driver: 'redfish', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
   { scheme: 'ilo5-virtualmedia', driver: 'redfish', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
   { scheme: 'idrac-virtualmedia', driver: 'idrac', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
-  { scheme: 'redfish-uefihttp', driver: 'redfish', bootMethod: 'uefi-http', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
+  { scheme: 'redfish-uefihttp', driver: 'redfish', bootMethod: 'uefi-http', needsBootMAC: true, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
 ];
 
 const CAPABILITIES = Object.keys(TABLE[0]!).filter((key) => key !== 'scheme') as (keyof BMCSchemeCapabilities)[];
@@ -122,7 +122,14 @@ describe('scheme registry: registration', () => {
 });
 
 function input(overrides: Partial<HostBMCInput>): HostBMCInput {
-  return { address: 'redfish://10.0.0.5', credentialsName: 'bmc-secret', bootMACAddress: '', bootMode: 'UEFI', inspectionMode: 'agent', ...overrides };
+  return {
+    address: 'redfish://10.0.0.5',
+    credentialsName: 'bmc-secret',
+    bootMACAddress: '00:11:22:33:44:55',
+    bootMode: 'UEFI',
+    inspectionMode: 'agent',
+    ...overrides,
+  };
 }
 
 describe('validateHostBMC', () => {
@@ -142,13 +149,29 @@ describe('validateHostBMC', () => {
       input: input({ address: 'libvirt://bad_host', bootMode: 'UEFISecureBoot' }),
       errors: ['failed to parse BMC address information: BMC address hostname/IP : [bad_host] is invalid'],
     },
-    // Rule 9: MAC required by the driver or because inspection is disabled.
-    { name: 'libvirt needs a MAC', input: input({ address: 'libvirt://10.0.0.5' }), errors: ['BMC driver libvirt requires a BootMACAddress value'] },
-    { name: 'libvirt with a MAC', input: input({ address: 'libvirt://10.0.0.5', bootMACAddress: '00:11:22:33:44:55' }), errors: [] },
-    { name: 'redfish with inspection disabled', input: input({ inspectionMode: 'disabled' }), errors: ['BMC driver redfish requires a BootMACAddress value'] },
+    // Rule 9: MAC required by the driver (upstream's NeedsMAC) or because inspection is disabled.
+    {
+      name: 'libvirt needs a MAC',
+      input: input({ address: 'libvirt://10.0.0.5', bootMACAddress: '' }),
+      errors: ['BMC driver libvirt requires a BootMACAddress value'],
+    },
+    { name: 'libvirt with a MAC', input: input({ address: 'libvirt://10.0.0.5' }), errors: [] },
+    { name: 'redfish needs a MAC', input: input({ bootMACAddress: '' }), errors: ['BMC driver redfish requires a BootMACAddress value'] },
+    {
+      name: 'redfish-uefihttp needs a MAC',
+      input: input({ address: 'redfish-uefihttp://h', bootMACAddress: '' }),
+      errors: ['BMC driver redfish-uefihttp requires a BootMACAddress value'],
+    },
+    { name: 'virtual media needs none', input: input({ address: 'idrac-virtualmedia://h', bootMACAddress: '' }), errors: [] },
+    { name: 'ipmi needs none', input: input({ address: 'ipmi://h', bootMACAddress: '' }), errors: [] },
+    {
+      name: 'ipmi with inspection disabled',
+      input: input({ address: 'ipmi://h', bootMACAddress: '', inspectionMode: 'disabled' }),
+      errors: ['BMC driver ipmi requires a BootMACAddress value'],
+    },
     {
       name: 'virtual media, inspection disabled by annotation',
-      input: input({ address: 'redfish-virtualmedia+https://h', inspectDisabledByAnnotation: true }),
+      input: input({ address: 'redfish-virtualmedia+https://h', bootMACAddress: '', inspectDisabledByAnnotation: true }),
       errors: ['BMC driver redfish-virtualmedia+https requires a BootMACAddress value'],
     },
     { name: 'inspection disabled with a MAC', input: input({ inspectionMode: 'disabled', bootMACAddress: '0000.0000.0001' }), errors: [] },
@@ -201,6 +224,7 @@ describe('validateHostBMC', () => {
       name: 'every libvirt problem at once, in upstream order',
       input: input({
         address: 'libvirt://10.0.0.5',
+        bootMACAddress: '',
         credentialsName: '',
         bootMode: 'UEFISecureBoot',
         hasHardwareRAID: true,
