@@ -5,9 +5,12 @@
 // Where Ironhook is stricter than upstream (each check runs after upstream's, so an address
 // upstream rejects keeps upstream's message; these are addresses upstream admits but no driver
 // can use): a host is required ("ipmi://", "redfish://:8443/x"); IPv6 literals must be, and
-// only they may be, bracketed ("ipmi://fd00::5:623", "ipmi://[10.0.0.5]"); ports above 65535
-// are rejected. A port is normalised to a number, so "h:" and "h:0623" mean "h" and "h:623".
+// only they may be, bracketed ("ipmi://fd00::5:623", "[10.0.0.5]:623"); ports above 65535
+// are rejected. parseBMCAddressAsUpstream skips these checks (the differential tests compare it
+// with upstream on exactly those addresses). A port is normalised to a number, so "h:" and
+// "h:0623" mean "h" and "h:623".
 
+import { fromGoBytes, toGoBytes } from './gostring.js';
 import { goParseURL, goUnescape, splitHostPortProblem, splitURLHost } from './gourl.js';
 import type { GoURL, HostPort } from './gourl.js';
 import { isDNSName, isIPLiteral, isIPv4Literal, isIPv6Literal } from './ip.js';
@@ -17,6 +20,8 @@ import type { BMCAddressKind, BMCDriverFamily, BMCSchemeCapabilities, BMCSchemeM
 const IPMI_DEFAULT_PORT = 623;
 export const IPMI_DEFAULT_PRIVILEGE_LEVEL = 'ADMINISTRATOR';
 const MAX_PORT = 65535;
+// Go's url.ParseQuery refuses more parameters than this (and upstream then uses the default level).
+const MAX_QUERY_PARAMETERS = 10000;
 const PARSE_PREFIX = 'failed to parse BMC address information: ';
 
 /** The transport used to reach the BMC. */
@@ -46,7 +51,11 @@ export interface ParsedBMCAddress {
   readonly capabilities: BMCSchemeCapabilities;
 }
 
-export type BMCAddressErrorReason = 'parse' | 'hostname' | 'unknown-scheme' | 'port';
+/**
+ * Why an address is refused: upstream's reasons (parse, hostname, unknown-scheme), or one of
+ * Ironhook's stricter rules (host-required, host-brackets, port-range).
+ */
+export type BMCAddressErrorReason = 'parse' | 'hostname' | 'unknown-scheme' | 'host-required' | 'host-brackets' | 'port-range';
 
 export interface BMCAddressError {
   readonly reason: BMCAddressErrorReason;
@@ -57,6 +66,7 @@ export interface BMCAddressError {
 export type BMCAddressParse =
   { readonly kind: 'none' } | { readonly kind: 'parsed'; readonly bmc: ParsedBMCAddress } | { readonly kind: 'invalid'; readonly error: BMCAddressError };
 
+// Everything below works on byte strings (gostring.ts), as upstream's Go code does.
 type Located = { readonly ok: true; readonly url: GoURL } | { readonly ok: false; readonly error: string };
 
 function reparse(text: string): Located {
@@ -91,41 +101,64 @@ function invalid(reason: BMCAddressErrorReason, message: string): BMCAddressPars
   return { kind: 'invalid', error: { reason, message } };
 }
 
-function hostnameError(hostname: string): BMCAddressParse {
-  return invalid('hostname', `${PARSE_PREFIX}BMC address hostname/IP : [${hostname}] is invalid`);
+function hostnameError(hostname: string, reason: BMCAddressErrorReason = 'hostname'): BMCAddressParse {
+  return invalid(reason, `${PARSE_PREFIX}BMC address hostname/IP : [${fromGoBytes(hostname)}] is invalid`);
 }
 
-/** Upstream's check: empty, an IP literal, or an RFC-1123 name. */
+/** Upstream's check: empty, an IP literal, or an RFC-1123 name (any non-ASCII byte fails, as in Go). */
 function upstreamHostnameValid(hostname: string): boolean {
   return hostname === '' || isIPLiteral(hostname) || isDNSName(hostname);
 }
 
-/** Ironhook's stricter check: a host is required, and IPv6 literals (only they) are bracketed. */
-function strictHostnameValid({ hostname, bracketed }: HostPort): boolean {
-  if (bracketed) {
-    return isIPv6Literal(hostname);
+/** Ironhook's stricter rules, once upstream has accepted the address. */
+function strictProblem({ hostname, bracketed, port }: HostPort): BMCAddressParse | undefined {
+  if (hostname === '') {
+    return hostnameError(hostname, 'host-required');
   }
-  return isIPv4Literal(hostname) || isDNSName(hostname);
+  if (bracketed ? !isIPv6Literal(hostname) : !isIPv4Literal(hostname) && !isDNSName(hostname)) {
+    return hostnameError(hostname, 'host-brackets');
+  }
+  if (port !== '' && Number(port) > MAX_PORT) {
+    return invalid('port-range', `${PARSE_PREFIX}invalid port ":${port}" after host`);
+  }
+  return undefined;
 }
 
-/** Go's url.ParseQuery + upstream's lookup: the first privilegelevel value; the default on any error. */
-export function privilegeLevelFromQuery(rawQuery: string): string {
+type QueryPair = { readonly ok: true; readonly key: string; readonly value: string } | { readonly ok: false };
+
+/** One "key=value" of Go's url.ParseQuery: an error for a semicolon or a bad escape. */
+function queryPair(pair: string): QueryPair {
+  if (pair.includes(';')) {
+    return { ok: false };
+  }
+  const equals = pair.indexOf('=');
+  const key = goUnescape(equals < 0 ? pair : pair.slice(0, equals), 'query');
+  const value = goUnescape(equals < 0 ? '' : pair.slice(equals + 1), 'query');
+  return key.ok && value.ok ? { ok: true, key: key.value, value: value.value } : { ok: false };
+}
+
+/** Go's url.ParseQuery + upstream's lookup over a byte string: the first privilegelevel value; the default on any error. */
+function privilegeLevelOf(rawQuery: string): string {
+  const pairs = rawQuery.split('&');
+  if (pairs.length > MAX_QUERY_PARAMETERS) {
+    return IPMI_DEFAULT_PRIVILEGE_LEVEL;
+  }
   let level: string | undefined;
-  for (const pair of rawQuery.split('&')) {
-    if (pair.includes(';')) {
+  for (const text of pairs) {
+    const pair = queryPair(text);
+    if (!pair.ok) {
       return IPMI_DEFAULT_PRIVILEGE_LEVEL;
     }
-    const equals = pair.indexOf('=');
-    const key = goUnescape(equals < 0 ? pair : pair.slice(0, equals), 'query');
-    const value = goUnescape(equals < 0 ? '' : pair.slice(equals + 1), 'query');
-    if (!key.ok || !value.ok) {
-      return IPMI_DEFAULT_PRIVILEGE_LEVEL;
-    }
-    if (key.value === 'privilegelevel' && level === undefined) {
-      level = value.value;
+    if (pair.key === 'privilegelevel') {
+      level ??= pair.value;
     }
   }
   return level ?? IPMI_DEFAULT_PRIVILEGE_LEVEL;
+}
+
+/** The IPMI privilege level a query (still encoded, without "?") selects. */
+export function privilegeLevelFromQuery(rawQuery: string): string {
+  return fromGoBytes(privilegeLevelOf(toGoBytes(rawQuery)));
 }
 
 /** The Redfish System ID rule: an empty path or just "redfish/v1" means "no system id". */
@@ -144,13 +177,14 @@ interface Parts {
   readonly address: string;
   readonly url: GoURL;
   readonly hostPort: HostPort;
-  readonly port: number | undefined;
   readonly match: BMCSchemeMatch;
 }
 
-function build({ address, url, hostPort, port, match }: Parts): ParsedBMCAddress {
+function build({ address, url, hostPort, match }: Parts): ParsedBMCAddress {
   const { definition } = match;
   const ipmiStyle = definition.addressKind === 'ipmi';
+  const port = hostPort.port === '' ? undefined : Number(hostPort.port);
+  const systemId = ipmiStyle ? undefined : systemIdFromPath(url.path, definition.capabilities.bootMethod === 'uefi-http');
   return {
     address,
     scheme: url.scheme,
@@ -158,27 +192,22 @@ function build({ address, url, hostPort, port, match }: Parts): ParsedBMCAddress
     driver: definition.capabilities.driver,
     addressKind: definition.addressKind,
     protocol: ipmiStyle ? 'ipmi' : (match.protocol ?? 'https'),
-    host: hostPort.hostname,
+    host: fromGoBytes(hostPort.hostname),
     port: ipmiStyle ? (port ?? IPMI_DEFAULT_PORT) : port,
-    path: url.path,
-    systemId: ipmiStyle ? undefined : systemIdFromPath(url.path, definition.capabilities.bootMethod === 'uefi-http'),
-    privilegeLevel: ipmiStyle ? privilegeLevelFromQuery(url.rawQuery) : undefined,
+    path: fromGoBytes(url.path),
+    systemId: systemId === undefined ? undefined : fromGoBytes(systemId),
+    privilegeLevel: ipmiStyle ? fromGoBytes(privilegeLevelOf(url.rawQuery)) : undefined,
     capabilities: definition.capabilities,
   };
 }
 
-/**
- * Parses spec.bmc.address. An empty address means "no BMC" (kind "none"). Checks run in
- * upstream's order (URL, host name, scheme), then Ironhook's stricter ones (host present, IPv6
- * bracketed, port ≤ 65535), so every address upstream rejects gets upstream's message.
- */
-export function parseBMCAddress(address: string, registry: BMCSchemeRegistry = defaultSchemeRegistry): BMCAddressParse {
+function parse(address: string, registry: BMCSchemeRegistry, strict: boolean): BMCAddressParse {
   if (address === '') {
     return { kind: 'none' };
   }
-  const located = locate(address);
+  const located = locate(toGoBytes(address));
   if (!located.ok) {
-    return invalid('parse', located.error);
+    return invalid('parse', fromGoBytes(located.error));
   }
   const { url } = located;
   const hostPort = splitURLHost(url.host);
@@ -189,12 +218,19 @@ export function parseBMCAddress(address: string, registry: BMCSchemeRegistry = d
   if (match === undefined) {
     return invalid('unknown-scheme', `Unknown BMC type '${url.scheme}' for address ${address}`);
   }
-  if (!strictHostnameValid(hostPort)) {
-    return hostnameError(hostPort.hostname);
-  }
-  const port = hostPort.port === '' ? undefined : Number(hostPort.port);
-  if (port !== undefined && port > MAX_PORT) {
-    return invalid('port', `${PARSE_PREFIX}invalid port ":${hostPort.port}" after host`);
-  }
-  return { kind: 'parsed', bmc: build({ address, url, hostPort, port, match }) };
+  return (strict ? strictProblem(hostPort) : undefined) ?? { kind: 'parsed', bmc: build({ address, url, hostPort, match }) };
+}
+
+/**
+ * Parses spec.bmc.address. An empty address means "no BMC" (kind "none"). Checks run in
+ * upstream's order (URL, host name, scheme), then Ironhook's stricter ones (host present, IPv6
+ * bracketed, port ≤ 65535), so every address upstream rejects gets upstream's message.
+ */
+export function parseBMCAddress(address: string, registry: BMCSchemeRegistry = defaultSchemeRegistry): BMCAddressParse {
+  return parse(address, registry, true);
+}
+
+/** parseBMCAddress without Ironhook's stricter rules: what upstream makes of the address. */
+export function parseBMCAddressAsUpstream(address: string, registry: BMCSchemeRegistry = defaultSchemeRegistry): BMCAddressParse {
+  return parse(address, registry, false);
 }

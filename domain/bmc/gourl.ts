@@ -3,9 +3,14 @@
 // Upstream parses BMC addresses with Go's net/url and then applies fallbacks that depend on
 // exactly when that parser fails or reports an opaque URL. Node's WHATWG URL behaves
 // differently (special schemes, host normalisation, no "opaque" notion, no error for a colon in
-// the first path segment), so it cannot stand in for it. This module reproduces the Go rules:
-// scheme detection, opaque detection, authority and host checks, percent-decoding, and the
-// lenient host/port split behind URL.Hostname() and URL.Port(). Messages follow Go's wording.
+// the first path segment), so it cannot stand in for it. This module reproduces the Go rules
+// (as of Go 1.25, which BMO v0.13 is built with): scheme detection, opaque detection, authority
+// and host checks (bracketed hosts must be IPv6 literals, RFC 6874 zones), percent-decoding,
+// and the lenient host/port split behind URL.Hostname() and URL.Port(). Messages follow Go's.
+// Everything here works on byte strings (gostring.ts), as Go does.
+
+import { goQuote } from './gostring.js';
+import { goParseAddr } from './netip.js';
 
 export interface GoURL {
   /** Lower-cased scheme ("" when none). */
@@ -22,20 +27,14 @@ export interface GoURL {
 
 export type GoParseResult = { readonly ok: true; readonly url: GoURL } | { readonly ok: false; readonly error: string };
 
-type Mode = 'host' | 'path' | 'userinfo' | 'query' | 'fragment';
+type Mode = 'host' | 'zone' | 'path' | 'userinfo' | 'query' | 'fragment';
 type Decoded = { readonly ok: true; readonly value: string } | { readonly ok: false; readonly error: string };
 
 const HEX = /^[0-9A-Fa-f]$/;
-// Characters Go lets through unescaped in a host besides letters, digits and "-_.~".
+// Characters Go lets through unescaped in a host or zone besides letters, digits and "-_.~".
 const HOST_PUNCTUATION = new Set('!$&\'()*+,;=:[]<>"');
 const USERINFO = /^[A-Za-z0-9\-._:~!$&'()*+,;=%@]*$/;
 const ALPHANUMERIC = /^[A-Za-z0-9]$/;
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-function quote(text: string): string {
-  return JSON.stringify(text);
-}
 
 /** Any byte below 0x20 or DEL, which Go rejects anywhere in a URL. */
 function hasControlCharacter(text: string): boolean {
@@ -48,59 +47,67 @@ function hasControlCharacter(text: string): boolean {
   return false;
 }
 
+/** An ASCII character a host (or zone) may contain unescaped. */
 function allowedInHost(char: string): boolean {
-  return char.charCodeAt(0) >= 0x80 || ALPHANUMERIC.test(char) || '-_.~'.includes(char) || HOST_PUNCTUATION.has(char);
+  return ALPHANUMERIC.test(char) || '-_.~'.includes(char) || HOST_PUNCTUATION.has(char);
+}
+
+function escapeError(escape: string): string {
+  return `invalid URL escape ${goQuote(escape)}`;
+}
+
+/** Whether Go's unescape admits the (well-formed) escape `escape` in `mode`. */
+function escapeAllowed(escape: string, mode: Mode): boolean {
+  if (escape === '%25') {
+    return true;
+  }
+  const byte = Number.parseInt(escape.slice(1), 16);
+  // In a host, escapes may only encode non-ASCII bytes (and "%25", for RFC 6874 zones).
+  if (mode === 'host') {
+    return byte >= 0x80;
+  }
+  // In a zone, only what could be written unescaped, or a space.
+  if (mode === 'zone') {
+    return byte === 0x20 || (byte < 0x80 && allowedInHost(String.fromCharCode(byte)));
+  }
+  return true;
 }
 
 /** Checks one "%XY" escape at `index`; returns an error message or undefined. */
 function escapeProblem(text: string, index: number, mode: Mode): string | undefined {
   const escape = text.slice(index, index + 3);
-  if (index + 2 >= text.length || !HEX.test(text.charAt(index + 1)) || !HEX.test(text.charAt(index + 2))) {
-    return `invalid URL escape ${quote(escape)}`;
-  }
-  // In a host, escapes may only encode non-ASCII bytes, except "%25" (RFC 6874 zones).
-  if (mode === 'host' && Number.parseInt(text.charAt(index + 1), 16) < 8 && escape !== '%25') {
-    return `invalid URL escape ${quote(escape)}`;
-  }
-  return undefined;
+  const wellFormed = index + 2 < text.length && HEX.test(text.charAt(index + 1)) && HEX.test(text.charAt(index + 2));
+  return wellFormed && escapeAllowed(escape, mode) ? undefined : escapeError(escape);
 }
 
-function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  const total = parts.reduce((sum, part) => sum + part.length, 0);
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
-/** Go's unescape: validates escapes (and host characters) and decodes them as UTF-8. */
-export function goUnescape(text: string, mode: Mode): Decoded {
-  const parts: Uint8Array[] = [];
-  let literalStart = 0;
-  const flushLiteral = (end: number): void => {
-    const literal = text.slice(literalStart, end);
-    parts.push(encoder.encode(mode === 'query' ? literal.replaceAll('+', ' ') : literal));
-  };
+/** The first problem Go's unescape finds in `text`, or undefined. */
+function unescapeProblem(text: string, mode: Mode): string | undefined {
   for (let i = 0; i < text.length; i++) {
     const char = text.charAt(i);
     if (char === '%') {
       const problem = escapeProblem(text, i, mode);
       if (problem !== undefined) {
-        return { ok: false, error: problem };
+        return problem;
       }
-      flushLiteral(i);
-      parts.push(Uint8Array.of(Number.parseInt(text.slice(i + 1, i + 3), 16)));
       i += 2;
-      literalStart = i + 1;
-    } else if (mode === 'host' && !allowedInHost(char)) {
-      return { ok: false, error: `invalid character ${quote(char)} in host name` };
+    } else if ((mode === 'host' || mode === 'zone') && char.charCodeAt(0) < 0x80 && !allowedInHost(char)) {
+      return `invalid character ${goQuote(char)} in host name`;
     }
   }
-  flushLiteral(text.length);
-  return { ok: true, value: decoder.decode(concatBytes(parts)) };
+  return undefined;
+}
+
+/** Go's unescape: validates escapes (and host characters) and decodes them to bytes. */
+export function goUnescape(text: string, mode: Mode): Decoded {
+  const problem = unescapeProblem(text, mode);
+  if (problem !== undefined) {
+    return { ok: false, error: problem };
+  }
+  const plus = mode === 'query' ? ' ' : '+';
+  const value = text.replace(/%([0-9A-Fa-f]{2})|\+/g, (_match, code: string | undefined) =>
+    code === undefined ? plus : String.fromCharCode(Number.parseInt(code, 16)),
+  );
+  return { ok: true, value };
 }
 
 /** Go's getScheme: a leading run of scheme characters followed by ":". */
@@ -129,19 +136,56 @@ function isValidOptionalPort(port: string): boolean {
   return port === '' || /^:[0-9]*$/.test(port);
 }
 
-function parseHost(host: string): Decoded {
-  let portPart = '';
-  if (host.startsWith('[')) {
-    const close = host.lastIndexOf(']');
-    if (close < 0) {
-      return { ok: false, error: "missing ']' in host" };
-    }
-    portPart = host.slice(close + 1);
-  } else if (host.includes(':')) {
-    portPart = host.slice(host.lastIndexOf(':'));
+function invalidPort(port: string): Decoded {
+  return { ok: false, error: `invalid port ${goQuote(port)} after host` };
+}
+
+/** A bracketed name: RFC 6874 splits off a zone at "%25", which has its own escaping rules. */
+function unescapeBracketed(name: string): Decoded {
+  const zoneAt = name.indexOf('%25');
+  if (zoneAt < 0) {
+    return goUnescape(name, 'host');
   }
-  if (!isValidOptionalPort(portPart)) {
-    return { ok: false, error: `invalid port ${quote(portPart)} after host` };
+  const address = goUnescape(name.slice(0, zoneAt), 'host');
+  const zone = goUnescape(name.slice(zoneAt), 'zone');
+  if (!address.ok) return address;
+  return zone.ok ? { ok: true, value: address.value + zone.value } : zone;
+}
+
+/** "[IPv6]" with an optional ":port"; only IPv6 literals may be bracketed. */
+function parseBracketedHost(host: string): Decoded {
+  const close = host.lastIndexOf(']');
+  if (close < 0) {
+    return { ok: false, error: "missing ']' in host" };
+  }
+  const colonPort = host.slice(close + 1);
+  if (!isValidOptionalPort(colonPort)) {
+    return invalidPort(colonPort);
+  }
+  const name = unescapeBracketed(host.slice(1, close));
+  if (!name.ok) {
+    return name;
+  }
+  const address = goParseAddr(name.value);
+  if (!address.ok) {
+    return { ok: false, error: `invalid host: ${address.error}` };
+  }
+  return address.is4 ? { ok: false, error: 'invalid IP-literal' } : { ok: true, value: `[${name.value}]${colonPort}` };
+}
+
+// For http and https URLs Go 1.26 also rejects a second colon in an unbracketed host; BMO v0.13
+// is built with Go 1.25, which does not (and no BMC scheme is http or https).
+function parseHost(host: string): Decoded {
+  const open = host.lastIndexOf('[');
+  if (open > 0) {
+    return { ok: false, error: 'invalid IP-literal' };
+  }
+  if (open === 0) {
+    return parseBracketedHost(host);
+  }
+  const colon = host.lastIndexOf(':');
+  if (colon >= 0 && !isValidOptionalPort(host.slice(colon))) {
+    return invalidPort(host.slice(colon));
   }
   return goUnescape(host, 'host');
 }
@@ -156,8 +200,13 @@ function parseAuthority(authority: string): Decoded {
   if (!USERINFO.test(userinfo)) {
     return { ok: false, error: 'net/url: invalid userinfo' };
   }
-  const decoded = goUnescape(userinfo, 'userinfo');
-  return decoded.ok ? host : decoded;
+  // The user name and the password are unescaped separately.
+  const colon = userinfo.indexOf(':');
+  for (const part of colon < 0 ? [userinfo] : [userinfo.slice(0, colon), userinfo.slice(colon + 1)]) {
+    const decoded = goUnescape(part, 'userinfo');
+    if (!decoded.ok) return decoded;
+  }
+  return host;
 }
 
 function splitQuery(rest: string): { beforeQuery: string; rawQuery: string } {
@@ -199,6 +248,9 @@ function parseWithoutFragment(raw: string): GoParseResult {
   if (hasControlCharacter(raw)) {
     return { ok: false, error: 'net/url: invalid control character in URL' };
   }
+  if (raw === '*') {
+    return { ok: true, url: { scheme: '', opaque: '', host: '', path: '*', rawQuery: '' } };
+  }
   const split = splitScheme(raw);
   if ('error' in split) {
     return { ok: false, error: split.error };
@@ -217,18 +269,18 @@ function parseWithoutFragment(raw: string): GoParseResult {
   return parseHierarchy({ scheme, rest, rawQuery });
 }
 
-/** Go's url.Parse; errors read `parse "<url>": <reason>` like Go's *url.Error. */
+/** Go's url.Parse over a byte string; errors read `parse "<url>": <reason>` like Go's *url.Error. */
 export function goParseURL(raw: string): GoParseResult {
   const hash = raw.indexOf('#');
   const withoutFragment = hash < 0 ? raw : raw.slice(0, hash);
   const parsed = parseWithoutFragment(withoutFragment);
   if (!parsed.ok) {
-    return { ok: false, error: `parse ${quote(withoutFragment)}: ${parsed.error}` };
+    return { ok: false, error: `parse ${goQuote(withoutFragment)}: ${parsed.error}` };
   }
   if (hash >= 0) {
     const fragment = goUnescape(raw.slice(hash + 1), 'fragment');
     if (!fragment.ok) {
-      return { ok: false, error: `parse ${quote(raw)}: ${fragment.error}` };
+      return { ok: false, error: `parse ${goQuote(raw)}: ${fragment.error}` };
     }
   }
   return parsed;

@@ -1,6 +1,6 @@
 // BMC addresses, the scheme registry and BMC-dependent validation: pure, shared by the hooks
 // and the driver pool.
-export { parseBMCAddress, privilegeLevelFromQuery } from './address.js';
+export { parseBMCAddress, parseBMCAddressAsUpstream, privilegeLevelFromQuery } from './address.js';
 export type { BMCAddressError, BMCAddressErrorReason, ParsedBMCAddress } from './address.js';
 export { isDNSName, isIPv4Literal, isIPv6Literal } from './ip.js';
 export { normalizeMAC, parseMAC } from './mac.js';
