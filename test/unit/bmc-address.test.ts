@@ -314,6 +314,12 @@ describe('parseBMCAddress: IPMI specifics', () => {
   it('privilegeLevelFromQuery ignores empty pairs', () => {
     expect(privilegeLevelFromQuery('&&privilegelevel=CALLBACK&')).toBe('CALLBACK');
   });
+
+  // Go's url.ParseQuery refuses more than 10000 parameters, and upstream then uses the default.
+  it('more than 10000 query parameters mean the default level', () => {
+    expect(privilegeLevelFromQuery(`privilegelevel=USER${'&'.repeat(9999)}`)).toBe('USER');
+    expect(privilegeLevelFromQuery(`privilegelevel=USER${'&'.repeat(10000)}`)).toBe('ADMINISTRATOR');
+  });
 });
 
 describe('parseBMCAddress: Redfish protocol and system id', () => {
