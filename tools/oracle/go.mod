@@ -12,6 +12,7 @@ require (
 	k8s.io/api v0.35.6
 	k8s.io/apiextensions-apiserver v0.35.6
 	k8s.io/apimachinery v0.35.6
+	k8s.io/client-go v0.35.6
 	sigs.k8s.io/cluster-api v1.13.4
 	sigs.k8s.io/controller-runtime v0.23.3
 	sigs.k8s.io/yaml v1.6.0
@@ -65,7 +66,6 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.13.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/client-go v0.35.6 // indirect
 	k8s.io/cluster-bootstrap v0.35.4 // indirect
 	k8s.io/component-base v0.35.6 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
@@ -82,7 +82,7 @@ require (
 	github.com/metal3-io/cluster-api-provider-metal3 v1.13.2
 	github.com/metal3-io/cluster-api-provider-metal3/api v1.13.2
 	github.com/metal3-io/ip-address-manager v1.13.2
-	github.com/metal3-io/ip-address-manager/api v1.13.2 // indirect
+	github.com/metal3-io/ip-address-manager/api v1.13.2
 	go.yaml.in/yaml/v2 v2.4.3 // indirect
 )
 
