@@ -87,6 +87,27 @@ export function parseAddress(text: string): Address | undefined {
   return text.includes(':') ? parseV6(text) : parseV4(text);
 }
 
+/** IPv6 text whose last 32 bits are written as dotted IPv4 (`::ffff:10.0.0.5`), as Go allows. */
+function parseV6WithV4Tail(text: string): Address | undefined {
+  const colon = text.lastIndexOf(':');
+  const tail = parseV4(text.slice(colon + 1));
+  if (tail === undefined) return undefined;
+  const hex = `${(tail.value >> 16n).toString(16)}:${(tail.value & 0xffffn).toString(16)}`;
+  return parseV6(`${text.slice(0, colon + 1)}${hex}`);
+}
+
+/**
+ * Parses an address as Go's net.ParseIP does, for text no schema checks (the `ipAddress`
+ * annotation): also IPv6 ending in dotted IPv4, and an IPv4-mapped IPv6 address (`::ffff:a00:5`,
+ * `::ffff:10.0.0.5`) is that IPv4 address, as upstream's comparison (net.IP.Equal) treats it.
+ */
+export function parseGoAddress(text: string): Address | undefined {
+  if (!text.includes(':')) return parseV4(text);
+  const address = text.includes('.') ? parseV6WithV4Tail(text) : parseAddress(text);
+  if (address === undefined) return undefined;
+  return address.value >> 32n === 0xffffn ? { family: 4, value: address.value & V4_MAX } : address;
+}
+
 function formatV4(value: bigint): string {
   const n = Number(value);
   return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');

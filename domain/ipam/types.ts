@@ -61,7 +61,8 @@ export const CLAIM_ERROR_LIMIT = 1000;
 /** Claim error texts; the first four are upstream's, the others are Ironhook's. */
 export const ClaimError = {
   Exhausted: 'Exhausted IP Pools',
-  PreAllocationOutOfBounds: 'Pre-allocated IP out of bounds',
+  // Upstream's spelling (ip-address-manager v1.13.2), kept: CAPM3 copies it into Metal3Data errors.
+  PreAllocationOutOfBounds: 'Pre-allocated IP out of bond',
   RequestedNotAvailable: 'Requested IP not available',
   Conflicting: 'PreAllocation and requested ip address are conflicting',
   InvalidRequested: 'Requested IP address is not a valid IP address',

@@ -5,7 +5,7 @@
 // then the pool's own `status.indexes` (what the last sync committed), then the address a claim
 // already reports in its status. An address held by any of them is never handed to another claim
 // and never moved; an address whose object still exists is not reused until the object is gone.
-import { addressFromName, addressKey, ipAddressName, parseAddress, type Address } from '../../domain/ipam/address.js';
+import { addressFromName, addressKey, ipAddressName, parseAddress, parseGoAddress, type Address } from '../../domain/ipam/address.js';
 import { AddressBook, ScatterCursor, SequentialCursor, type Allocation } from '../../domain/ipam/allocator.js';
 import { findRange, type AddressRange } from '../../domain/ipam/ranges.js';
 import { ClaimError, Kind, type AllocationStrategy } from '../../domain/ipam/types.js';
@@ -151,11 +151,12 @@ type Target = { address: Address; preAllocated: boolean } | { error: string } | 
 function targetOf(claim: PoolClaim, preAllocations: ReadonlyMap<string, Address>): Target {
   const pre = preAllocations.get(claim.name);
   if (claim.requested === undefined) return pre && { address: pre, preAllocated: true };
-  const requested = parseAddress(claim.requested);
-  if (requested === undefined) return { error: ClaimError.InvalidRequested };
-  if (pre !== undefined && (pre.family !== requested.family || pre.value !== requested.value)) {
+  const requested = parseGoAddress(claim.requested);
+  // Upstream compares the two first, so an unparsable request next to a pre-allocation conflicts.
+  if (pre !== undefined && (requested === undefined || pre.family !== requested.family || pre.value !== requested.value)) {
     return { error: ClaimError.Conflicting };
   }
+  if (requested === undefined) return { error: ClaimError.InvalidRequested };
   return { address: requested, preAllocated: pre !== undefined };
 }
 

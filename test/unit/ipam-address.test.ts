@@ -11,6 +11,7 @@ import {
   formatAddress,
   ipAddressName,
   parseAddress,
+  parseGoAddress,
   parseSubnet,
   type Address,
 } from '../../domain/ipam/address.js';
@@ -84,6 +85,25 @@ describe('parseAddress / formatAddress', () => {
   it('orders IPv4 before IPv6, then by value', () => {
     const list = ['::1', '10.0.0.2', '10.0.0.1'].map((t) => parseAddress(t) as Address).sort(compareAddresses);
     expect(list.map(formatAddress)).toEqual(['10.0.0.1', '10.0.0.2', '::1']);
+  });
+});
+
+describe("parseGoAddress (what Go's net.ParseIP accepts, for the ipAddress annotation)", () => {
+  it.each([
+    ['10.0.0.5', '10.0.0.5'],
+    ['::ffff:10.0.0.5', '10.0.0.5'],
+    ['::FFFF:a00:5', '10.0.0.5'],
+    ['0:0:0:0:0:ffff:10.0.0.5', '10.0.0.5'],
+    ['::10.0.0.5', '::a00:5'],
+    ['1:2:3:4:5:6:10.0.0.5', '1:2:3:4:5:6:a00:5'],
+    ['2001:DB8:0::5', '2001:db8::5'],
+  ])('%s is %s', (text, expected) => {
+    const address = parseGoAddress(text);
+    expect(address === undefined ? undefined : formatAddress(address)).toBe(expected);
+  });
+
+  it.each(['', '10.0.0.05', '::ffff:10.0.0.256', '1:2:3:4:5:6:7:10.0.0.5', '10.0.0.5:1', 'fe80::1%eth0', '::1.2.3'])('rejects %j', (text) => {
+    expect(parseGoAddress(text)).toBeUndefined();
   });
 });
 

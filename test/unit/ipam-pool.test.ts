@@ -72,6 +72,18 @@ describe('allocation', () => {
       errors: { a: 'PreAllocation and requested ip address are conflicting' },
     },
     {
+      name: 'unparsable requested address next to a pre-allocation: a conflict, as upstream compares the two first',
+      spec: { ...SMALL, preAllocations: { a: '10.0.0.1' } },
+      claims: [claim('a', { requested: 'ten' })],
+      want: {},
+      errors: { a: 'PreAllocation and requested ip address are conflicting' },
+    },
+    {
+      name: 'requested address written as IPv4-mapped IPv6 is that IPv4 address (Go parses it so)',
+      claims: [claim('a', { requested: '::ffff:10.0.0.2' }), claim('b', { requested: '::ffff:a00:3' })],
+      want: { a: '10.0.0.2', b: '10.0.0.3' },
+    },
+    {
       name: 'requested address outside the pool',
       claims: [claim('a', { requested: '10.9.9.9' })],
       want: {},
@@ -95,7 +107,7 @@ describe('allocation', () => {
       spec: { ...SMALL, preAllocations: { a: '10.1.0.1' } },
       claims: [claim('a')],
       want: {},
-      errors: { a: 'Pre-allocated IP out of bounds' },
+      errors: { a: 'Pre-allocated IP out of bond' },
     },
     {
       name: 'exhaustion, in allocation order',
