@@ -68,4 +68,5 @@ export const ClaimError = {
   InvalidRequested: 'Requested IP address is not a valid IP address',
   PreAllocationInUse: 'Pre-allocated IP is in use by another claim',
   DuplicateClaimName: 'An IPClaim with the same name already uses this pool',
+  DuplicateCapiClaimName: 'An IPAddressClaim with the same name already uses this pool',
 } as const;

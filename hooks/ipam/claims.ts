@@ -127,3 +127,34 @@ export function capiClaims(objects: readonly KObject[], poolName: string, cluste
   }
   return claims;
 }
+
+/** One claim per name: the claims a pool serves, and the ones refused because the other kind holds the name. */
+export interface NamedClaims {
+  readonly claims: PoolClaim[];
+  readonly refused: PoolClaim[];
+}
+
+/**
+ * Which of an IPClaim and an IPAddressClaim with one name keeps it (upstream keys the pool's
+ * allocations by name alone): the one whose IPAddress exists, else the older, else the IPClaim.
+ * So an address already handed out never moves to the other claim.
+ */
+function keeperOf(metal3: PoolClaim, capi: PoolClaim, holders: ReadonlySet<string>): PoolClaim {
+  const metal3Holds = holders.has(keyOf(metal3));
+  if (metal3Holds !== holders.has(keyOf(capi))) return metal3Holds ? metal3 : capi;
+  return compareText(metal3.created, capi.created) <= 0 ? metal3 : capi;
+}
+
+/** Both kinds of claims, with every name served once; `holders` are the claim keys whose IPAddress exists. */
+export function oneClaimPerName(metal3: readonly PoolClaim[], capi: readonly PoolClaim[], holders: ReadonlySet<string>): NamedClaims {
+  const byName = new Map(metal3.map((claim) => [claim.name, claim]));
+  const refused = new Set<string>();
+  for (const claim of capi) {
+    const twin = byName.get(claim.name);
+    if (twin === undefined) continue;
+    const keeper = keeperOf(twin, claim, holders);
+    refused.add(keyOf(keeper === twin ? claim : twin));
+  }
+  const all = [...metal3, ...capi];
+  return { claims: all.filter((claim) => !refused.has(keyOf(claim))), refused: all.filter((claim) => refused.has(keyOf(claim))) };
+}

@@ -51,8 +51,9 @@ function readiness(claim: KObject, pool: KObject | undefined, address: KObject |
   const status = rec(pool.status);
   const name = claim.metadata.name ?? '';
   const ironhook = rec(status.ironhook);
-  const error =
-    stringMap(status.indexes)[name] === undefined ? (stringMap(ironhook.addressClaimErrors)[name] ?? stringField(ironhook.unlistedClaimMessage)) : undefined;
+  // Listed errors first: an IPClaim of the same name may hold the name in status.indexes.
+  const listed = stringMap(ironhook.addressClaimErrors)[name];
+  const error = listed ?? (stringMap(status.indexes)[name] === undefined ? stringField(ironhook.unlistedClaimMessage) : undefined);
   if (error === undefined) return { status: 'False', reason: 'WaitingForAllocation', message: 'waiting for the IPPool to allocate an address' };
   return { status: 'False', reason: error === ClaimError.Exhausted ? 'PoolExhausted' : 'AllocationFailed', message: error };
 }

@@ -73,13 +73,17 @@ function chosenAddress(v: ClaimView): KObject | undefined {
   return live.map((obj) => ({ obj, rank: rank(obj) })).sort((a, b) => compareCandidates(a.rank, b.rank))[0]?.obj;
 }
 
-/** The pool's error for this claim: listed by name, else the message for unlisted waiting claims. */
+/**
+ * The pool's error for this claim: listed by name (first: an IPAddressClaim of the same name may
+ * hold the name in status.indexes), else the message for unlisted waiting claims.
+ */
 function poolError(v: ClaimView): string | undefined {
   const status = rec(v.pool?.status);
   const name = v.claim.metadata.name ?? '';
-  if (stringMap(status.indexes)[name] !== undefined) return undefined;
   const ironhook = rec(status.ironhook);
-  return stringMap(ironhook.claimErrors)[name] ?? stringField(ironhook.unlistedClaimMessage);
+  const listed = stringMap(ironhook.claimErrors)[name];
+  if (listed !== undefined || stringMap(status.indexes)[name] !== undefined) return listed;
+  return stringField(ironhook.unlistedClaimMessage);
 }
 
 function claimStatus(v: ClaimView): IPClaimStatus {

@@ -6,7 +6,7 @@ import { CAPI_GROUP, CAPI_IPAM_GROUP, ClaimError, IPAM_API_VERSION, IPAM_GROUP, 
 import type { Condition, KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { HookInputError } from '../types.js';
-import { capiClaims, metal3Claims, clusterIndex, type PoolClaim } from './claims.js';
+import { capiClaims, claimKey, clusterIndex, metal3Claims, oneClaimPerName, type PoolClaim } from './claims.js';
 import { poolChildren } from './children.js';
 import { observedChildren, type ObservedChildren } from './observed.js';
 import { planPool, type ClaimFailure, type Plan } from './plan.js';
@@ -56,19 +56,23 @@ export function ippoolCustomize(request: unknown): CustomizeResponse {
   return { relatedResources: rules };
 }
 
-/** Claims of this pool; a CAPI claim sharing an IPClaim's name is refused (names key the status). */
-function poolClaims(req: CompositeRequest, pool: IPPool, capi: CapiVersions | undefined): { claims: PoolClaim[]; duplicates: ClaimFailure[] } {
-  const namespace = pool.metadata.namespace ?? '';
+/**
+ * Claims of this pool. An IPClaim and an IPAddressClaim sharing a name cannot both be served (names
+ * key the status, as upstream's): the one that holds an address, else the older, keeps it.
+ */
+function poolClaims(req: CompositeRequest, inputs: PoolInputs, observed: ObservedChildren): { claims: PoolClaim[]; duplicates: ClaimFailure[] } {
+  const { pool, namespace, capi } = inputs;
   const name = pool.metadata.name ?? '';
   const metal3 = metal3Claims(objectsOf(req.related, Kind.IPClaim, IPAM_GROUP, namespace), name);
   if (capi === undefined) return { claims: metal3, duplicates: [] };
   const clusters = clusterIndex(objectsOf(req.related, Kind.Cluster, CAPI_GROUP, namespace));
   const capiAll = capiClaims(objectsOf(req.related, Kind.IPAddressClaim, CAPI_IPAM_GROUP, namespace), name, clusters);
-  const taken = new Set(metal3.map((claim) => claim.name));
-  const duplicates = capiAll
-    .filter((claim) => taken.has(claim.name) && !claim.deleting)
-    .map((claim) => ({ claim, message: ClaimError.DuplicateClaimName, generic: false }));
-  return { claims: [...metal3, ...capiAll.filter((claim) => !taken.has(claim.name))], duplicates };
+  const holders = new Set(observed.addresses.map((address) => claimKey(address.kind, address.claimName)));
+  const { claims, refused } = oneClaimPerName(metal3, capiAll, holders);
+  const duplicates = refused
+    .filter((claim) => !claim.deleting)
+    .map((claim) => ({ claim, message: claim.kind === Kind.IPClaim ? ClaimError.DuplicateCapiClaimName : ClaimError.DuplicateClaimName, generic: false }));
+  return { claims, duplicates };
 }
 
 /** lastUpdated: the newest event that drives allocation (pool created, claims created or deleted). */
@@ -130,8 +134,8 @@ function runPlan(req: CompositeRequest, inputs: PoolInputs): CompositeSyncRespon
   const { pool, namespace, capi } = inputs;
   const config = poolConfig(pool.spec);
   const decision = decide(pool, req, config.problems, config.ranges);
-  const { claims, duplicates } = poolClaims(req, pool, capi);
   const observed = observedChildren(req.children, namespace);
+  const { claims, duplicates } = poolClaims(req, inputs, observed);
   const status = pool.status ?? {};
   const plan = planPool({
     poolUid: pool.metadata.uid ?? '',

@@ -364,6 +364,19 @@ describe('Cluster API IPAddressClaims', () => {
     expect(ironhook(response).addressClaimErrors).toEqual({ a: 'An IPClaim with the same name already uses this pool' });
   });
 
+  it('keep the address they hold against an IPClaim with the same name (even an older one); the IPClaim is refused', () => {
+    const held = ipAddressChild(p, 'a', {
+      address: '10.0.0.1',
+      claimRef: { name: 'a' },
+      poolRef: { apiGroup: 'ipam.metal3.io', kind: 'IPPool', name: 'pool1' },
+    });
+    const capiHeld = { ...held, apiVersion: 'ipam.cluster.x-k8s.io/v1beta2' };
+    const response = run({ pool: p, capi: 'v1beta2', claims: [claim('a', { created: at(-5) })], capiClaims: [capiClaim('a')], children: [capiHeld] });
+    expect(addresses(response)).toEqual({ a: '10.0.0.1' });
+    expect(response.children.map((child) => child.apiVersion)).toEqual(['ipam.cluster.x-k8s.io/v1beta2']);
+    expect(ironhook(response).claimErrors).toEqual({ a: 'An IPAddressClaim with the same name already uses this pool' });
+  });
+
   it('are ignored when the controller does not serve Cluster API', () => {
     const request = poolRequest({ pool: p, capi: 'v1beta2', capiClaims: [capiClaim('m1')] });
     expect(ippoolSync({ ...request, controller: poolController() }).children).toEqual([]);
