@@ -7,7 +7,7 @@ package main
 // an error message is skipped from then on, so each retry makes progress), at most a bounded
 // number of passes (a transient error such as AlreadyExists repeats for ever upstream). Then the
 // step's snapshot records every claim's outcome and the pool's status.indexes, and every claim
-// that carries an error is deleted (what a user does: upstream never retries a failed claim).
+// left without an address is deleted (what a user does: upstream never retries a failed claim).
 
 import (
 	"context"
@@ -50,6 +50,8 @@ type ipamStep struct {
 	Release string           `json:"release,omitempty"`
 	// DeletePool starts deleting the pool (it keeps upstream's finalizer while addresses are in use).
 	DeletePool bool `json:"deletePool,omitempty"`
+	// UpdatePool replaces the pool's spec (namePrefix unchanged); the status stays.
+	UpdatePool *ipamv1.IPPoolSpec `json:"updatePool,omitempty"`
 }
 
 type ipamCase struct {
@@ -64,6 +66,9 @@ type ipamCase struct {
 // error message (IPClaim status.errorMessage, or the IPAddressClaim Ready condition's message), or
 // nothing yet (pending, with the last error UpdateAddresses returned).
 type ipamOutcome struct {
+	// Name is the IPAddress a metal3 claim's status names (Cluster API claims: not reported, the
+	// CAPI IPAddress is named after the claim in Ironhook, a documented deviation).
+	Name       string   `json:"name,omitempty"`
 	Address    string   `json:"address,omitempty"`
 	Prefix     *int     `json:"prefix,omitempty"`
 	Gateway    *string  `json:"gateway,omitempty"`
@@ -219,7 +224,7 @@ func (r *ipamRun) metal3Outcome(claim *ipamv1.IPClaim) (ipamOutcome, error) {
 			return ipamOutcome{Pending: "address " + claim.Status.Address.Name + " is not a metal3 IPAddress"}, nil
 		}
 		prefix := address.Spec.Prefix
-		out := ipamOutcome{Address: string(address.Spec.Address), Prefix: &prefix}
+		out := ipamOutcome{Name: address.Name, Address: string(address.Spec.Address), Prefix: &prefix}
 		if address.Spec.Gateway != nil {
 			gateway := string(*address.Spec.Gateway)
 			out.Gateway = &gateway
@@ -274,7 +279,7 @@ func (r *ipamRun) snapshot() (ipamSnapshot, []ipamClaimInput, error) {
 			return snap, nil, err
 		}
 		snap.Claims["IPClaim/"+metal3.Items[i].Name] = out
-		if out.Error != "" && metal3.Items[i].DeletionTimestamp.IsZero() {
+		if out.Address == "" && metal3.Items[i].DeletionTimestamp.IsZero() {
 			failed = append(failed, ipamClaimInput{Name: metal3.Items[i].Name})
 		}
 	}
@@ -288,7 +293,7 @@ func (r *ipamRun) snapshot() (ipamSnapshot, []ipamClaimInput, error) {
 			return snap, nil, err
 		}
 		snap.Claims["IPAddressClaim/"+capi.Items[i].Name] = out
-		if out.Error != "" && capi.Items[i].DeletionTimestamp.IsZero() {
+		if out.Address == "" && capi.Items[i].DeletionTimestamp.IsZero() {
 			failed = append(failed, ipamClaimInput{Name: capi.Items[i].Name, Kind: "IPAddressClaim"})
 		}
 	}
@@ -311,6 +316,9 @@ func (r *ipamRun) apply(step ipamStep) error {
 	}
 	if step.Release != "" {
 		return r.release(step.Release, step.Kind)
+	}
+	if step.UpdatePool != nil {
+		r.pool.Spec = *step.UpdatePool
 	}
 	if step.DeletePool && r.pool.DeletionTimestamp.IsZero() {
 		r.clock++
