@@ -121,3 +121,24 @@ export function verdictOf(answer: OracleAnswer): Verdict {
   if ('err' in answer) return { accepted: false, error: answer.err };
   throw new Error(`the oracle panicked: ${answer.panic}`);
 }
+
+/** A sweep whose Ironhook side is asynchronous (a request through the hook server, say). */
+export interface AsyncSweep<Case> extends Omit<Sweep<Case>, 'ours'> {
+  readonly ours: (c: Case) => Promise<Verdict>;
+}
+
+/**
+ * runSweep for an asynchronous Ironhook side: Ironhook's verdicts are worked out first, one case
+ * at a time, then runSweep compares them (it samples the same cases again from the same seed).
+ */
+export async function runAsyncSweep<Case>(sweep: AsyncSweep<Case>, settings: SweepSettings = sweepSettings(sweep.defaultCases)): Promise<SweepReport<Case>> {
+  const inputs = fc.sample(sweep.arbitrary, { seed: settings.seed, numRuns: settings.cases });
+  const verdicts = new Map<string, Verdict>();
+  for (const input of inputs) verdicts.set(JSON.stringify(input), await sweep.ours(input));
+  const ours = (c: Case): Verdict => {
+    const verdict = verdicts.get(JSON.stringify(c));
+    if (verdict === undefined) throw new Error('runAsyncSweep: a case was sampled differently the second time');
+    return verdict;
+  };
+  return runSweep({ ...sweep, ours }, settings);
+}
