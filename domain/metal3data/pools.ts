@@ -1,6 +1,7 @@
 // The IP pools a template needs: every pool any metaData list, static network,
-// route gateway or DNS source names, one entry per pool name. A name used with two different
-// kinds is an error. Pools named by an annotation are resolved from the rendering's objects.
+// route gateway or DNS source names, one entry per pool name, as upstream's getReferencedPools
+// collects them. A name used with two different kinds is an error. Pools named by an annotation
+// are resolved from the rendering's objects.
 import { IPAM_GROUP, Kind as IpamKind } from '../ipam/types.js';
 import { RenderError } from './context.js';
 import type {
@@ -26,11 +27,12 @@ export type AnnotationLookup = (object: SourceObject, annotation: string) => str
 
 export type PoolsResult = { pools: PoolUse[] } | { waitingFor: string };
 
-const METAL3_POOL = { apiGroup: IPAM_GROUP, kind: IpamKind.IPPool };
-
-/** Empty group and kind, or ipam.metal3.io/IPPool, mean a Metal3 IPPool; anything else is Cluster API's. */
+/**
+ * A Metal3 IPPool is ipam.metal3.io/IPPool, where an empty group and an empty kind each default
+ * to those (upstream's addRef); anything else is Cluster API's.
+ */
 export function isMetal3Pool(pool: Pick<PoolUse, 'apiGroup' | 'kind'>): boolean {
-  return (pool.apiGroup === '' && pool.kind === '') || (pool.apiGroup === IPAM_GROUP && pool.kind === IpamKind.IPPool);
+  return (pool.apiGroup === '' || pool.apiGroup === IPAM_GROUP) && (pool.kind === '' || pool.kind === IpamKind.IPPool);
 }
 
 class Waiting extends Error {}
@@ -42,7 +44,7 @@ class Collector {
 
   add(name: string | undefined, apiGroup = '', kind = ''): void {
     if (name === undefined || name === '') return;
-    const use = isMetal3Pool({ apiGroup, kind }) ? { name, ...METAL3_POOL } : { name, apiGroup, kind };
+    const use = { name, apiGroup: apiGroup === '' ? IPAM_GROUP : apiGroup, kind: kind === '' ? IpamKind.IPPool : kind };
     const seen = this.byName.get(name);
     if (seen !== undefined && (seen.apiGroup !== use.apiGroup || seen.kind !== use.kind)) {
       throw new RenderError(`pool ${name} is referenced both as ${seen.kind}.${seen.apiGroup} and as ${use.kind}.${use.apiGroup}`);
@@ -82,9 +84,23 @@ function collectServices(c: Collector, services: Services | undefined): void {
   c.add(services?.dnsFromIPPool);
 }
 
-function collectRoutes(c: Collector, routes: Route[] | undefined): void {
+/** fromPoolRef when it names a pool, else the plain pool name (upstream claims it beside an annotation's). */
+function collectRefOrName(c: Collector, ref: PoolReference | undefined, name: string | undefined): void {
+  if (ref?.name !== undefined && ref.name !== '') c.addRef(ref);
+  else c.add(name);
+}
+
+/**
+ * A route's pools, as upstream claims them even when a literal gateway wins the rendering. On a
+ * DHCP or SLAAC network upstream never claims an annotation's pool, so a gateway rendered from it
+ * fails there; Ironhook claims that pool when the gateway is rendered from it (a documented
+ * deviation).
+ */
+function collectRoutes(c: Collector, routes: Route[] | undefined, dynamic: boolean): void {
   for (const route of routes ?? []) {
-    c.addRef(gatewayPool(route.gateway, (s) => c.fromAnnotation(s)));
+    const annotation = route.gateway.fromPoolAnnotation;
+    if (annotation !== undefined && (!dynamic || route.gateway.string === undefined)) c.add(c.fromAnnotation(annotation));
+    collectRefOrName(c, route.gateway.fromPoolRef, route.gateway.fromIPPool);
     collectServices(c, route.services);
   }
 }
@@ -102,10 +118,11 @@ function dynamicNetworks(networks: Networks | undefined): DynamicNetwork[] {
 function collectNetworks(c: Collector, spec: Metal3DataTemplateSpec): void {
   const networks = spec.networkData?.networks;
   for (const net of staticNetworks(networks)) {
-    c.addRef(staticNetworkPool(net, (s) => c.fromAnnotation(s)));
-    collectRoutes(c, net.routes);
+    if (net.fromPoolAnnotation !== undefined) c.add(c.fromAnnotation(net.fromPoolAnnotation));
+    collectRefOrName(c, net.fromPoolRef, net.ipAddressFromIPPool);
+    collectRoutes(c, net.routes, false);
   }
-  for (const net of dynamicNetworks(networks)) collectRoutes(c, net.routes);
+  for (const net of dynamicNetworks(networks)) collectRoutes(c, net.routes, true);
   collectServices(c, spec.networkData?.services);
 }
 

@@ -1,6 +1,9 @@
 // The rendering step of a Metal3Data sync: pools → IPClaims → addresses → metaData and
 // networkData → the missing Secrets. Any step that cannot finish yet keeps every observed child
-// and says what it waits for; a template that cannot be rendered for this host is an error.
+// and says what it waits for; a template that cannot be rendered for this host is an error. As
+// upstream, a pool's allocation error outranks pools that have not answered yet, and the Secrets
+// are rendered in order (metaData, then networkData): one that fails stops the rest, the ones
+// before it are created.
 import { RenderError, type PoolAddress, type RenderContext } from '../../domain/metal3data/context.js';
 import { renderMetaData } from '../../domain/metal3data/metadata.js';
 import { renderNetworkData } from '../../domain/metal3data/networkdata.js';
@@ -26,12 +29,14 @@ type Addresses = { addresses: Map<string, PoolAddress> } | { error: string } | {
 
 function collectAddresses(v: DataView, pools: readonly PoolUse[]): Addresses {
   const addresses = new Map<string, PoolAddress>();
+  let waitingFor: string | undefined;
   for (const pool of pools) {
     const found = addressFor(v, pool.name);
-    if (!('address' in found)) return found;
-    addresses.set(pool.name, found.address);
+    if ('error' in found) return found;
+    if ('waitingFor' in found) waitingFor ??= found.waitingFor;
+    else addresses.set(pool.name, found.address);
   }
-  return { addresses };
+  return waitingFor === undefined ? { addresses } : { waitingFor };
 }
 
 function contextOf(v: DataView, addresses: Map<string, PoolAddress>): RenderContext | string {
@@ -47,12 +52,32 @@ function secretText(v: DataView, secret: NeededSecret, ctx: RenderContext): stri
   return renderNetworkData(v.spec.networkData ?? {}, ctx);
 }
 
-function writeSecrets(v: DataView, needed: readonly NeededSecret[], states: readonly SecretState[], ctx: RenderContext): KObject[] {
-  return needed.flatMap((secret, i) => {
+/** The needed Secrets: observed ones as they are, missing ones rendered, until one fails to render. */
+function writeSecrets(
+  v: DataView,
+  needed: readonly NeededSecret[],
+  states: readonly SecretState[],
+  ctx: RenderContext,
+): { secrets: KObject[]; error?: string } {
+  const secrets: KObject[] = [];
+  for (const [i, secret] of needed.entries()) {
     const state = states[i];
-    if (state?.kind === 'owned') return [echoSecret(state.obj)];
-    return state?.kind === 'missing' ? [newSecret(v, secret, secretText(v, secret, ctx))] : [];
-  });
+    if (state?.kind === 'owned') secrets.push(echoSecret(state.obj));
+    if (state?.kind !== 'missing') continue;
+    try {
+      secrets.push(newSecret(v, secret, secretText(v, secret, ctx)));
+    } catch (error) {
+      if (!(error instanceof RenderError)) throw error;
+      return { secrets, error: error.message };
+    }
+  }
+  return { secrets };
+}
+
+/** Every observed Secret, and the new ones of `written` (those not observed yet). */
+function observedAnd(v: DataView, written: readonly KObject[]): KObject[] {
+  const observed = new Set(v.secrets.map((s) => s.metadata.name));
+  return [...v.secrets.map(echoSecret), ...written.filter((s) => !observed.has(s.metadata.name))];
 }
 
 function renderWith(
@@ -63,13 +88,9 @@ function renderWith(
 ): DesiredData {
   const ctx = contextOf(v, addresses);
   if (typeof ctx === 'string') return { children: [...claims, ...v.secrets.map(echoSecret)], status: statusOf(v, false, ctx) };
-  try {
-    const written = writeSecrets(v, secrets.needed, secrets.states, ctx);
-    return { children: [...claims, ...written], status: statusOf(v, false, 'the rendered Secrets to be created') };
-  } catch (error) {
-    if (error instanceof RenderError) return failed(v, [...claims, ...v.secrets.map(echoSecret)], error.message);
-    throw error;
-  }
+  const written = writeSecrets(v, secrets.needed, secrets.states, ctx);
+  if (written.error !== undefined) return failed(v, [...claims, ...observedAnd(v, written.secrets)], written.error);
+  return { children: [...claims, ...written.secrets], status: statusOf(v, false, 'the rendered Secrets to be created') };
 }
 
 /** Renders the missing Secrets (the caller has checked that at least one is missing). */

@@ -209,6 +209,22 @@ describe('Metal3Data hook', () => {
     });
   });
 
+  it("a pool's allocation error outranks a pool that has not answered yet (as upstream)", () => {
+    const tpl = metaOnly({
+      ipAddressesFromPool: [
+        { key: 'a', name: 'a-pending' },
+        { key: 'b', name: 'b-exhausted' },
+      ],
+    });
+    const ipClaim = (pool: string, status: object): KObject =>
+      obj(['ipam.metal3.io/v1alpha1', 'IPClaim'], `workers-4-${pool}`, { spec: { pool: { name: pool, namespace: NS } }, status });
+    const children = [ipClaim('a-pending', {}), ipClaim('b-exhausted', { errorMessage: 'Exhausted IP Pools' })];
+    expect(metal3dataSync(request(theData, [tpl, claim, m3m, machine, host], children)).status).toEqual({
+      errorMessage: 'IP Allocation for b-exhausted failed : Exhausted IP Pools',
+      ready: false,
+    });
+  });
+
   it('a Cluster API pool is reported as not supported yet', () => {
     const tpl = metaOnly({ ipAddressesFromPool: [{ key: 'ip', name: 'incluster', apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool' }] });
     expect(metal3dataSync(request(theData, [tpl, claim, m3m, machine, host])).status).toEqual({

@@ -427,7 +427,7 @@ describe('the pools a template needs', () => {
     ],
     ['dnsServersFromPool still claims', { metaData: { dnsServersFromPool: [pool('k', 'dns')] } }, ['dns:IPPool.ipam.metal3.io']],
     [
-      'static networks, route gateways and DNS (DHCP routes too); a literal gateway needs no pool',
+      'static networks, route gateways and DNS (DHCP routes too); a pool beside a literal gateway is claimed all the same',
       {
         networkData: {
           networks: {
@@ -437,11 +437,56 @@ describe('the pools a template needs', () => {
           services: { dnsFromIPPool: 'd' },
         },
       },
-      ['a:IPPool.ipam.metal3.io', 'b:IPPool.ipam.metal3.io', 'c:IPPool.ipam.metal3.io', 'd:IPPool.ipam.metal3.io'],
+      ['a:IPPool.ipam.metal3.io', 'b:IPPool.ipam.metal3.io', 'c:IPPool.ipam.metal3.io', 'd:IPPool.ipam.metal3.io', 'unused:IPPool.ipam.metal3.io'],
     ],
     [
       'a pool named by an annotation',
       { networkData: { networks: { ipv6: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'machine', annotation: 'pool' } }] } } },
+      ['from-machine:IPPool.ipam.metal3.io'],
+    ],
+    [
+      "an annotation beside fromPoolRef: both are claimed (the annotation's pool renders), as upstream",
+      {
+        networkData: {
+          networks: {
+            ipv4: [
+              { id: 'n', link: 'l', fromPoolRef: { name: 'r' }, ipAddressFromIPPool: 'unused', fromPoolAnnotation: { object: 'machine', annotation: 'pool' } },
+            ],
+          },
+        },
+      },
+      ['from-machine:IPPool.ipam.metal3.io', 'r:IPPool.ipam.metal3.io'],
+    ],
+    [
+      'an empty apiGroup or an empty kind alone defaults to ipam.metal3.io or IPPool',
+      {
+        networkData: {
+          networks: {
+            ipv4: [
+              { id: 'n', link: 'l', fromPoolRef: { name: 'g', apiGroup: 'ipam.metal3.io' } },
+              { id: 'm', link: 'l', fromPoolRef: { name: 'k', kind: 'IPPool' } },
+            ],
+          },
+        },
+      },
+      ['g:IPPool.ipam.metal3.io', 'k:IPPool.ipam.metal3.io'],
+    ],
+    [
+      "a DHCP route gateway claims an annotation's pool only when it renders from it (upstream never claims it)",
+      {
+        networkData: {
+          networks: {
+            ipv4DHCP: [
+              { id: 'd', link: 'l', routes: [{ network: '0.0.0.0', gateway: { fromPoolAnnotation: { object: 'machine', annotation: 'pool' } } }] },
+              {
+                id: 'e',
+                link: 'l',
+                routes: [{ network: '0.0.0.0', gateway: { string: '10.0.0.1', fromPoolAnnotation: { object: 'machine', annotation: 'empty' } } }],
+              },
+            ],
+          },
+        },
+      },
       ['from-machine:IPPool.ipam.metal3.io'],
     ],
     [
