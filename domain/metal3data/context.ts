@@ -56,12 +56,18 @@ export function poolAddress(ctx: RenderContext, pool: string): PoolAddress {
 }
 
 /**
- * Go's net.IP(net.CIDRMask(prefix, bits)).String(): a dotted quad for IPv4, RFC 5952 text for
- * IPv6, and Go's "<nil>" when the prefix does not fit the family.
+ * The text of a nil mask (a prefix that does not fit the family): Go's String() of an empty
+ * net.IP for IPv6, and for IPv4 of the 12-byte IPv4-in-IPv6 prefix upstream puts before the mask.
+ */
+const NO_MASK = { v4: '?00000000000000000000ffff', v6: '<nil>' };
+
+/**
+ * Upstream's translateMask, Go's net.IP(net.CIDRMask(prefix, bits)).String(): a dotted quad for
+ * IPv4, RFC 5952 text for IPv6, and NO_MASK when the prefix does not fit the family.
  */
 export function netmask(prefix: number, ipv4: boolean): string {
   const bits = ipv4 ? 32 : 128;
-  if (!Number.isInteger(prefix) || prefix < 0 || prefix > bits) return '<nil>';
+  if (!Number.isInteger(prefix) || prefix < 0 || prefix > bits) return ipv4 ? NO_MASK.v4 : NO_MASK.v6;
   const ones = (1n << BigInt(prefix)) - 1n;
   return formatAddress({ family: ipv4 ? 4 : 6, value: ones << BigInt(bits - prefix) });
 }
@@ -71,20 +77,27 @@ interface Nic {
   mac?: unknown;
 }
 
-function nicsOf(host: KObject): Nic[] {
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+function nicsOf(host: KObject): Nic[] | undefined {
   const status = host.status as { hardware?: { nics?: unknown } } | undefined;
   const nics = status?.hardware?.nics;
-  return Array.isArray(nics) ? (nics as Nic[]) : [];
+  return Array.isArray(nics) ? (nics as Nic[]) : undefined;
 }
 
-/** The MAC of the host NIC called `name` in status.hardware.nics. */
+/**
+ * The MAC of the first host NIC called `name` in status.hardware.nics, as inspection recorded it
+ * (possibly empty: metaData then renders "", a link rejects it as no MAC address).
+ */
 export function hostInterfaceMac(host: KObject, name: string): string {
   const nics = nicsOf(host);
-  const nic = nics.find((n) => n.name === name);
-  if (nic !== undefined && typeof nic.mac === 'string' && nic.mac !== '') return nic.mac;
-  const known = nics.map((n) => (typeof n.name === 'string' ? n.name : '')).filter((n) => n !== '');
-  const list = known.length === 0 ? 'it has no inspected NICs' : `its NICs are ${known.join(', ')}`;
-  throw new RenderError(`interface ${name} not found on BareMetalHost ${host.metadata.name ?? ''} (${list})`);
+  const which = `BareMetalHost ${host.metadata.name ?? ''}`;
+  if (nics === undefined) throw new RenderError(`interface ${name}: ${which} has no inspected NICs (status.hardware.nics)`);
+  const nic = nics.find((n) => text(n.name) === name);
+  if (nic !== undefined) return text(nic.mac);
+  const known = nics.map((n) => text(n.name)).filter((n) => n !== '');
+  const list = known.length === 0 ? 'it has no named NICs' : `its NICs are ${known.join(', ')}`;
+  throw new RenderError(`interface ${name} not found on ${which} (${list})`);
 }
 
 /** The host's spec.bootMACAddress. */

@@ -20,8 +20,9 @@ function macFrom(source: MacAddressSource, ctx: RenderContext): string {
 function linkMac(id: string, source: MacAddressSource | undefined, ctx: RenderContext): string | undefined {
   if (source === undefined) return undefined;
   const mac = macFrom(source, ctx);
-  if (!MAC.test(mac)) throw new RenderError(`link ${id}: "${mac}" is not a MAC address`);
-  return mac;
+  if (MAC.test(mac)) return mac;
+  const nic = source.string === undefined && source.fromHostInterface !== undefined ? ` (host NIC ${source.fromHostInterface}'s MAC)` : '';
+  throw new RenderError(`link ${id}: "${mac}"${nic} is not a MAC address`);
 }
 
 function common(link: { id: string; name?: string; mtu?: number }): YamlMap {
@@ -47,7 +48,8 @@ function bond(link: BondLink, ctx: RenderContext): YamlMap {
   const out = withMac(
     {
       ...common(link),
-      bond_links: [...(link.bondLinks ?? [])],
+      // Upstream writes the list as is: null when the template has none.
+      bond_links: link.bondLinks === undefined ? null : [...link.bondLinks],
       bond_mode: link.bondMode,
       bond_xmit_hash_policy: link.bondXmitHashPolicy ?? '',
       type: 'bond',

@@ -5,9 +5,11 @@ import type { MetaData } from './types.js';
 
 type Writer = (meta: MetaData, ctx: RenderContext, out: Map<string, string>) => void;
 
+/** prefix + (offset + index * step) + suffix, computed in int32 as upstream does (it wraps around). */
 function renderIndex(item: NonNullable<MetaData['indexes']>[number], index: number): string {
   const step = item.step === undefined || item.step === 0 ? 1 : item.step;
-  return `${item.prefix ?? ''}${String((item.offset ?? 0) + index * step)}${item.suffix ?? ''}`;
+  const value = ((item.offset ?? 0) + Math.imul(index, step)) | 0;
+  return `${item.prefix ?? ''}${String(value)}${item.suffix ?? ''}`;
 }
 
 function objectName(ctx: RenderContext, which: 'machine' | 'metal3machine' | 'baremetalhost'): string {

@@ -111,7 +111,13 @@ describe('metaData: one row per field', () => {
       'a host without inspection data',
       { fromHostInterfaces: [{ key: 'mac', interface: 'eth0' }] },
       { host: object('BareMetalHost', 'bmh-0') },
-      /it has no inspected NICs/u,
+      /has no inspected NICs/u,
+    ],
+    [
+      'a NIC with no name on a host without inspection data',
+      { fromHostInterfaces: [{ key: 'mac' }] },
+      { host: object('BareMetalHost', 'bmh-0', { status: { hardware: { nics: [] } } }) },
+      /interface {2}not found on BareMetalHost bmh-0 \(it has no named NICs\)/u,
     ],
     [
       'fromBootMAC on a host without bootMACAddress',
@@ -184,12 +190,17 @@ describe('networkData links: one row per field', () => {
     [
       'bond without links or hash policy',
       { links: { bonds: [{ id: 'bond0', bondMode: 'balance-rr' }] } },
+      [{ bond_links: null, bond_mode: 'balance-rr', bond_xmit_hash_policy: '', id: 'bond0', mtu: 1500, type: 'bond' }],
+    ],
+    [
+      'bond with an empty bondLinks list',
+      { links: { bonds: [{ id: 'bond0', bondMode: 'balance-rr', bondLinks: [] }] } },
       [{ bond_links: [], bond_mode: 'balance-rr', bond_xmit_hash_policy: '', id: 'bond0', mtu: 1500, type: 'bond' }],
     ],
     [
       'bond MAC',
       { links: { bonds: [{ id: 'bond0', bondMode: '802.3ad', macAddress: { fromHostInterface: 'eth0' } }] } },
-      [{ bond_links: [], bond_mode: '802.3ad', bond_xmit_hash_policy: '', ethernet_mac_address: '00:11:22:33:44:55', id: 'bond0', mtu: 1500, type: 'bond' }],
+      [{ bond_links: null, bond_mode: '802.3ad', bond_xmit_hash_policy: '', ethernet_mac_address: '00:11:22:33:44:55', id: 'bond0', mtu: 1500, type: 'bond' }],
     ],
     [
       'vlan',
@@ -231,6 +242,14 @@ describe('networkData links: one row per field', () => {
     ],
   ])('error: %s', (_name, data, message) => {
     expect(() => networkDataValue(data, context())).toThrow(message);
+  });
+
+  it('a host NIC inspected without a MAC: metaData renders it as "", a link\'s MAC is not a MAC address (as upstream)', () => {
+    const host = object('BareMetalHost', 'bmh-0', { status: { hardware: { nics: [{ name: 'eth0' }, { name: 'eth0', mac: '00:11:22:33:44:55' }] } } });
+    expect(metaDataMap({ fromHostInterfaces: [{ key: 'mac', interface: 'eth0' }] }, context({ host }))).toEqual({ mac: '', providerid: 'ns1/bmh-0/m3m-0' });
+    expect(() => networkDataValue(ethernet({ macAddress: { fromHostInterface: 'eth0' } }), context({ host }))).toThrow(
+      /link eth0: "" \(host NIC eth0's MAC\) is not a MAC address/u,
+    );
   });
 });
 
@@ -396,7 +415,8 @@ describe('netmask (Go net.CIDRMask → net.IP.String)', () => {
     [0, true, '0.0.0.0'],
     [32, true, '255.255.255.255'],
     [17, true, '255.255.128.0'],
-    [33, true, '<nil>'],
+    [33, true, '?00000000000000000000ffff'],
+    [-1, true, '?00000000000000000000ffff'],
     [64, false, 'ffff:ffff:ffff:ffff::'],
     [0, false, '::'],
     [128, false, 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
