@@ -207,7 +207,7 @@ const TRANSITIONS: Transition[] = [
   { name: 'externallyProvisioned enabled while inspecting', status: hostStatus('inspecting'), patch: { spec: { externallyProvisioned: true } }, reject: `${EXT_RULE}, currently in 'inspecting'` },
   { name: 'externallyProvisioned enabled before any status', patch: { spec: { externallyProvisioned: true } }, reject: `${EXT_RULE}, currently in ''` },
   { name: 'externallyProvisioned enabled while available', status: hostStatus('available'), patch: { spec: { externallyProvisioned: true } }, reject: null },
-  { name: 'externallyProvisioned enabled while ready (legacy available)', status: hostStatus('ready'), patch: { spec: { externallyProvisioned: true } }, reject: null },
+  { name: 'externallyProvisioned enabled while ready (the legacy name of available), as upstream', status: hostStatus('ready'), patch: { spec: { externallyProvisioned: true } }, reject: `${EXT_RULE}, currently in 'ready'` },
   { name: 'other edits of a host created externally provisioned', spec: { externallyProvisioned: true }, status: hostStatus('externally provisioned'), patch: { spec: { online: true, description: 'adopted' } }, reject: null },
   { name: 'externallyProvisioned disabled while provisioned', spec: { externallyProvisioned: true }, status: hostStatus('externally provisioned'), patch: { spec: { externallyProvisioned: false } }, reject: null },
 ];
