@@ -40,7 +40,7 @@ export interface SweepSettings {
  * IRONHOOK_DIFF_CASES scales every area's default case count (a number, e.g. 10000, replaces
  * it); IRONHOOK_DIFF_SEED fixes the seed (default: a new one per run, printed).
  */
-function sweepSettings(defaultCases: number, env: NodeJS.ProcessEnv = process.env): SweepSettings {
+export function sweepSettings(defaultCases: number, env: NodeJS.ProcessEnv = process.env): SweepSettings {
   const cases = env.IRONHOOK_DIFF_CASES === undefined ? defaultCases : Number(env.IRONHOOK_DIFF_CASES);
   const seed = env.IRONHOOK_DIFF_SEED === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(env.IRONHOOK_DIFF_SEED);
   if (!Number.isInteger(cases) || cases < 1) throw new Error(`IRONHOOK_DIFF_CASES must be a positive integer, got ${String(env.IRONHOOK_DIFF_CASES)}`);
