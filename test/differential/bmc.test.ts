@@ -73,7 +73,7 @@ function oemInterfaces(facts: UpstreamFacts): string {
   return all.every((name) => name === '') ? 'none' : `mixed: ${all.join(',')}`;
 }
 
-/** Upstream's facts in Ironhook's terms (COMPAT-bmc.md lists each correspondence). */
+/** Upstream's facts in Ironhook's terms (docs/compatibility.md lists each correspondence). */
 function upstreamInIronhookTerms(facts: UpstreamFacts): Record<string, unknown> {
   const bios = facts.biosSettingsWithoutConfig;
   return {
@@ -133,7 +133,7 @@ function ironhookFacts(bmc: ParsedBMCAddress, c: BMCCase): Record<string, unknow
   };
 }
 
-/** The reasons of Ironhook's deliberate strictness (COMPAT-bmc.md, and the pinned cases below). */
+/** The reasons of Ironhook's deliberate strictness (docs/compatibility.md, and the pinned cases below). */
 const STRICTER: ReadonlySet<BMCAddressErrorReason> = new Set(['host-required', 'host-brackets', 'port-range']);
 const deviations = new Map<BMCAddressErrorReason, number>();
 
@@ -194,7 +194,7 @@ describe('differential: BMC addresses (BMO hardwareutils v0.13.1)', () => {
 });
 
 // Each deviation pinned with both answers: upstream's (from the oracle) and Ironhook's.
-describe('documented deviations (COMPAT-bmc.md)', () => {
+describe('documented deviations (docs/compatibility.md)', () => {
   const PINNED = [
     'ipmi://',
     'redfish://:8443/x',

@@ -1,6 +1,6 @@
 // Pinned BareMetalHost admission cases: what upstream (BMO v0.13.2's schema and webhook) and
 // Ironhook (its CRD and admission policy) answer.
-//   DEVIATIONS: the deliberate differences, one case each; COMPAT-admission.md says why, and the
+//   DEVIATIONS: the deliberate differences, one case each; docs/compatibility.md says why, and the
 //     sweeps leave these classes out (bmh-cases.ts and bmh-arbitraries.ts name them where they do).
 //   ALIGNED: differences the sweeps found and Ironhook's rules were changed for; pinned so that
 //     they stay fixed whatever the seed.

@@ -73,7 +73,7 @@ async function verdicts(c: HostInput | UpdateInput, name: string): Promise<{ our
   return { ours: judged.ours.accepted, upstream: theirs.accepted };
 }
 
-describe('documented deviations (COMPAT-admission.md): Ironhook answers differently on purpose', () => {
+describe('documented deviations (docs/compatibility.md): Ironhook answers differently on purpose', () => {
   it.each(DEVIATIONS.map((d, i) => [d.name, d, `deviation-${String(i)}`] as const))('%s', async (_name, deviation, name) => {
     expect(await verdicts(deviation.input, name)).toEqual({ ours: deviation.ironhookAccepts, upstream: deviation.upstreamAccepts });
   });

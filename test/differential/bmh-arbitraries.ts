@@ -5,7 +5,7 @@
 //
 // Only fields of upstream's BareMetalHost are generated: Ironhook's own additions
 // (spec.networkInterfaces, softwareRAIDVolumes[].rootVolume) are not Metal3 users' YAML.
-// Excluded on purpose, as documented deviations (COMPAT-admission.md, the test's
+// Excluded on purpose, as documented deviations (docs/compatibility.md, the test's
 // 'documented deviations'): inspectionMode "fast" (an Ironhook extension).
 import fc from 'fast-check';
 

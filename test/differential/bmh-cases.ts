@@ -108,7 +108,7 @@ interface HostFacts {
 const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /**
- * The documented deviations (COMPAT-admission.md) a host can fall into by the combination of its
+ * The documented deviations (docs/compatibility.md) a host can fall into by the combination of its
  * fields; the pools in bmh-arbitraries.ts leave out the others. The sweeps skip these hosts; the
  * test's 'documented deviations' pin one case of each.
  */

@@ -123,7 +123,7 @@ const trickyKey = fc.oneof({ arbitrary: trickyString.map((s) => s.replaceAll('\u
 
 /**
  * Integral doubles beyond 2^53 that Go may serve as an int64 literal Ironhook cannot tell apart
- * (documented deviation "integers beyond 2^53", COMPAT-goyaml.md): from 2^63 on (and below
+ * (documented deviation "integers beyond 2^53", docs/compatibility.md): from 2^63 on (and below
  * -2^63) only a float64 can hold them, and both sides agree.
  */
 function lossyInteger(d: number): boolean {

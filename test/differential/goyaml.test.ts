@@ -62,7 +62,7 @@ describe("go-yaml's key order: Go's Unicode letters and digits", () => {
   });
 });
 
-describe('documented deviations (COMPAT-goyaml.md)', () => {
+describe('documented deviations (docs/compatibility.md)', () => {
   it('integers beyond 2^53 in free JSON: Ironhook writes the double JSON.parse read, exactly', () => {
     const texts = ['9007199254740993', '12345678901234567', '1152921504606846976', '1152921504606847000', '9223372036854775807', '-9223372036854775808'];
     const upstream = askOracle('goyaml', texts).map((answer) => (verdictOf(answer) as { value: GoYamlAnswer }).value.yaml);

@@ -207,7 +207,7 @@ function upstreamSelection(c: HostselCase): OracleSelection {
   return (answer as { ok: OracleSelection }).ok;
 }
 
-describe('documented deviations (COMPAT-hostsel.md)', () => {
+describe('documented deviations (docs/compatibility.md)', () => {
   it('MachineDeployment name from the Machine label: an orphaned MachineSet still reuses the host', () => {
     // The Machine keeps cluster.x-k8s.io/deployment-name=workers, but its MachineSet lost its
     // MachineDeployment owner (for example, the deployment was deleted with orphaning).

@@ -81,7 +81,7 @@ describe('differential: IPAM allocation (ip-address-manager v1.13.2 IPPoolManage
 });
 
 // Each deviation: the same case through both sides, with upstream's answer and Ironhook's pinned.
-// COMPAT-ipam.md (docs/compatibility.md) says why each one is deliberate.
+// docs/compatibility.md says why each one is deliberate.
 const V4: IPPoolSpec = { namePrefix: 'pool1', pools: [{ start: '10.0.0.1', end: '10.0.0.3' }] };
 const at = (address: string, name = `pool1-${address.replaceAll('.', '-').replaceAll(':', '-')}`): Outcome => ({ name, address, prefix: 0 });
 
@@ -133,7 +133,7 @@ const PINS = {
 type Pin = keyof typeof PINS;
 const both = new Map<Pin, { upstream: Snapshot[]; ironhook: Snapshot[] }>();
 
-describe('documented deviations (COMPAT-ipam.md)', () => {
+describe('documented deviations (docs/compatibility.md)', () => {
   beforeAll(() => {
     const names = Object.keys(PINS) as Pin[];
     const answers = askOracle(
