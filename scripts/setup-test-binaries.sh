@@ -264,6 +264,10 @@ tidy_oracle() {
     (cd "$DIR" && go mod edit -modfile="$modfile" -dropreplace="$module")
   done
   cp "$modfile" "$DIR/go.mod" && cp "${modfile%.mod}.sum" "$DIR/go.sum"
+  # The build downloads the replaced modules themselves (to copy them), so go.sum keeps their sums.
+  for module in $(cd "$DIR/export" && find . -name go.mod -prune -o -name '*.go' -print | sed 's|^\./||' | oracle_export_modules | LC_ALL=C sort -u); do
+    (cd "$DIR" && go mod download "$module") || die "go mod download $module failed"
+  done
   log "tidied tools/oracle/go.mod and go.sum"
 }
 
