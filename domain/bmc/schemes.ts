@@ -21,9 +21,10 @@ export interface BMCSchemeCapabilities {
   readonly driver: BMCDriverFamily;
   readonly bootMethod: BMCBootMethod;
   /**
-   * A bootMACAddress is required whatever the inspection mode (upstream's NeedsMAC): libvirt, and
-   * the Redfish schemes that boot over the network (plain, ilo5/idrac-redfish, uefihttp). Only the
-   * virtual-media schemes, and plain IPMI, learn the MAC from inspection.
+   * A bootMACAddress is required whatever the inspection mode: libvirt (VirtualBMC) only, whose
+   * MAC inspection cannot find. This is BMO main's NeedsMAC (after v0.13.2: "Make NeedsMAC
+   * semantics consistent across BMC drivers"); v0.13 also says true for the network-booting
+   * Redfish schemes (docs/compatibility.md). Without inspection every scheme needs a MAC.
    */
   readonly needsBootMAC: boolean;
   readonly supportsSecureBoot: boolean;
@@ -72,7 +73,7 @@ const IPMI_CAPABILITIES: BMCSchemeCapabilities = {
 const REDFISH_CAPABILITIES: BMCSchemeCapabilities = {
   driver: 'redfish',
   bootMethod: 'ipxe',
-  needsBootMAC: true,
+  needsBootMAC: false,
   supportsSecureBoot: true,
   bootsISO: false,
   supportsRAID: true,
@@ -83,7 +84,6 @@ const REDFISH_CAPABILITIES: BMCSchemeCapabilities = {
 
 const VIRTUAL_MEDIA: Partial<BMCSchemeCapabilities> = {
   bootMethod: 'virtual-media',
-  needsBootMAC: false,
   bootsISO: true,
   needsProvisioningNetwork: false,
 };
@@ -109,7 +109,7 @@ export const BUILTIN_SCHEMES: readonly BMCSchemeDefinition[] = [
   redfishScheme('redfish-virtualmedia', VIRTUAL_MEDIA),
   redfishScheme('ilo5-virtualmedia', VIRTUAL_MEDIA),
   redfishScheme('idrac-virtualmedia', { ...VIRTUAL_MEDIA, driver: 'idrac' }),
-  redfishScheme('redfish-uefihttp', { ...VIRTUAL_MEDIA, bootMethod: 'uefi-http', needsBootMAC: true }),
+  redfishScheme('redfish-uefihttp', { ...VIRTUAL_MEDIA, bootMethod: 'uefi-http' }),
 ];
 
 /** A lookup table from every accepted scheme spelling to its definition. */

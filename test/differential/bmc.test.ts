@@ -79,7 +79,9 @@ function upstreamInIronhookTerms(facts: UpstreamFacts): Record<string, unknown> 
   return {
     type: facts.type,
     driver: facts.driver,
-    needsMAC: facts.needsMAC,
+    // A documented deviation: Ironhook follows BMO main's NeedsMAC, true for libvirt only; v0.13.1
+    // also says true for redfish, ilo5-redfish, idrac-redfish and redfish-uefihttp.
+    needsMAC: facts.needsMAC && facts.type === 'libvirt',
     bootMethod: BOOT_METHOD_OF_INTERFACE[facts.bootInterface] ?? `boot interface ${facts.bootInterface}`,
     supportsRAID: facts.raidInterface !== 'no-raid',
     supportsFirmware: facts.firmwareInterface !== '',
@@ -209,6 +211,13 @@ describe('documented deviations (docs/compatibility.md)', () => {
     'ipmi://10.0.0.5:0623',
     'redfish://10.0.0.5:/x',
     'idrac-virtualmedia://10.0.0.5',
+    'redfish://10.0.0.5',
+    'ilo5-redfish+http://10.0.0.5',
+    'idrac-redfish://10.0.0.5',
+    'redfish-uefihttp://10.0.0.5/x',
+    'libvirt://10.0.0.5',
+    'redfish-virtualmedia://10.0.0.5',
+    'ipmi://10.0.0.5',
   ];
   const upstream = new Map<string, OracleAnswer>();
 
@@ -274,6 +283,19 @@ describe('documented deviations (docs/compatibility.md)', () => {
     expect(ironhookParsed('ipmi://10.0.0.5:0623').port).toBe(623);
     expect(upstreamFacts('redfish://10.0.0.5:/x').driverInfo.redfish_address).toBe('https://10.0.0.5:');
     expect(redfishBaseURL(ironhookParsed('redfish://10.0.0.5:/x'))).toBe('https://10.0.0.5');
+  });
+
+  it.each([
+    ['redfish://10.0.0.5', true, false],
+    ['ilo5-redfish+http://10.0.0.5', true, false],
+    ['idrac-redfish://10.0.0.5', true, false],
+    ['redfish-uefihttp://10.0.0.5/x', true, false],
+    ['libvirt://10.0.0.5', true, true],
+    ['redfish-virtualmedia://10.0.0.5', false, false],
+    ['ipmi://10.0.0.5', false, false],
+  ])('NeedsMAC follows BMO main: %s needs a boot MAC upstream (v0.13.1) %s, Ironhook %s', (address, upstreamNeedsMAC, ironhookNeedsMAC) => {
+    expect(upstreamFacts(address).needsMAC).toBe(upstreamNeedsMAC);
+    expect(ironhookParsed(address).capabilities.needsBootMAC).toBe(ironhookNeedsMAC);
   });
 
   it('Ironic interfaces have no Ironhook counterpart: the idrac family speaks standard Redfish', () => {

@@ -21,13 +21,13 @@ type Row = { scheme: string } & BMCSchemeCapabilities;
 const TABLE: Row[] = [
   { scheme: 'ipmi', driver: 'ipmi', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: false, bootsISO: false, supportsRAID: false, supportsFastInspection: false, supportsFirmware: false, needsProvisioningNetwork: true },
   { scheme: 'libvirt', driver: 'ipmi', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: false, bootsISO: false, supportsRAID: false, supportsFastInspection: false, supportsFirmware: false, needsProvisioningNetwork: true },
-  { scheme: 'redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
-  { scheme: 'ilo5-redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
-  { scheme: 'idrac-redfish', driver: 'idrac', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
+  { scheme: 'redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
+  { scheme: 'ilo5-redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
+  { scheme: 'idrac-redfish', driver: 'idrac', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
   { scheme: 'redfish-virtualmedia', driver: 'redfish', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
   { scheme: 'ilo5-virtualmedia', driver: 'redfish', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
   { scheme: 'idrac-virtualmedia', driver: 'idrac', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
-  { scheme: 'redfish-uefihttp', driver: 'redfish', bootMethod: 'uefi-http', needsBootMAC: true, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
+  { scheme: 'redfish-uefihttp', driver: 'redfish', bootMethod: 'uefi-http', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
 ];
 
 const CAPABILITIES = Object.keys(TABLE[0]!).filter((key) => key !== 'scheme') as (keyof BMCSchemeCapabilities)[];
@@ -149,19 +149,16 @@ describe('validateHostBMC', () => {
       input: input({ address: 'libvirt://bad_host', bootMode: 'UEFISecureBoot' }),
       errors: ['failed to parse BMC address information: BMC address hostname/IP : [bad_host] is invalid'],
     },
-    // Rule 9: MAC required by the driver (upstream's NeedsMAC) or because inspection is disabled.
+    // Rule 9: MAC required by the driver (BMO main's NeedsMAC: libvirt only) or because inspection is disabled.
     {
       name: 'libvirt needs a MAC',
       input: input({ address: 'libvirt://10.0.0.5', bootMACAddress: '' }),
       errors: ['BMC driver libvirt requires a BootMACAddress value'],
     },
     { name: 'libvirt with a MAC', input: input({ address: 'libvirt://10.0.0.5' }), errors: [] },
-    { name: 'redfish needs a MAC', input: input({ bootMACAddress: '' }), errors: ['BMC driver redfish requires a BootMACAddress value'] },
-    {
-      name: 'redfish-uefihttp needs a MAC',
-      input: input({ address: 'redfish-uefihttp://h', bootMACAddress: '' }),
-      errors: ['BMC driver redfish-uefihttp requires a BootMACAddress value'],
-    },
+    // v0.13's NeedsMAC also asked for one with these (docs/compatibility.md).
+    { name: 'redfish needs none', input: input({ bootMACAddress: '' }), errors: [] },
+    { name: 'redfish-uefihttp needs none', input: input({ address: 'redfish-uefihttp://h', bootMACAddress: '' }), errors: [] },
     { name: 'virtual media needs none', input: input({ address: 'idrac-virtualmedia://h', bootMACAddress: '' }), errors: [] },
     { name: 'ipmi needs none', input: input({ address: 'ipmi://h', bootMACAddress: '' }), errors: [] },
     {

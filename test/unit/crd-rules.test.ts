@@ -172,15 +172,8 @@ describe('scheme capabilities agree with the domain registry', () => {
     expect([supportsSecureBoot, supportsRAID, supportsFastInspection]).toEqual([!ipmiStyle, !ipmiStyle, !ipmiStyle]);
   });
 
-  // Upstream's NeedsMAC: the CEL rule covers libvirt only; the registration hook checks the others.
-  it('the schemes that always need a boot MAC are libvirt (the CEL rule) and the network-booting Redfish ones (the hook)', () => {
-    expect(BUILTIN_SCHEMES.filter((d) => d.capabilities.needsBootMAC).map((d) => d.name)).toEqual([
-      'libvirt',
-      'redfish',
-      'ilo5-redfish',
-      'idrac-redfish',
-      'redfish-uefihttp',
-    ]);
+  it('libvirt is the only scheme that always needs a boot MAC, as the libvirt rule assumes', () => {
+    expect(BUILTIN_SCHEMES.filter((d) => d.capabilities.needsBootMAC).map((d) => d.name)).toEqual(['libvirt']);
     expect(schemaAt(host.schema, 'spec')['x-kubernetes-validations']?.[0]?.rule).toContain("startsWith('libvirt:')");
   });
 
