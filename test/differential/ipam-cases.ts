@@ -18,8 +18,10 @@ const METAL3_NAMES = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7'];
 // a documented deviation (see "documented deviations" in ipam.test.ts).
 const CAPI_NAMES = ['k0', 'k1', 'k2', 'k3'];
 
+/** Canonical text (Go's): `2001:db8::` for offset 0, not `2001:db8::0`. */
 function low(family: Family, n: number): string {
-  return family === 4 ? `10.0.0.${n}` : `2001:db8::${n.toString(16)}`;
+  if (family === 4) return `10.0.0.${n}`;
+  return n === 0 ? '2001:db8::' : `2001:db8::${n.toString(16)}`;
 }
 
 function top(family: Family, k: number): string {
