@@ -124,6 +124,10 @@ const PINS = {
     pool: { ...V4, preAllocations: { c9: '10.0.0.2' } },
     steps: [{ create: [{ name: 'c0' }] }, { deletePool: true }, { create: [{ name: 'c1' }, { name: 'c2' }] }],
   },
+  negativePrefix: {
+    pool: { namePrefix: 'pool1', prefix: -1, pools: [{ start: '10.0.0.1', end: '10.0.0.3' }] },
+    steps: [{ create: [{ name: 'c0' }] }, { create: [{ name: 'k0', kind: 'IPAddressClaim' }] }],
+  },
   randomStrategy: {
     pool: { namePrefix: 'pool1', allocationStrategy: 'random', pools: [{ start: '10.0.0.1', end: '10.0.0.40' }] },
     steps: [{ create: [{ name: 'c0' }] }],
@@ -219,6 +223,14 @@ describe('documented deviations (docs/compatibility.md)', () => {
 
   it('a pool being deleted: upstream still allocates (and stops reserving pre-allocations), Ironhook refuses new claims', () => {
     expect(claimAt('poolDeleting', 2, 'IPClaim/c1')).toEqual({ upstream: at('10.0.0.2'), ironhook: { error: 'IPPool pool1 is being deleted' } });
+  });
+
+  it('a negative prefix (rejected by Ironhook’s schema): upstream copies it to IPAddresses and refuses IPAddressClaims, the hook copies it', () => {
+    expect(claimAt('negativePrefix', 1, 'IPClaim/c0')).toEqual({ upstream: { ...at('10.0.0.1'), prefix: -1 }, ironhook: { ...at('10.0.0.1'), prefix: -1 } });
+    expect(claimAt('negativePrefix', 1, 'IPAddressClaim/k0')).toEqual({
+      upstream: { error: 'Invalid prefix value, it must be between 0 and 128', reason: 'AllocationFailed' },
+      ironhook: { address: '10.0.0.2', prefix: -1 },
+    });
   });
 
   it('allocationStrategy random (Ironhook’s addition): upstream v1.13.2 ignores the field', () => {
