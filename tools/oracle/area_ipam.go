@@ -2,7 +2,8 @@ package main
 
 // ipam: ip-address-manager's IPPoolManager (ipam.NewIPPoolManager, UpdateAddresses) against a
 // controller-runtime fake client, for one pool and a sequence of steps (claims created in
-// batches, deleted, released by a foreign finalizer). After every step the pool is reconciled
+// batches, deleted, released by a foreign finalizer; the pool's spec replaced, the pool deleted).
+// After every step the pool is reconciled
 // until a pass returns no error (upstream's controller requeues on every error; a claim that got
 // an error message is skipped from then on, so each retry makes progress), at most a bounded
 // number of passes (a transient error such as AlreadyExists repeats for ever upstream). Then the
