@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"sync"
 
 	"github.com/metal3-io/baremetal-operator/pkg/hardwareutils/bmc"
 )
@@ -16,19 +14,11 @@ type bmcCase struct {
 // The fixed fake credentials every bmc case's DriverInfo is built with.
 var bmcFakeCredentials = bmc.Credentials{Username: "oracle-user", Password: "oracle-password"}
 
-// BMO v0.13.2 is released built with Go 1.25, whose net/url still lets colons into the host of
-// http and https URLs; Go 1.26 rejects them (urlstrictcolons). The setting only changes which
-// error an address with such a scheme gets (no BMC driver registers http or https), but this
-// area answers as the released operator does. Set on the first bmc case, so no other area's
-// process is touched.
-var bmcGoDebugOnce sync.Once
-
 // bmc: everything BMO's hardwareutils makes of a BMC address: NewAccessDetails' error, or every
 // AccessDetails fact (type, driver, Ironic interfaces, capabilities, the DriverInfo for fixed
 // fake credentials, and BuildBIOSSettings' answer for no firmware config and for an empty one).
 func init() {
 	register("bmc", func(input json.RawMessage) (any, error) {
-		bmcGoDebugOnce.Do(func() { _ = os.Setenv("GODEBUG", "urlstrictcolons=0") })
 		var c bmcCase
 		if err := json.Unmarshal(input, &c); err != nil {
 			return nil, err

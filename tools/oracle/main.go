@@ -6,6 +6,12 @@
 // {"ok": <the area's result>} or {"err": "<upstream's error text>"}; a panic inside upstream's
 // code is answered {"panic": "<value>"} rather than ending the run, so one case cannot hide the
 // others.
+//
+// BMO v0.13.2 is released built with Go 1.25, whose net/url still lets colons into the host of
+// http and https URLs; Go 1.26 rejects them (urlstrictcolons). The directive below makes every
+// area parse URLs as the released operator does (BMC addresses, image URLs).
+
+//go:debug urlstrictcolons=0
 package main
 
 import (
