@@ -125,6 +125,16 @@ const WILD_IMAGE_URLS = [
   'http://images.example/os.qcow2\t',
   'http://images.example:8080/os.qcow2?x=1#y',
   'http://[2001:db8::1]/os.qcow2',
+  'http://images.example:/os.qcow2',
+  'http://images.example:http/os.qcow2',
+  'http://images.example:99999/os.qcow2',
+  'http://images.example:8080:80/os.qcow2',
+  'http://2001:db8::1/os.qcow2',
+  'http://[2001:db8::1]:8080/os.qcow2',
+  'http://[2001:db8::1]x/os.qcow2',
+  'http://user@images.example/os.qcow2',
+  'http://us er@images.example/os.qcow2',
+  'http://a@b@images.example/os.qcow2',
 ];
 
 const image = field(
