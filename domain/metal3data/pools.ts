@@ -1,7 +1,9 @@
-// The IP pools a template needs: every pool any metaData list, static network,
-// route gateway or DNS source names, one entry per pool name, as upstream's getReferencedPools
-// collects them. A name used with two different kinds is an error. Pools named by an annotation
-// are resolved from the rendering's objects.
+// The IP pools a template references, as upstream's getReferencedPools collects them: every
+// metaData list (always a Metal3 IPPool, whatever apiGroup/kind the entry names), each static
+// network's fromPoolAnnotation and, besides it, its fromPoolRef or ipAddressFromIPPool, each route
+// gateway's fromPoolAnnotation (static networks only) and fromPoolRef or fromIPPool (a literal
+// gateway does not stop them), and every dnsFromIPPool. One entry per name; an empty apiGroup or
+// kind means ipam.metal3.io / IPPool, and a name used with two kinds is an error.
 import { IPAM_GROUP, Kind as IpamKind } from '../ipam/types.js';
 import { RenderError } from './context.js';
 import type {
@@ -16,6 +18,7 @@ import type {
   StaticNetwork,
 } from './types.js';
 
+/** A referenced pool, its apiGroup and kind defaulted as upstream defaults them. */
 export interface PoolUse {
   name: string;
   apiGroup: string;
@@ -27,12 +30,14 @@ export type AnnotationLookup = (object: SourceObject, annotation: string) => str
 
 export type PoolsResult = { pools: PoolUse[] } | { waitingFor: string };
 
-/**
- * A Metal3 IPPool is ipam.metal3.io/IPPool, where an empty group and an empty kind each default
- * to those (upstream's addRef); anything else is Cluster API's.
- */
-export function isMetal3Pool(pool: Pick<PoolUse, 'apiGroup' | 'kind'>): boolean {
-  return (pool.apiGroup === '' || pool.apiGroup === IPAM_GROUP) && (pool.kind === '' || pool.kind === IpamKind.IPPool);
+/** Upstream's addRef defaults: an empty apiGroup is ipam.metal3.io, an empty kind IPPool. */
+export function poolUse(name: string, apiGroup = '', kind = ''): PoolUse {
+  return { name, apiGroup: apiGroup === '' ? IPAM_GROUP : apiGroup, kind: kind === '' ? IpamKind.IPPool : kind };
+}
+
+/** A Metal3 IPPool (claimed with an IPClaim); anything else is claimed with a Cluster API IPAddressClaim. */
+export function isMetal3Pool(pool: PoolUse): boolean {
+  return pool.apiGroup === IPAM_GROUP && pool.kind === IpamKind.IPPool;
 }
 
 class Waiting extends Error {}
@@ -42,25 +47,33 @@ class Collector {
 
   constructor(private readonly lookup: AnnotationLookup) {}
 
-  add(name: string | undefined, apiGroup = '', kind = ''): void {
-    if (name === undefined || name === '') return;
-    const use = { name, apiGroup: apiGroup === '' ? IPAM_GROUP : apiGroup, kind: kind === '' ? IpamKind.IPPool : kind };
-    const seen = this.byName.get(name);
+  add(use: PoolUse): void {
+    const seen = this.byName.get(use.name);
     if (seen !== undefined && (seen.apiGroup !== use.apiGroup || seen.kind !== use.kind)) {
-      throw new RenderError(`pool ${name} is referenced both as ${seen.kind}.${seen.apiGroup} and as ${use.kind}.${use.apiGroup}`);
+      throw new RenderError(`pool ${use.name} is referenced both as ${seen.kind}.${seen.apiGroup} and as ${use.kind}.${use.apiGroup}`);
     }
-    this.byName.set(name, use);
+    if (seen === undefined) this.byName.set(use.name, use);
   }
 
-  addRef(ref: PoolReference | undefined): void {
-    this.add(ref?.name, ref?.apiGroup ?? '', ref?.kind ?? '');
+  /** A fromPoolRef, else a pool name (empty: none). */
+  addRefOrName(ref: PoolReference | undefined, name: string | undefined): void {
+    if (ref !== undefined && ref.name !== '') this.add(poolUse(ref.name, ref.apiGroup, ref.kind));
+    else this.addName(name);
   }
 
-  fromAnnotation(source: FromPoolAnnotation): string {
+  addName(name: string | undefined): void {
+    if (name !== undefined && name !== '') this.add(poolUse(name));
+  }
+
+  /** The Metal3 IPPool an annotation names; an annotation reference with both fields empty is none. */
+  addFromAnnotation(source: FromPoolAnnotation | undefined): void {
+    if (source === undefined) return;
+    const object: string = source.object;
+    if (object === '' && source.annotation === '') return;
     const value = this.lookup(source.object, source.annotation);
     if (value === undefined) throw new Waiting(`the ${source.object} whose annotation ${source.annotation} names the pool`);
     if (value === '') throw new RenderError(`annotation ${source.annotation} on the ${source.object} must name an IP pool`);
-    return value;
+    this.add(poolUse(value));
   }
 }
 
@@ -81,55 +94,45 @@ export function gatewayPool(gateway: GatewaySource | undefined, lookup: (source:
 }
 
 function collectServices(c: Collector, services: Services | undefined): void {
-  c.add(services?.dnsFromIPPool);
+  c.addName(services?.dnsFromIPPool);
 }
 
-/** fromPoolRef when it names a pool, else the plain pool name (upstream claims it beside an annotation's). */
-function collectRefOrName(c: Collector, ref: PoolReference | undefined, name: string | undefined): void {
-  if (ref?.name !== undefined && ref.name !== '') c.addRef(ref);
-  else c.add(name);
-}
-
-/**
- * A route's pools, as upstream claims them even when a literal gateway wins the rendering. On a
- * DHCP or SLAAC network upstream never claims an annotation's pool, so a gateway rendered from it
- * fails there; Ironhook claims that pool when the gateway is rendered from it (a documented
- * deviation).
- */
-function collectRoutes(c: Collector, routes: Route[] | undefined, dynamic: boolean): void {
+/** Routes of a static network (its gateway annotations count) or of a DHCP/SLAAC one (they do not). */
+function collectRoutes(c: Collector, routes: Route[] | undefined, annotations: boolean): void {
   for (const route of routes ?? []) {
-    const annotation = route.gateway.fromPoolAnnotation;
-    if (annotation !== undefined && (!dynamic || route.gateway.string === undefined)) c.add(c.fromAnnotation(annotation));
-    collectRefOrName(c, route.gateway.fromPoolRef, route.gateway.fromIPPool);
+    if (annotations) c.addFromAnnotation(route.gateway.fromPoolAnnotation);
+    c.addRefOrName(route.gateway.fromPoolRef, route.gateway.fromIPPool);
     collectServices(c, route.services);
   }
 }
 
 type Networks = NonNullable<NonNullable<Metal3DataTemplateSpec['networkData']>['networks']>;
 
-function staticNetworks(networks: Networks | undefined): StaticNetwork[] {
-  return [...(networks?.ipv4 ?? []), ...(networks?.ipv6 ?? [])];
-}
-
-function dynamicNetworks(networks: Networks | undefined): DynamicNetwork[] {
-  return [...(networks?.ipv4DHCP ?? []), ...(networks?.ipv6DHCP ?? []), ...(networks?.ipv6SLAAC ?? [])];
-}
-
-function collectNetworks(c: Collector, spec: Metal3DataTemplateSpec): void {
-  const networks = spec.networkData?.networks;
-  for (const net of staticNetworks(networks)) {
-    if (net.fromPoolAnnotation !== undefined) c.add(c.fromAnnotation(net.fromPoolAnnotation));
-    collectRefOrName(c, net.fromPoolRef, net.ipAddressFromIPPool);
-    collectRoutes(c, net.routes, false);
+function collectStatic(c: Collector, networks: readonly StaticNetwork[] | undefined): void {
+  for (const net of networks ?? []) {
+    c.addFromAnnotation(net.fromPoolAnnotation);
+    c.addRefOrName(net.fromPoolRef, net.ipAddressFromIPPool);
+    collectRoutes(c, net.routes, true);
   }
-  for (const net of dynamicNetworks(networks)) collectRoutes(c, net.routes, true);
-  collectServices(c, spec.networkData?.services);
 }
 
+function collectDynamic(c: Collector, networks: readonly DynamicNetwork[] | undefined): void {
+  for (const net of networks ?? []) collectRoutes(c, net.routes, false);
+}
+
+function collectNetworks(c: Collector, networks: Networks | undefined): void {
+  collectStatic(c, networks?.ipv4);
+  collectStatic(c, networks?.ipv6);
+  collectDynamic(c, networks?.ipv4DHCP);
+  collectDynamic(c, networks?.ipv6DHCP);
+  collectDynamic(c, networks?.ipv6SLAAC);
+}
+
+/** metaData entries name Metal3 IPPools only: upstream ignores their apiGroup and kind. */
 function collectMetaData(c: Collector, spec: Metal3DataTemplateSpec): void {
   const meta = spec.metaData;
   for (const list of [meta?.ipAddressesFromPool, meta?.prefixesFromPool, meta?.gatewaysFromPool, meta?.dnsServersFromPool]) {
-    for (const item of list ?? []) c.add(item.name, item.apiGroup ?? '', item.kind ?? '');
+    for (const item of list ?? []) c.add(poolUse(item.name));
   }
 }
 
@@ -138,11 +141,11 @@ export function templatePools(spec: Metal3DataTemplateSpec, lookup: AnnotationLo
   const c = new Collector(lookup);
   try {
     collectMetaData(c, spec);
-    collectNetworks(c, spec);
+    collectNetworks(c, spec.networkData?.networks);
+    collectServices(c, spec.networkData?.services);
   } catch (error) {
     if (error instanceof Waiting) return { waitingFor: error.message };
     throw error;
   }
-  const names = [...c.byName.keys()].sort();
-  return { pools: names.map((name) => c.byName.get(name)).filter((p): p is PoolUse => p !== undefined) };
+  return { pools: [...c.byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
 }

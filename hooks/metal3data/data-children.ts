@@ -1,22 +1,18 @@
-// The children of a Metal3Data: one IPClaim per IP pool (`<data>-<pool>`) and the
-// rendered Secrets (`<m3m>-metadata`, `<m3m>-networkdata`). Both are updated OnDelete and an
-// existing one is returned as observed: an allocation is never moved, a Secret never rewritten.
-import { CLUSTER_NAME_LABEL, copiedLabels, INFRA_GROUP } from '../../domain/capi/types.js';
-import { IPAM_API_VERSION, Kind as IpamKind } from '../../domain/ipam/types.js';
+// The children of a Metal3Data: one claim per IP pool (`<data>-<pool>`: an IPClaim, or a Cluster
+// API IPAddressClaim for pools of other kinds, data-claims.ts) and the rendered Secrets
+// (`<m3m>-metadata`, `<m3m>-networkdata`). All are updated OnDelete and an existing one is
+// returned as observed: an allocation is never moved, a Secret never rewritten.
+import { CLUSTER_NAME_LABEL, INFRA_GROUP } from '../../domain/capi/types.js';
 import type { KObject } from '../../domain/k8s.js';
-import { labelValue } from '../../domain/naming.js';
-import { DATA_CLAIM_LABEL, DATA_LABEL, Kind, SECRET_TYPE, type Metal3DataStatus } from '../../domain/metal3data/types.js';
-import { addressFor, ipClaimName, type DataView, type NeededSecret } from './data-view.js';
-import { echoChild, isDeleting, named, ownerOf, rec, str } from '../kit/index.js';
+import { Kind, SECRET_TYPE, type Metal3DataStatus } from '../../domain/metal3data/types.js';
+import { addressFor, echoClaim, poolOfClaim } from './data-claims.js';
+import type { DataView, NeededSecret } from './data-view.js';
+import { echoChild, isDeleting, named, ownerOf } from '../kit/index.js';
 
 /** What one sync decides: the complete child list and the status (no state table, so not a kit Outcome). */
 export interface DesiredData {
   children: KObject[];
   status: Metal3DataStatus;
-}
-
-function echoIPClaim(obj: KObject): KObject {
-  return echoChild(obj, ['spec']);
 }
 
 export function echoSecret(obj: KObject): KObject {
@@ -25,16 +21,21 @@ export function echoSecret(obj: KObject): KObject {
 
 /** Every observed child as it is: what a sync returns while it cannot decide anything new. */
 export function keepAll(v: DataView): KObject[] {
-  return [...v.ipClaims.map(echoIPClaim), ...v.secrets.map(echoSecret)];
+  return [...allClaims(v).map(echoClaim), ...v.secrets.map(echoSecret)];
 }
 
-/** Pool name → address of every IPClaim child that has one. */
+/** Every claim child, IPClaims first. */
+export function allClaims(v: DataView): KObject[] {
+  return [...v.ipClaims, ...v.capiClaims];
+}
+
+/** Pool name → address of every claim child that has one. */
 export function heldAddresses(v: DataView): Record<string, string> | undefined {
   const held: [string, string][] = [];
-  for (const claim of v.ipClaims) {
-    const pool = str(rec(rec(claim.spec).pool).name);
+  for (const claim of allClaims(v)) {
+    const pool = poolOfClaim(claim);
     const found = addressFor(v, pool);
-    if ('address' in found) held.push([pool, found.address.address]);
+    if ('address' in found) held.push([pool.name, found.address.address]);
   }
   return held.length === 0 ? undefined : Object.fromEntries(held);
 }
@@ -56,22 +57,6 @@ export function readyStatus(v: DataView): Metal3DataStatus {
 
 export function waiting(v: DataView, waitingFor: string, ready = false): DesiredData {
   return { children: keepAll(v), status: statusOf(v, ready, waitingFor) };
-}
-
-/** IPClaims for `pools` (observed ones as they are); claims of other pools are left out (released). */
-export function ipClaimChildren(v: DataView, pools: readonly string[]): KObject[] {
-  return pools.map((pool) => {
-    const name = ipClaimName(v, pool);
-    const observed = named(v.ipClaims, name);
-    if (observed !== undefined) return echoIPClaim(observed);
-    const labels = Object.fromEntries(Object.entries(copiedLabels(v.data.metadata.labels)).filter(([key]) => key !== DATA_CLAIM_LABEL));
-    return {
-      apiVersion: IPAM_API_VERSION,
-      kind: IpamKind.IPClaim,
-      metadata: { name, labels: { ...labels, [DATA_LABEL]: labelValue(v.name) } },
-      spec: { pool: { name: pool, namespace: v.namespace } },
-    };
-  });
 }
 
 export type SecretState = { kind: 'owned'; obj: KObject } | { kind: 'foreign' } | { kind: 'blocked'; reason: string } | { kind: 'missing' };

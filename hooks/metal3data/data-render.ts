@@ -1,4 +1,4 @@
-// The rendering step of a Metal3Data sync: pools → IPClaims → addresses → metaData and
+// The rendering step of a Metal3Data sync: pools → claims → addresses → metaData and
 // networkData → the missing Secrets. Any step that cannot finish yet keeps every observed child
 // and says what it waits for; a template that cannot be rendered for this host is an error. As
 // upstream, a pool's allocation error outranks pools that have not answered yet, and the Secrets
@@ -7,11 +7,12 @@
 import { RenderError, type PoolAddress, type RenderContext } from '../../domain/metal3data/context.js';
 import { renderMetaData } from '../../domain/metal3data/metadata.js';
 import { renderNetworkData } from '../../domain/metal3data/networkdata.js';
-import { isMetal3Pool, templatePools, type PoolUse } from '../../domain/metal3data/pools.js';
+import { templatePools } from '../../domain/metal3data/pools.js';
 import { META_DATA_KEY, type SourceObject } from '../../domain/metal3data/types.js';
 import type { KObject } from '../../domain/k8s.js';
-import { echoSecret, ipClaimChildren, keepAll, newSecret, statusOf, waiting, type DesiredData, type SecretState } from './data-children.js';
-import { addressFor, type DataView, type NeededSecret } from './data-view.js';
+import { echoSecret, keepAll, newSecret, statusOf, waiting, type DesiredData, type SecretState } from './data-children.js';
+import { poolAddresses, poolClaims } from './data-claims.js';
+import type { DataView, NeededSecret } from './data-view.js';
 import { rec } from '../kit/index.js';
 
 function lookupIn(v: DataView): (object: SourceObject, annotation: string) => string | undefined {
@@ -23,20 +24,6 @@ function lookupIn(v: DataView): (object: SourceObject, annotation: string) => st
 
 function failed(v: DataView, children: KObject[], error: string): DesiredData {
   return { children, status: { errorMessage: error, ...statusOf(v, false) } };
-}
-
-type Addresses = { addresses: Map<string, PoolAddress> } | { error: string } | { waitingFor: string };
-
-function collectAddresses(v: DataView, pools: readonly PoolUse[]): Addresses {
-  const addresses = new Map<string, PoolAddress>();
-  let waitingFor: string | undefined;
-  for (const pool of pools) {
-    const found = addressFor(v, pool.name);
-    if ('error' in found) return found;
-    if ('waitingFor' in found) waitingFor ??= found.waitingFor;
-    else addresses.set(pool.name, found.address);
-  }
-  return waitingFor === undefined ? { addresses } : { waitingFor };
 }
 
 function contextOf(v: DataView, addresses: Map<string, PoolAddress>): RenderContext | string {
@@ -103,14 +90,10 @@ export function render(v: DataView, needed: readonly NeededSecret[], states: rea
     throw error;
   }
   if ('waitingFor' in resolved) return waiting(v, resolved.waitingFor);
-  const foreign = resolved.pools.find((pool) => !isMetal3Pool(pool));
-  if (foreign !== undefined)
-    return failed(v, keepAll(v), `pool ${foreign.name} is a ${foreign.kind}.${foreign.apiGroup}; only ipam.metal3.io IPPools are supported yet`);
-  const claims = ipClaimChildren(
-    v,
-    resolved.pools.map((p) => p.name),
-  );
-  const found = collectAddresses(v, resolved.pools);
+  const planned = poolClaims(v, resolved.pools);
+  if ('error' in planned) return failed(v, keepAll(v), planned.error);
+  const claims = planned.claims;
+  const found = poolAddresses(v, resolved.pools);
   if ('error' in found) return failed(v, [...claims, ...v.secrets.map(echoSecret)], found.error);
   if ('waitingFor' in found) return { children: [...claims, ...v.secrets.map(echoSecret)], status: statusOf(v, false, found.waitingFor) };
   return renderWith(v, claims, found.addresses, { needed, states });

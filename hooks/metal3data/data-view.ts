@@ -1,12 +1,12 @@
 // What a Metal3Data sync sees, read once from the request: its template and claim, the objects
-// named in its ironhook.dev/* annotations (Metal3Machine, BareMetalHost, Machine), its IPClaim and
-// Secret children, same-named Secrets it does not own, and the IPAddresses of its claims.
+// named in its ironhook.dev/* annotations (Metal3Machine, BareMetalHost, Machine), its IPClaim,
+// IPAddressClaim and Secret children, same-named Secrets it does not own, the IPAddresses of its
+// IPClaims and the namespace's Cluster API IPAddresses.
 import { CAPI_GROUP, CapiKind, INFRA_GROUP } from '../../domain/capi/types.js';
-import { IPAM_GROUP, Kind as IpamKind } from '../../domain/ipam/types.js';
+import { CAPI_IPAM_GROUP, IPAM_GROUP, Kind as IpamKind } from '../../domain/ipam/types.js';
 import type { KObject } from '../../domain/k8s.js';
-import type { PoolAddress } from '../../domain/metal3data/context.js';
 import { Kind, META_DATA_KEY, NETWORK_DATA_KEY, RenderAnnotation, type Metal3DataTemplateSpec } from '../../domain/metal3data/types.js';
-import { isDeleting, named, objectsOf, ownerOf, rec, str, type CompositeRequest } from '../kit/index.js';
+import { isDeleting, isRecord, named, objectsOf, ownerOf, rec, str, type CompositeRequest } from '../kit/index.js';
 
 export interface NeededSecret {
   key: typeof META_DATA_KEY | typeof NETWORK_DATA_KEY;
@@ -26,8 +26,25 @@ export interface DataView {
   host: KObject | undefined;
   machine: KObject | undefined;
   ipClaims: KObject[];
+  /** Cluster API IPAddressClaims (pools of other kinds than Metal3's IPPool). */
+  capiClaims: KObject[];
+  /** `ipam.cluster.x-k8s.io/<version>` the controller declares IPAddressClaim children in; none: not served. */
+  capiApiVersion: string | undefined;
   secrets: KObject[];
-  related: { secrets: KObject[]; addresses: KObject[] };
+  related: { secrets: KObject[]; addresses: KObject[]; capiAddresses: KObject[] };
+}
+
+/**
+ * `ipam.cluster.x-k8s.io/<version>` of the controller's IPAddressClaim child rule: Cluster API
+ * pools are served exactly when the CompositeController declares those children.
+ */
+export function capiApiVersionOf(controller: KObject | undefined): string | undefined {
+  const rules = rec(controller?.spec).childResources;
+  if (!Array.isArray(rules)) return undefined;
+  const rule = rules.find(
+    (r): r is { apiVersion: string } => isRecord(r) && r.resource === 'ipaddressclaims' && str(r.apiVersion).startsWith(`${CAPI_IPAM_GROUP}/`),
+  );
+  return rule?.apiVersion;
 }
 
 function annotation(data: KObject, key: string): string {
@@ -83,8 +100,14 @@ export function readView(c: CompositeRequest): DataView {
     host: named(objectsOf(c.related, 'BareMetalHost', 'metal3.io', ns), annotation(data, RenderAnnotation.BareMetalHost)),
     machine: named(objectsOf(c.related, CapiKind.Machine, CAPI_GROUP, ns), annotation(data, RenderAnnotation.Machine)),
     ipClaims: objectsOf(c.children, IpamKind.IPClaim, IPAM_GROUP, ns),
+    capiClaims: objectsOf(c.children, IpamKind.IPAddressClaim, CAPI_IPAM_GROUP, ns),
+    capiApiVersion: capiApiVersionOf(c.controller),
     secrets: objectsOf(c.children, 'Secret', '', ns),
-    related: { secrets: objectsOf(c.related, 'Secret', '', ns), addresses: objectsOf(c.related, IpamKind.IPAddress, IPAM_GROUP, ns) },
+    related: {
+      secrets: objectsOf(c.related, 'Secret', '', ns),
+      addresses: objectsOf(c.related, IpamKind.IPAddress, IPAM_GROUP, ns),
+      capiAddresses: objectsOf(c.related, IpamKind.IPAddress, CAPI_IPAM_GROUP, ns),
+    },
   };
 }
 
@@ -95,26 +118,4 @@ export function neededSecrets(v: DataView): NeededSecret[] {
   if (v.spec.metaData !== undefined) needed.push({ key: META_DATA_KEY, name: names.metaData });
   if (v.spec.networkData !== undefined) needed.push({ key: NETWORK_DATA_KEY, name: names.networkData });
   return needed;
-}
-
-export function ipClaimName(v: DataView, pool: string): string {
-  return `${v.name}-${pool}`;
-}
-
-export type AddressLookup = { address: PoolAddress } | { error: string } | { waitingFor: string };
-
-/** What the IPClaim for `pool` has got: its address, the pool's error, or nothing yet. */
-export function addressFor(v: DataView, pool: string): AddressLookup {
-  const claim = named(v.ipClaims, ipClaimName(v, pool));
-  const waiting = { waitingFor: `an IP address from IPPool ${pool}` };
-  if (claim === undefined || isDeleting(claim)) return waiting;
-  const status = rec(claim.status);
-  const error = str(status.errorMessage);
-  if (error !== '') return { error: `IP Allocation for ${pool} failed : ${error}` };
-  const found = named(v.related.addresses, str(rec(status.address).name));
-  const spec = rec(found?.spec);
-  if (found === undefined || str(rec(spec.claim).name) !== claim.metadata.name) return waiting;
-  const dns = Array.isArray(spec.dnsServers) ? spec.dnsServers.filter((s): s is string => typeof s === 'string') : [];
-  const prefix = typeof spec.prefix === 'number' ? spec.prefix : 0;
-  return { address: { address: str(spec.address), prefix, gateway: str(spec.gateway), dnsServers: dns } };
 }

@@ -1,22 +1,23 @@
-// CompositeController `ironhook-metal3data`: parent Metal3Data, children its IPClaims and its
-// rendered Secrets (both OnDelete), related its template, claim, Metal3Machine, BareMetalHost,
-// Machine, the IPAddresses of its claims and same-named Secrets. Routes:
+// CompositeController `ironhook-metal3data`: parent Metal3Data, children its IPClaims, its Cluster
+// API IPAddressClaims (when the controller declares them) and its rendered Secrets (all
+// OnDelete), related its template, claim, Metal3Machine, BareMetalHost, Machine, the IPAddresses
+// of its IPClaims, the namespace's Cluster API IPAddresses and same-named Secrets. Routes:
 // /hooks/metal3data/{sync,finalize,customize}.
 //
-// Sync: Secrets that exist are kept and never rendered again; otherwise one
-// IPClaim per pool, then, once every pool has answered and the objects are known, metaData and
-// networkData are rendered into the missing Secrets. `ready` is true once every Secret the
-// template asks for exists. Finalize holds the data while its claim lives, then releases the
-// IPClaims (and Secrets) and finishes once the IPClaims are gone.
+// Sync: Secrets that exist are kept and never rendered again; otherwise one claim per pool, then,
+// once every pool has answered and the objects are known, metaData and networkData are rendered
+// into the missing Secrets. `ready` is true once every Secret the template asks for exists.
+// Finalize holds the data while its claim lives, then releases the claims (and Secrets) and
+// finishes once the claims are gone.
 import { CAPI_V1BETA2, INFRA_V1BETA2, PAUSED_ANNOTATION } from '../../domain/capi/types.js';
-import { IPAM_API_VERSION } from '../../domain/ipam/types.js';
+import { CAPI_IPAM_GROUP, IPAM_API_VERSION } from '../../domain/ipam/types.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_LABEL, Kind, RenderAnnotation, Resource, type Metal3DataStatus } from '../../domain/metal3data/types.js';
-import { heldAddresses, keepAll, readyStatus, secretState, waiting, type DesiredData } from './data-children.js';
+import { allClaims, heldAddresses, keepAll, readyStatus, secretState, waiting, type DesiredData } from './data-children.js';
 import { render } from './data-render.js';
-import { claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
-import { parseComposite, parseCustomize, rec, relatedRule, relatedType, type RelatedType } from '../kit/index.js';
+import { capiApiVersionOf, claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
+import { parseComposite, parseCustomize, rec, relatedRule, relatedType, versionOf, type RelatedType } from '../kit/index.js';
 
 function byName(names: readonly string[]): string[] {
   return [...new Set(names.filter((n) => n !== ''))].sort();
@@ -30,11 +31,18 @@ export const METAL3DATA_RELATED = {
   hosts: relatedType('metal3.io/v1alpha1', 'baremetalhosts'),
   machines: relatedType(CAPI_V1BETA2, 'machines'),
   addresses: relatedType(IPAM_API_VERSION, 'ipaddresses'),
+  /**
+   * Asked for in the version of the controller's IPAddressClaim children. The whole namespace:
+   * an IPAM provider names the IPAddress (the contract says it should be the claim's name) and
+   * labels it as it likes, and a customize hook sees neither the claims nor the template.
+   */
+  capiAddresses: { group: CAPI_IPAM_GROUP, resource: 'ipaddresses' } satisfies RelatedType,
   secrets: relatedType('v1', 'secrets'),
 };
 
 export function metal3dataCustomize(request: unknown): CustomizeResponse {
-  const { parent: data } = parseCustomize(request, Kind.Metal3Data);
+  const { controller, parent: data } = parseCustomize(request, Kind.Metal3Data);
+  const capi = capiApiVersionOf(controller);
   const namespace = data.metadata.namespace ?? '';
   const annotations = data.metadata.annotations ?? {};
   const namedRule = (type: RelatedType, names: readonly (string | undefined)[]): RelatedResourceRule[] => {
@@ -49,6 +57,7 @@ export function metal3dataCustomize(request: unknown): CustomizeResponse {
       ...namedRule(METAL3DATA_RELATED.hosts, [annotations[RenderAnnotation.BareMetalHost]]),
       ...namedRule(METAL3DATA_RELATED.machines, [annotations[RenderAnnotation.Machine]]),
       relatedRule(METAL3DATA_RELATED.addresses, namespace, { labelSelector: { matchLabels: { [DATA_LABEL]: labelValue(data.metadata.name ?? '') } } }),
+      ...(capi === undefined ? [] : [relatedRule(METAL3DATA_RELATED.capiAddresses, namespace, {}, versionOf(capi))]),
       ...namedRule(METAL3DATA_RELATED.secrets, Object.values(secretNames(data))),
     ],
   };
@@ -80,6 +89,15 @@ function paused(v: DataView): DesiredData {
   return { children: keepAll(v), status: { ...status, ironhook: { ...status.ironhook, addresses: { ...shown, ...held } } } };
 }
 
+function releaseWait(v: DataView): string {
+  const counts = [
+    [v.ipClaims.length, 'IPClaim(s)'],
+    [v.capiClaims.length, 'IPAddressClaim(s)'],
+  ] as const;
+  const parts = counts.filter(([n]) => n > 0).map(([n, what]) => `${String(n)} ${what}`);
+  return `${parts.join(' and ')} to release their addresses`;
+}
+
 function respond(desired: DesiredData): CompositeSyncResponse {
   return { children: desired.children, status: desired.status };
 }
@@ -92,8 +110,8 @@ export function metal3dataSync(request: unknown): CompositeSyncResponse {
 
 /**
  * While the claim lives the data is in use (upstream's finalizer holds it, #1356): everything is
- * kept. Then the IPClaims and Secrets are dropped (Metacontroller deletes them, the pools free
- * the addresses) and the finalizer goes once no IPClaim is left.
+ * kept. Then the claims and Secrets are dropped (Metacontroller deletes them, the pools free the
+ * addresses) and the finalizer goes once no IPClaim or IPAddressClaim is left.
  */
 export function metal3dataFinalize(request: unknown): CompositeSyncResponse {
   const v = readView(parseComposite(request, Kind.Metal3Data));
@@ -102,9 +120,8 @@ export function metal3dataFinalize(request: unknown): CompositeSyncResponse {
     const held = waiting(v, `Metal3DataClaim ${claim.metadata.name ?? ''} to be deleted (the data is in use)`, rec(v.data.status).ready === true);
     return { ...respond(held), finalized: false };
   }
-  const finalized = v.ipClaims.length === 0;
-  const status: Metal3DataStatus = finalized
-    ? { ready: false }
-    : { ready: false, ironhook: { waitingFor: `${String(v.ipClaims.length)} IPClaim(s) to release their addresses` } };
+  const claims = allClaims(v);
+  const finalized = claims.length === 0;
+  const status: Metal3DataStatus = finalized ? { ready: false } : { ready: false, ironhook: { waitingFor: releaseWait(v) } };
   return { children: [], finalized, status };
 }

@@ -206,26 +206,27 @@ const links: fc.Arbitrary<Links> = fc
 
 /**
  * A route gateway: a literal, a pool (by name, fromPoolRef, fromPoolAnnotation), none, or several
- * at once (the literal wins when rendering, the pools are claimed all the same). On DHCP and SLAAC
- * networks a fromPoolAnnotation gateway comes only with a literal: a gateway rendered from an
- * annotation's pool on those networks is the documented deviation "DHCP route gateways from a
- * pool annotation".
+ * at once (the literal wins when rendering, the pools are claimed all the same; on DHCP and SLAAC
+ * networks an annotation's pool is not claimed, as upstream).
  */
-function gateway(literals: readonly string[], dynamic: boolean): fc.Arbitrary<Gateway> {
-  const annotation = dynamic ? fc.constant(undefined) : optional(fromPoolAnnotation, 3);
+function gateway(literals: readonly string[]): fc.Arbitrary<Gateway> {
   return fc
-    .record({ string: optional(pick(literals)), fromIPPool: optional(poolName, 3), fromPoolRef: optional(poolRef, 3), fromPoolAnnotation: annotation })
-    .chain((g) => (dynamic && g.string !== undefined ? optional(fromPoolAnnotation, 3).map((a) => ({ ...g, fromPoolAnnotation: a })) : fc.constant(g)))
+    .record({
+      string: optional(pick(literals)),
+      fromIPPool: optional(poolName, 3),
+      fromPoolRef: optional(poolRef, 3),
+      fromPoolAnnotation: optional(fromPoolAnnotation, 3),
+    })
     .map(compact);
 }
 
-function route(literals: readonly string[], maxPrefix: number, dynamic: boolean): fc.Arbitrary<Route4> {
+function route(literals: readonly string[], maxPrefix: number): fc.Arbitrary<Route4> {
   return fc
     .record(
       {
         network: pick(literals),
         prefix: fc.oneof(pick([0, maxPrefix]), fc.integer({ min: 0, max: maxPrefix })),
-        gateway: gateway(literals, dynamic),
+        gateway: gateway(literals),
         services: fc.record(
           { dns: optional(fc.array(pick(literals), { minLength: 1, maxLength: 2 })), dnsFromIPPool: optional(poolName) },
           { requiredKeys: [] },
@@ -243,12 +244,12 @@ const staticSources = fc
 
 function staticNetwork(literals: readonly string[], maxPrefix: number): fc.Arbitrary<NonNullable<Networks['ipv4']>[number]> {
   return fc
-    .tuple(fc.record({ id: pick(['net0', 'net1', 'n', '0']), link: pick(LINK_IDS), routes: someOf(route(literals, maxPrefix, false), 2) }), staticSources)
+    .tuple(fc.record({ id: pick(['net0', 'net1', 'n', '0']), link: pick(LINK_IDS), routes: someOf(route(literals, maxPrefix), 2) }), staticSources)
     .map(([net, sources]) => compact({ ...net, ...sources }));
 }
 
 function dynamicNetwork(literals: readonly string[], maxPrefix: number): fc.Arbitrary<NonNullable<Networks['ipv4DHCP']>[number]> {
-  return fc.record({ id: pick(['dhcp0', 'slaac', 'n']), link: pick(LINK_IDS), routes: someOf(route(literals, maxPrefix, true), 2) }).map(compact);
+  return fc.record({ id: pick(['dhcp0', 'slaac', 'n']), link: pick(LINK_IDS), routes: someOf(route(literals, maxPrefix), 2) }).map(compact);
 }
 
 const networks: fc.Arbitrary<Networks> = fc

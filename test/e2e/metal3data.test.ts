@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../devenv/processes.js';
 import type { Cluster } from './support.js';
 import { apply, createNamespace, getJSON, openCluster } from './support.js';
+import { addWorker } from './metal3data-worker.js';
 
 const GROUP = 'infrastructure.cluster.x-k8s.io';
 
@@ -78,66 +79,6 @@ afterAll(async () => {
   await cluster.close();
 });
 
-async function uidOf(namespace: string, kind: string, name: string): Promise<string> {
-  return (await getJSON<Named>(cluster.env, namespace, kind, name)).metadata.uid;
-}
-
-/**
- * A worker as Cluster API and the provider would leave it: Machine → Metal3Machine (associated with
- * its host) → claim. The test plays the provider, so the Metal3Machine names no dataTemplate, and
- * the claim's owner reference is not a controller reference: the Metal3Machine controller would
- * otherwise take the claim as its child and release it, since its own hook did not ask for it.
- */
-async function addWorker(namespace: string, n: number): Promise<void> {
-  const env = cluster.env;
-  const name = `w-${String(n)}`;
-  const mac = `52:54:00:aa:00:${String(n).padStart(2, '0')}`;
-  await apply(
-    env,
-    `apiVersion: metal3.io/v1alpha1
-kind: BareMetalHost
-metadata: {name: host-${String(n)}, annotations: {example.com/eno1-mac: "${mac}"}}
-spec: {online: false, bootMACAddress: "${mac}"}
----
-apiVersion: cluster.x-k8s.io/v1beta2
-kind: Machine
-metadata: {name: ${name}-m, labels: {cluster.x-k8s.io/cluster-name: e2e}}
-spec:
-  clusterName: e2e
-  bootstrap: {dataSecretName: ${name}-bootstrap}
-  infrastructureRef: {apiGroup: ${GROUP}, kind: Metal3Machine, name: ${name}}
-`,
-    namespace,
-  );
-  const machineUid = await uidOf(namespace, 'machines.cluster.x-k8s.io', `${name}-m`);
-  await apply(
-    env,
-    `apiVersion: ${GROUP}/v1beta2
-kind: Metal3Machine
-metadata:
-  name: ${name}
-  labels: {cluster.x-k8s.io/cluster-name: e2e}
-  annotations: {metal3.io/BareMetalHost: ${namespace}/host-${String(n)}}
-  ownerReferences: [{apiVersion: cluster.x-k8s.io/v1beta2, kind: Machine, name: ${name}-m, uid: ${machineUid}, controller: true}]
-spec: {image: {url: "http://127.0.0.1:9/never-fetched.iso", diskFormat: live-iso}}
-`,
-    namespace,
-  );
-  const m3mUid = await uidOf(namespace, `metal3machines.${GROUP}`, name);
-  await apply(
-    env,
-    `apiVersion: ${GROUP}/v1beta2
-kind: Metal3DataClaim
-metadata:
-  name: ${name}
-  labels: {cluster.x-k8s.io/cluster-name: e2e}
-  ownerReferences: [{apiVersion: ${GROUP}/v1beta2, kind: Metal3Machine, name: ${name}, uid: ${m3mUid}}]
-spec: {template: {name: workers}}
-`,
-    namespace,
-  );
-}
-
 interface Snapshot {
   data: Map<string, DataView>;
   secrets: Map<string, SecretView>;
@@ -206,7 +147,7 @@ describe('Metal3DataTemplate / Metal3Data / Metal3DataClaim through Metacontroll
     await apply(env, TEMPLATE, namespace);
 
     // The first worker alone: index 0, the pool's first address (the seed's worker-0 → 192.168.1.10).
-    await addWorker(namespace, 0);
+    await addWorker(cluster.env, namespace, 0);
     const first = await settled(namespace, ['w-0']);
     expect(first.data.get('w-0')?.spec.index).toBe(0);
     expect(addressOf(first.data.get('w-0'))).toBe('192.168.1.10');
@@ -214,7 +155,7 @@ describe('Metal3DataTemplate / Metal3Data / Metal3DataClaim through Metacontroll
       `boot_mac: 52:54:00:aa:00:00\nip_address: 192.168.1.10\nlocal-hostname: worker-0\nproviderid: ${namespace}/host-0/w-0\n`,
     );
 
-    for (const n of [1, 2, 3, 4]) await addWorker(namespace, n);
+    for (const n of [1, 2, 3, 4]) await addWorker(cluster.env, namespace, n);
     const five = ['w-0', 'w-1', 'w-2', 'w-3', 'w-4'];
     const before = await settled(namespace, five);
     expect(new Set(five.map((c) => before.data.get(c)?.spec.index))).toEqual(new Set([0, 1, 2, 3, 4]));
@@ -239,8 +180,8 @@ describe('Metal3DataTemplate / Metal3Data / Metal3DataClaim through Metacontroll
       500,
     );
 
-    await addWorker(namespace, 5);
-    await addWorker(namespace, 6);
+    await addWorker(cluster.env, namespace, 5);
+    await addWorker(cluster.env, namespace, 6);
     const after = await settled(namespace, [...kept, 'w-5', 'w-6']);
     expectNothingMoved(before, after, kept);
     const newIndexes = [after.data.get('w-5')!.spec.index, after.data.get('w-6')!.spec.index].sort();
@@ -257,7 +198,7 @@ describe('Metal3DataTemplate / Metal3Data / Metal3DataClaim through Metacontroll
     const namespace = await createNamespace(env, 'm3data-del');
     await apply(env, POOL, namespace);
     await apply(env, TEMPLATE, namespace);
-    await addWorker(namespace, 0);
+    await addWorker(cluster.env, namespace, 0);
     await settled(namespace, ['w-0']);
     await env.kubectl('delete', `metal3datatemplates.${GROUP}`, 'workers', '-n', namespace, '--wait=false');
     await new Promise((resolve) => setTimeout(resolve, 3000));

@@ -212,7 +212,11 @@ describe('manifests/controllers/metal3data.yaml', () => {
 
   it.each<[string, string, string[]]>([
     ['ironhook-metal3datatemplate', 'metal3datatemplates', [`${GROUP}/v1beta2 metal3datas OnDelete`]],
-    ['ironhook-metal3data', 'metal3datas', ['v1 secrets OnDelete', 'ipam.metal3.io/v1alpha1 ipclaims OnDelete']],
+    [
+      'ironhook-metal3data',
+      'metal3datas',
+      ['v1 secrets OnDelete', 'ipam.metal3.io/v1alpha1 ipclaims OnDelete', 'ipam.cluster.x-k8s.io/v1beta2 ipaddressclaims OnDelete'],
+    ],
     ['ironhook-metal3dataclaim', 'metal3dataclaims', []],
   ])('%s: parent %s, children, v2 hooks on /hooks/<kind>/…', (name, resource, children) => {
     const c = controllers.find((x) => x.metadata.name === name)!;

@@ -1,13 +1,13 @@
 // The Metal3DataClaim hook and the Metal3Data hook's decisions that the golden fixtures do not
 // show: what a claim reports and waits for, when its finalizer goes, and the data hook's waits,
-// unsupported pools, user-provided Secrets and pause.
+// user-provided Secrets and pause (Cluster API pools: metal3data-capi-claims.test.ts).
 import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../domain/k8s.js';
-import type { ObjectMap } from '../../domain/metacontroller.js';
 import { metal3dataclaimCustomize, metal3dataclaimFinalize, metal3dataclaimSync } from '../../hooks/metal3data/claim.js';
 import { metal3dataCustomize, metal3dataSync } from '../../hooks/metal3data/data.js';
 import { metal3datatemplateCustomize } from '../../hooks/metal3data/template.js';
 import { HookInputError } from '../../hooks/types.js';
+import { objectMap } from '../support/object-map.js';
 
 const V2 = 'infrastructure.cluster.x-k8s.io/v1beta2';
 const NS = 'metal3';
@@ -16,14 +16,7 @@ function obj([apiVersion, kind]: [string, string], name: string, fields: Record<
   return { apiVersion, kind, metadata: { name, namespace: NS, uid: `uid-${kind}-${name}`, creationTimestamp: '2026-11-29T10:00:00Z', ...meta }, ...fields };
 }
 
-function map(...objects: KObject[]): ObjectMap {
-  const out: ObjectMap = {};
-  for (const o of objects) {
-    const key = `${o.kind}.${o.apiVersion}`;
-    out[key] = { ...(out[key] ?? {}), [`${NS}/${o.metadata.name ?? ''}`]: o };
-  }
-  return out;
-}
+const map = objectMap;
 
 const request = (parent: KObject, related: KObject[] = [], children: KObject[] = [], finalizing = false): unknown => ({
   controller: {},
@@ -221,14 +214,6 @@ describe('Metal3Data hook', () => {
     const children = [ipClaim('a-pending', {}), ipClaim('b-exhausted', { errorMessage: 'Exhausted IP Pools' })];
     expect(metal3dataSync(request(theData, [tpl, claim, m3m, machine, host], children)).status).toEqual({
       errorMessage: 'IP Allocation for b-exhausted failed : Exhausted IP Pools',
-      ready: false,
-    });
-  });
-
-  it('a Cluster API pool is reported as not supported yet', () => {
-    const tpl = metaOnly({ ipAddressesFromPool: [{ key: 'ip', name: 'incluster', apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool' }] });
-    expect(metal3dataSync(request(theData, [tpl, claim, m3m, machine, host])).status).toEqual({
-      errorMessage: 'pool incluster is a InClusterIPPool.ipam.cluster.x-k8s.io; only ipam.metal3.io IPPools are supported yet',
       ready: false,
     });
   });

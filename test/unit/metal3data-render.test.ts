@@ -4,8 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { RenderError, netmask, type PoolAddress, type RenderContext } from '../../domain/metal3data/context.js';
 import { metaDataMap } from '../../domain/metal3data/metadata.js';
 import { networkDataValue } from '../../domain/metal3data/networkdata.js';
-import { templatePools, type PoolsResult } from '../../domain/metal3data/pools.js';
-import type { MetaData, Metal3DataTemplateSpec, NetworkData, SourceObject } from '../../domain/metal3data/types.js';
+import type { MetaData, NetworkData } from '../../domain/metal3data/types.js';
 import type { KObject } from '../../domain/k8s.js';
 
 function object(kind: string, name: string, extra: Partial<KObject> = {}, meta: Partial<KObject['metadata']> = {}): KObject {
@@ -424,112 +423,5 @@ describe('netmask (Go net.CIDRMask → net.IP.String)', () => {
     [-1, false, '<nil>'],
   ])('/%i (IPv4: %s) → %s', (prefix, ipv4, expected) => {
     expect(netmask(prefix, ipv4)).toBe(expected);
-  });
-});
-
-describe('the pools a template needs', () => {
-  const annotations: Record<string, Record<string, string>> = { machine: { pool: 'from-machine', empty: '' } };
-  const lookup = (object: SourceObject, annotation: string): string | undefined => annotations[object]?.[annotation];
-  const names = (result: PoolsResult): unknown => ('pools' in result ? result.pools.map((p) => `${p.name}:${p.kind}.${p.apiGroup}`) : result);
-
-  it.each<[string, Metal3DataTemplateSpec, unknown]>([
-    ['none', {}, []],
-    [
-      'metaData lists, one entry per name, sorted',
-      { metaData: { prefixesFromPool: [pool('a', 'z')], ipAddressesFromPool: [pool('b', 'a'), pool('c', 'z')] } },
-      ['a:IPPool.ipam.metal3.io', 'z:IPPool.ipam.metal3.io'],
-    ],
-    ['empty apiGroup and kind mean a Metal3 IPPool', { metaData: { ipAddressesFromPool: [{ key: 'k', name: 'p' }] } }, ['p:IPPool.ipam.metal3.io']],
-    [
-      'other kinds are Cluster API pools',
-      { metaData: { ipAddressesFromPool: [{ key: 'k', name: 'p', apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool' }] } },
-      ['p:InClusterIPPool.ipam.cluster.x-k8s.io'],
-    ],
-    ['dnsServersFromPool still claims', { metaData: { dnsServersFromPool: [pool('k', 'dns')] } }, ['dns:IPPool.ipam.metal3.io']],
-    [
-      'static networks, route gateways and DNS (DHCP routes too); a pool beside a literal gateway is claimed all the same',
-      {
-        networkData: {
-          networks: {
-            ipv4: [{ id: 'n', link: 'l', ipAddressFromIPPool: 'a', routes: [{ network: '0.0.0.0', gateway: { string: '1.1.1.1', fromIPPool: 'unused' } }] }],
-            ipv4DHCP: [{ id: 'd', link: 'l', routes: [{ network: '0.0.0.0', gateway: { fromIPPool: 'b' }, services: { dnsFromIPPool: 'c' } }] }],
-          },
-          services: { dnsFromIPPool: 'd' },
-        },
-      },
-      ['a:IPPool.ipam.metal3.io', 'b:IPPool.ipam.metal3.io', 'c:IPPool.ipam.metal3.io', 'd:IPPool.ipam.metal3.io', 'unused:IPPool.ipam.metal3.io'],
-    ],
-    [
-      'a pool named by an annotation',
-      { networkData: { networks: { ipv6: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'machine', annotation: 'pool' } }] } } },
-      ['from-machine:IPPool.ipam.metal3.io'],
-    ],
-    [
-      "an annotation beside fromPoolRef: both are claimed (the annotation's pool renders), as upstream",
-      {
-        networkData: {
-          networks: {
-            ipv4: [
-              { id: 'n', link: 'l', fromPoolRef: { name: 'r' }, ipAddressFromIPPool: 'unused', fromPoolAnnotation: { object: 'machine', annotation: 'pool' } },
-            ],
-          },
-        },
-      },
-      ['from-machine:IPPool.ipam.metal3.io', 'r:IPPool.ipam.metal3.io'],
-    ],
-    [
-      'an empty apiGroup or an empty kind alone defaults to ipam.metal3.io or IPPool',
-      {
-        networkData: {
-          networks: {
-            ipv4: [
-              { id: 'n', link: 'l', fromPoolRef: { name: 'g', apiGroup: 'ipam.metal3.io' } },
-              { id: 'm', link: 'l', fromPoolRef: { name: 'k', kind: 'IPPool' } },
-            ],
-          },
-        },
-      },
-      ['g:IPPool.ipam.metal3.io', 'k:IPPool.ipam.metal3.io'],
-    ],
-    [
-      "a DHCP route gateway claims an annotation's pool only when it renders from it (upstream never claims it)",
-      {
-        networkData: {
-          networks: {
-            ipv4DHCP: [
-              { id: 'd', link: 'l', routes: [{ network: '0.0.0.0', gateway: { fromPoolAnnotation: { object: 'machine', annotation: 'pool' } } }] },
-              {
-                id: 'e',
-                link: 'l',
-                routes: [{ network: '0.0.0.0', gateway: { string: '10.0.0.1', fromPoolAnnotation: { object: 'machine', annotation: 'empty' } } }],
-              },
-            ],
-          },
-        },
-      },
-      ['from-machine:IPPool.ipam.metal3.io'],
-    ],
-    [
-      'waits while the annotated object is unknown',
-      { networkData: { networks: { ipv6: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'baremetalhost', annotation: 'pool' } }] } } },
-      { waitingFor: 'the baremetalhost whose annotation pool names the pool' },
-    ],
-  ])('%s', (_name, spec, expected) => {
-    expect(names(templatePools(spec, lookup))).toEqual(expected);
-  });
-
-  it.each<[string, Metal3DataTemplateSpec, RegExp]>([
-    [
-      'one name, two kinds',
-      { metaData: { ipAddressesFromPool: [pool('a', 'p'), { key: 'b', name: 'p', apiGroup: 'ipam.cluster.x-k8s.io', kind: 'InClusterIPPool' }] } },
-      /pool p is referenced both as IPPool.ipam.metal3.io and as InClusterIPPool.ipam.cluster.x-k8s.io/u,
-    ],
-    [
-      'an annotation naming no pool',
-      { networkData: { networks: { ipv4: [{ id: 'n', link: 'l', fromPoolAnnotation: { object: 'machine', annotation: 'empty' } }] } } },
-      /must name an IP pool/u,
-    ],
-  ])('error: %s', (_name, spec, message) => {
-    expect(() => templatePools(spec, lookup)).toThrow(message);
   });
 });
