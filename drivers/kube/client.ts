@@ -1,7 +1,7 @@
 // The real KubePort: @kubernetes/client-node 1.4 (through api.ts: deadlines, KubeStatusError) for
 // lists and writes, client-node's Watch for the stream, with the pool's own reflector
 // (reflector.ts) around the stream for relists and liveness.
-import { KubeConfig, V1LeaseSpec, V1ObjectMeta, Watch } from '@kubernetes/client-node';
+import { KubeConfig, V1DeleteOptions, V1LeaseSpec, V1ObjectMeta, V1Preconditions, Watch } from '@kubernetes/client-node';
 import type { ConfigurationOptions, CoreV1Event, V1Lease, V1Secret } from '@kubernetes/client-node';
 import type { KObject } from '../../domain/k8s.js';
 import type { Clock } from '../pool/clock.js';
@@ -224,6 +224,14 @@ export class KubeClient implements KubePort {
         this.api.coordination.replaceNamespacedLease({ namespace, name, body: leaseBody(lease) }, call),
       ),
     );
+  }
+
+  async deleteLease(lease: Lease): Promise<void> {
+    const { namespace, name, resourceVersion } = lease.metadata;
+    const body = new V1DeleteOptions();
+    body.preconditions = new V1Preconditions();
+    body.preconditions.resourceVersion = resourceVersion;
+    await this.call(`DELETE Lease ${namespace}/${name}`, (call) => this.api.coordination.deleteNamespacedLease({ namespace, name, body }, call));
   }
 
   /** The kubeconfig in use (for logs: server only). */

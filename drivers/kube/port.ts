@@ -83,6 +83,8 @@ export interface KubePort {
   createLease(lease: Lease): Promise<Lease>;
   /** Replaces a Lease; conflict (409) when metadata.resourceVersion is stale. */
   replaceLease(lease: Lease): Promise<Lease>;
+  /** Deletes a Lease; conflict (409) when metadata.resourceVersion is stale, 404 when gone. */
+  deleteLease(lease: Lease): Promise<void>;
   /** The request resources the apiserver serves (a CRD may not be installed). */
   servedRequestResources(): Promise<string[]>;
 }

@@ -3,7 +3,8 @@
 // expired when its record has not changed for leaseDuration on *this* replica's clock (no clock
 // skew between replicas matters), the holder renews every retryPeriod and gives up leadership
 // when it could not renew for renewDeadline, and a graceful stop releases the lease so another
-// replica takes over at once.
+// replica takes over at once. Releasing deletes the Lease (only the version this replica holds):
+// a standby creates it anew at once, and after `helm uninstall` nothing of the pool is left.
 import { formatTime } from '../../domain/backoff.js';
 import type { Clock, Timer } from './clock.js';
 import type { LeaderElectionConfig } from './config.js';
@@ -130,7 +131,7 @@ export class LeaderElector {
     }
   }
 
-  /** Stop electing; when leading, release the lease (holder cleared) so a standby takes over. */
+  /** Stop electing; when leading, release the lease (deleted) so a standby takes over. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.cancel();
@@ -142,10 +143,7 @@ export class LeaderElector {
     try {
       const current = (await this.kube.getLease(this.config.namespace, this.config.name)) ?? this.lease;
       if (current.spec.holderIdentity === this.config.identity) {
-        await this.kube.replaceLease({
-          metadata: current.metadata,
-          spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: microTime(now) },
-        });
+        await this.kube.deleteLease(current);
       }
       this.logger.info({ lease: this.config.name, at: formatTime(now) }, 'released the lease');
     } catch (error) {

@@ -127,6 +127,7 @@ function killable(inner: KubePort, deadly: (status: Record<string, unknown>) => 
     getLease: (ns, name) => inner.getLease(ns, name),
     createLease: (lease) => inner.createLease(lease),
     replaceLease: (lease) => inner.replaceLease(lease),
+    deleteLease: (lease) => inner.deleteLease(lease),
     servedRequestResources: () => inner.servedRequestResources(),
   };
   return { kube, dead: () => dead };

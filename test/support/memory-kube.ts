@@ -228,6 +228,18 @@ export class MemoryKube implements KubePort {
     return Promise.resolve(clone(stored));
   }
 
+  deleteLease(lease: Lease): Promise<void> {
+    this.failIfAsked('deleteLease');
+    const key = `${lease.metadata.namespace}/${lease.metadata.name}`;
+    const existing = this.leases.get(key);
+    if (existing === undefined) return Promise.reject(new KubeStatusError(404, 'NotFound', `Lease ${key} not found`));
+    if (existing.metadata.resourceVersion !== lease.metadata.resourceVersion) {
+      return Promise.reject(new KubeStatusError(409, 'Conflict', `Lease ${key} changed`));
+    }
+    this.leases.delete(key);
+    return Promise.resolve();
+  }
+
   servedRequestResources(): Promise<string[]> {
     return Promise.resolve([...this.served]);
   }

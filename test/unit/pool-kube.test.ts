@@ -227,14 +227,26 @@ describe('leader election', () => {
     expect(a.log).toEqual(['started', 'stopped']);
   });
 
-  it('releases the lease on stop so a standby takes over at once', async () => {
+  it('releases the lease on stop (deletes it, so nothing is left after uninstall) and a standby takes over at once', async () => {
     const { kube, a, b } = twoReplicas();
     await a.e.attempt();
     await b.e.attempt();
     await a.e.stop();
-    expect(kube.leases.get('ironhook/ironhook-driver-pool')?.spec.holderIdentity).toBe('');
+    expect(kube.leases.has('ironhook/ironhook-driver-pool')).toBe(false);
     await b.e.attempt();
     expect(b.log).toEqual(['started']);
+    expect(kube.leases.get('ironhook/ironhook-driver-pool')?.spec.holderIdentity).toBe('b');
+  });
+
+  it('leaves a lease another replica took meanwhile', async () => {
+    const { kube, a } = twoReplicas();
+    await a.e.attempt();
+    const key = 'ironhook/ironhook-driver-pool';
+    const taken = kube.leases.get(key);
+    if (taken === undefined) throw new Error('no lease');
+    kube.leases.set(key, { ...taken, metadata: { ...taken.metadata, resourceVersion: '999' }, spec: { ...taken.spec, holderIdentity: 'c' } });
+    await a.e.stop();
+    expect(kube.leases.get(key)?.spec.holderIdentity).toBe('c');
   });
 });
 
