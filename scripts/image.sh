@@ -36,7 +36,8 @@ DEBIAN_MIRROR="${IRONHOOK_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 DEBIAN_SECURITY_MIRROR="${IRONHOOK_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 # essential: no apt, no init. The merged-usr hook sets /usr up as debootstrap does, instead of
 # the usrmerge package (which pulls in perl). Docs except copyright files, man pages and locales
-# are never unpacked.
+# are never unpacked. The hooks' $1 (the target directory) is mmdebstrap's to expand.
+# shellcheck disable=SC2016,SC2054
 MMDEBSTRAP_OPTS=(
   --variant=essential
   --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr
@@ -292,6 +293,7 @@ export_image() { # name ref build-seconds
 
 # images.json: the records of this run merged into the previous file by name.
 write_manifest() {
+  # shellcheck disable=SC2016 # JavaScript, not shell
   printf '%s\n' "${RECORDS[@]}" | node --input-type=module -e '
     import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
     const [file, created] = process.argv.slice(1);
