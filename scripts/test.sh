@@ -5,7 +5,8 @@
 # What it installs when missing: npm packages (npm ci), the Debian and PyPI test peers
 # (scripts/setup-system-deps.sh) and the Go-built control-plane binaries
 # and upstream Metal3's code as the differential tier's oracle (scripts/setup-test-binaries.sh,
-# cached in ~/.cache/ironhook/bin).
+# cached in ~/.cache/ironhook/bin). Before the integration and e2e tiers it builds the container
+# images (npm run image, docs/images.md), which test/integration/images.test.ts runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,10 @@ fi
 if needs integration e2e unit differential; then
   bash scripts/setup-system-deps.sh
   bash scripts/setup-test-binaries.sh
+fi
+if needs integration e2e; then
+  echo "== images"
+  npm run --silent image
 fi
 
 for tier in "${tiers[@]}"; do
