@@ -1,10 +1,13 @@
 // A real Kubernetes control plane on 127.0.0.1, like controller-runtime's envtest but from
 // binaries built out of Go modules (scripts/setup-test-binaries.sh): etcd, kube-apiserver and
 // kube-controller-manager (garbage collection and namespace deletion, which Metacontroller's
-// children and per-test namespaces rely on).
+// children and per-test namespaces rely on). With `node: true` it is also what a real kubelet and
+// its pods need (devenv/controlplane-node.ts, devenv/node.ts, docs/dev/real-node.md).
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { applyLoopbackPodPolicy, makeNodePKI, NODE_CONTROLLERS, nodeApiserverArgs, nodeControllerManagerArgs, startScheduler } from './controlplane-node.js';
+import type { NodeAccess } from './controlplane-node.js';
 import { binary, freePort, startProcess, stopProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
 
@@ -13,6 +16,8 @@ export interface ControlPlane {
   kubeconfig: string;
   server: string;
   processes: StartedProcess[];
+  /** In node mode: what devenv/node.ts needs to join a kubelet. */
+  node?: NodeAccess;
   stop(): Promise<void>;
 }
 
@@ -21,6 +26,13 @@ export interface ControlPlaneOptions {
   dir: string;
   detached?: boolean;
   controllerManager?: boolean;
+  /**
+   * Node mode, for a real kubelet (devenv/node.ts): a client CA, Node,RBAC authorization with
+   * NodeRestriction, ServiceAccount admission, the controllers pods and workloads need, the
+   * kube-scheduler, and the loopback pod policy (every pod on the host network, pointed at
+   * 127.0.0.1:<port>). Off by default: the other tests run without ServiceAccount admission.
+   */
+  node?: boolean;
 }
 
 function writeServiceAccountKeys(dir: string): { publicKey: string; privateKey: string } {
@@ -60,8 +72,9 @@ async function startEtcd(dir: string, logDir: string, detached: boolean): Promis
   return { process, url };
 }
 
-function apiserverArgs(dir: string, etcdURL: string, port: number): string[] {
+function apiserverArgs(dir: string, etcdURL: string, port: number, node: boolean): string[] {
   const keys = writeServiceAccountKeys(dir);
+  const modeArgs = node ? nodeApiserverArgs(makeNodePKI(dir)) : ['--authorization-mode=RBAC', '--disable-admission-plugins=ServiceAccount'];
   return [
     `--etcd-servers=${etcdURL}`,
     '--bind-address=127.0.0.1',
@@ -69,13 +82,12 @@ function apiserverArgs(dir: string, etcdURL: string, port: number): string[] {
     `--secure-port=${String(port)}`,
     `--cert-dir=${join(dir, 'certs')}`,
     `--token-auth-file=${join(dir, 'tokens.csv')}`,
-    '--authorization-mode=RBAC',
+    ...modeArgs,
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
     `--service-account-key-file=${keys.publicKey}`,
     `--service-account-signing-key-file=${keys.privateKey}`,
     // Only a configuration value: no Service IP from this range is ever contacted.
     '--service-cluster-ip-range=10.96.0.0/24',
-    '--disable-admission-plugins=ServiceAccount',
     // A 127.0.0.1 endpoint for the kubernetes Service is invalid; without this the apiserver
     // logs an error every 10 s.
     '--endpoint-reconciler-type=none',
@@ -116,14 +128,17 @@ async function apiserverReady(server: string, token: string): Promise<boolean> {
   });
 }
 
-function startControllerManager(dir: string, kubeconfig: string, logDir: string, detached: boolean): StartedProcess {
+function startControllerManager(dir: string, kubeconfig: string, logDir: string, options: { detached: boolean; node?: NodeAccess }): StartedProcess {
+  const { detached, node } = options;
+  // Kubernetes 1.36 names controllers with the -controller suffix.
+  const controllers = node === undefined ? ['garbage-collector-controller', 'namespace-controller', 'serviceaccount-controller'] : NODE_CONTROLLERS;
   return startProcess({
     name: 'kube-controller-manager',
     command: binary('kube-controller-manager'),
     args: [
       `--kubeconfig=${kubeconfig}`,
-      // Kubernetes 1.36 names controllers with the -controller suffix.
-      '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller',
+      `--controllers=${controllers.join(',')}`,
+      ...(node === undefined ? [] : nodeControllerManagerArgs(dir, node)),
       '--leader-elect=false',
       '--secure-port=0',
       '--use-service-account-credentials=false',
@@ -134,17 +149,57 @@ function startControllerManager(dir: string, kubeconfig: string, logDir: string,
   });
 }
 
+interface NodeModeSetup {
+  dir: string;
+  kubeconfig: string;
+  port: number;
+  logDir: string;
+  detached: boolean;
+}
+
+/** Node mode after /readyz: kube-controller-manager (required here), kube-scheduler and the loopback pod policy. */
+async function startNodeMode(setup: NodeModeSetup, processes: StartedProcess[]): Promise<NodeAccess> {
+  const { dir, kubeconfig, port, logDir, detached } = setup;
+  const access: NodeAccess = {
+    clientCA: { cert: join(dir, 'pki', 'client-ca.crt'), key: join(dir, 'pki', 'client-ca.key') },
+    servingCA: join(dir, 'certs', 'apiserver.crt'),
+    port,
+  };
+  processes.push(startControllerManager(dir, kubeconfig, logDir, { detached, node: access }));
+  processes.push(startScheduler(kubeconfig, logDir, detached));
+  await applyLoopbackPodPolicy(kubeconfig, port);
+  return access;
+}
+
+/** kube-controller-manager (and in node mode the rest of startNodeMode) after /readyz, added to `processes`. */
+async function startControllers(options: ControlPlaneOptions, setup: NodeModeSetup, processes: StartedProcess[]): Promise<NodeAccess | undefined> {
+  if (options.node === true) {
+    return startNodeMode(setup, processes);
+  }
+  if (options.controllerManager !== false && existsSync(binary('kube-controller-manager'))) {
+    processes.push(startControllerManager(setup.dir, setup.kubeconfig, setup.logDir, { detached: setup.detached }));
+  }
+  return undefined;
+}
+
+/** The admin's bearer token, in `<dir>/tokens.csv` (system:masters). */
+function writeAdminToken(dir: string): string {
+  const token = randomBytes(24).toString('hex');
+  writeFileSync(join(dir, 'tokens.csv'), `${token},admin,admin,"system:masters"\n`, { mode: 0o600 });
+  return token;
+}
+
 export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const { dir } = options;
   const detached = options.detached === true;
   const logDir = join(dir, 'logs');
   mkdirSync(logDir, { recursive: true });
-  const token = randomBytes(24).toString('hex');
-  writeFileSync(join(dir, 'tokens.csv'), `${token},admin,admin,"system:masters"\n`, { mode: 0o600 });
+  const token = writeAdminToken(dir);
   const etcd = await startEtcd(dir, logDir, detached);
   const port = await freePort();
   const server = `https://127.0.0.1:${String(port)}`;
-  const apiserver = startProcess({ name: 'kube-apiserver', command: binary('kube-apiserver'), args: apiserverArgs(dir, etcd.url, port), logDir, detached });
+  const args = apiserverArgs(dir, etcd.url, port, options.node === true);
+  const apiserver = startProcess({ name: 'kube-apiserver', command: binary('kube-apiserver'), args, logDir, detached });
   const processes = [etcd.process, apiserver];
   const stop = async (): Promise<void> => {
     for (const started of [...processes].reverse()) {
@@ -154,10 +209,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   try {
     await waitFor('kube-apiserver /readyz', async () => apiserverReady(server, token), 120_000, 500);
     const kubeconfig = writeKubeconfig(dir, server, token);
-    if (options.controllerManager !== false && existsSync(binary('kube-controller-manager'))) {
-      processes.push(startControllerManager(dir, kubeconfig, logDir, detached));
-    }
-    return { dir, kubeconfig, server, processes, stop };
+    const access = await startControllers(options, { dir, kubeconfig, port, logDir, detached }, processes);
+    return { dir, kubeconfig, server, processes, ...(access === undefined ? {} : { node: access }), stop };
   } catch (error) {
     await stop();
     throw error;

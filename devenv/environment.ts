@@ -68,6 +68,8 @@ export interface EnvironmentOptions {
   hookEnv?: NodeJS.ProcessEnv;
   /** Also start the file server, the emulators, the fake agent and the driver pool process. */
   bmcs?: boolean | BMCEnvironmentOptions;
+  /** The control plane in node mode, for a real node (devenv/node.ts, docs/dev/real-node.md). */
+  node?: boolean;
 }
 
 async function kubectlIn(kubeconfig: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -284,7 +286,7 @@ function kubectlFor(kubeconfig: string): Pick<Environment, 'kubectl' | 'kubectlR
 }
 
 export async function startEnvironment(options: EnvironmentOptions): Promise<Environment> {
-  const controlPlane = await startControlPlane({ dir: options.dir, detached: options.detached === true });
+  const controlPlane = await startControlPlane({ dir: options.dir, detached: options.detached === true, node: options.node === true });
   const { kubeconfig } = controlPlane;
   const processes: StartedProcess[] = [...controlPlane.processes];
   let bmcs: BMCs | undefined;

@@ -40,10 +40,13 @@ export function makeCa(dir: string, name: string, days = 1): void {
   ]);
 }
 
-/** `<name>.crt` and `<name>.key` signed by the CA `<ca>.crt`/`<ca>.key`, with the extensions in `ext` (openssl x509 -extfile syntax). */
-export function makeLeaf(dir: string, name: string, { ca, ext, days = 1 }: { ca: string; ext: string; days?: number }): void {
+/**
+ * `<name>.crt` and `<name>.key` signed by the CA `<ca>.crt`/`<ca>.key`, with the extensions in `ext` (openssl x509 -extfile syntax)
+ * and the subject `subject` (default `/CN=<name>`; Kubernetes reads the user from CN and its groups from O).
+ */
+export function makeLeaf(dir: string, name: string, { ca, ext, days = 1, subject }: { ca: string; ext: string; days?: number; subject?: string }): void {
   writeFileSync(join(dir, `${name}.ext`), ext);
-  openssl(dir, ['req', ...P256, '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
+  openssl(dir, ['req', ...P256, '-subj', subject ?? `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.csr`]);
   openssl(dir, [
     'x509',
     '-req',

@@ -9,14 +9,18 @@
 // With Cluster API's core manager built (~/.cache/ironhook/bin/capi-manager) it also starts a
 // workload cluster (a second etcd + kube-apiserver in .ironhook/workload, published as the Secret
 // default/demo-kubeconfig) and the manager, for examples/demo/cluster.yaml (docs/dev/capm3-e2e.md).
+// With `--node` (`npm run env:up -- --node`) the control plane runs in node mode and a real node
+// (containerd + kubelet, devenv/node.ts) runs beside it with the images `npm run image` exported
+// (docs/dev/real-node.md); env:down stops the node first: its pods, processes, mounts and cgroups.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
 import { imageFiles } from '../devenv/bmcs.js';
 import { startCAPIManager } from '../devenv/capi-manager.js';
 import { kubectlApply, REPO_ROOT, startEnvironment, startPoolProcess } from '../devenv/environment.js';
 import type { Environment } from '../devenv/environment.js';
+import { localImageArchives, startNode, stopNodeIn } from '../devenv/node.js';
 import { binary, isAlive, startProcess, stopProcess, waitFor } from '../devenv/processes.js';
 import type { StartedProcess } from '../devenv/processes.js';
 import { startWorkloadCluster, workloadDir } from '../devenv/workload.js';
@@ -26,6 +30,7 @@ const DIR = join(REPO_ROOT, '.ironhook');
 const HOOK_LOG_LEVEL = process.env.LOG_LEVEL ?? 'debug';
 const PIDS = join(DIR, 'pids.json');
 const LOGS = join(DIR, 'logs');
+const NODE_DIR = join(DIR, 'node');
 
 /** The demo's fixed loopback ports and credentials (examples/demo/hosts.yaml uses them). */
 export const DEMO = {
@@ -56,6 +61,13 @@ function running(): StartedProcess[] {
 }
 
 async function down(): Promise<void> {
+  // The node first, while the control plane can still delete its pods.
+  try {
+    if (await stopNodeIn(NODE_DIR)) process.stdout.write('stopped the node (pods, kubelet, containerd, mounts, kubepods cgroups)\n');
+  } catch (error) {
+    process.stderr.write(`stopping the node: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
   const processes = existsSync(PIDS) ? (JSON.parse(readFileSync(PIDS, 'utf8')) as StartedProcess[]) : [];
   for (const started of [...processes].reverse()) {
     await stopProcess(started.pid);
@@ -221,9 +233,33 @@ function report(environment: Environment, workloadServer: string | undefined): v
   process.stdout.write(`export KUBECONFIG=${environment.kubeconfig}\n`);
 }
 
-async function up(): Promise<void> {
+/** The image archives for --node, or undefined (and why, on stderr) when they are not built. */
+function nodeImages(): string[] | undefined {
+  const images = localImageArchives();
+  if (images.length === 0) {
+    process.stderr.write('--node needs the image archives (~/.cache/ironhook/images/*.docker.tar, images.json): build them with `npm run image`\n');
+    return undefined;
+  }
+  return images;
+}
+
+/** With --node: the node beside the control plane (its processes are in .ironhook/node/node.json, not pids.json). */
+async function startLocalNode(environment: Environment, images: string[]): Promise<void> {
+  const node = await startNode({ controlPlane: environment.controlPlane, dir: NODE_DIR, images, detached: true });
+  for (const started of node.processes) {
+    process.stdout.write(`started ${started.name.padEnd(24)} pid ${String(started.pid).padEnd(8)} log ${started.log}\n`);
+  }
+  process.stdout.write(`node ${node.name} Ready with ${images.map((image) => basename(image)).join(', ')}; every pod runs on the host network\n`);
+}
+
+async function up(withNode: boolean): Promise<void> {
   if (running().length > 0) {
     process.stdout.write('the environment is already running; `npm run env:down` stops it\n');
+    return;
+  }
+  const images = withNode ? nodeImages() : [];
+  if (images === undefined) {
+    process.exitCode = 1;
     return;
   }
   execFileSync('bash', [join(REPO_ROOT, 'scripts', 'setup-test-binaries.sh')], { stdio: 'inherit' });
@@ -235,12 +271,14 @@ async function up(): Promise<void> {
     hookPort: Number(process.env.PORT ?? 8080),
     conversionPort: Number(process.env.CONVERSION_TLS_PORT ?? 8443),
     hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10', LOG_LEVEL: HOOK_LOG_LEVEL },
+    node: withNode,
   });
   let workloadServer: string | undefined;
   try {
     environment.processes.push(...(await startBMCProcesses(environment.kubeconfig)));
     await createSecret(environment.kubeconfig);
     workloadServer = await startClusterAPI(environment.kubeconfig, environment.processes);
+    if (withNode) await startLocalNode(environment, images);
   } finally {
     writeFileSync(PIDS, JSON.stringify(environment.processes, null, 2));
   }
@@ -249,10 +287,10 @@ async function up(): Promise<void> {
 
 const command = process.argv[2];
 if (command === 'up') {
-  await up();
+  await up(process.argv.includes('--node'));
 } else if (command === 'down') {
   await down();
 } else {
-  process.stderr.write('usage: tsx scripts/env.ts up|down\n');
+  process.stderr.write('usage: tsx scripts/env.ts up [--node] | down\n');
   process.exitCode = 2;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the real control-plane binaries the integration/e2e tests run (etcd, kube-apiserver,
-# kube-controller-manager, kubectl, helm, capi-manager, metacontroller) and the differential
+# kube-controller-manager, kubectl, helm, capi-manager, metacontroller), the local node's
+# kube-scheduler and kubelet (devenv/node.ts, docs/dev/real-node.md) and the differential
 # tests' oracle (upstream Metal3's code, tools/oracle) into
 #   ${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin
 # from the Go tools modules pinned under tools/, and Metacontroller from upstream's v4.17.2 source
@@ -10,8 +11,8 @@
 #
 # Usage: scripts/setup-test-binaries.sh [--force] [NAME...]
 #        scripts/setup-test-binaries.sh --tidy-oracle
-#   NAME is one of: etcd kube-apiserver kube-controller-manager kubectl helm capi-manager
-#   metacontroller oracle
+#   NAME is one of: etcd kube-apiserver kube-controller-manager kubectl kube-scheduler kubelet
+#   helm capi-manager metacontroller oracle
 #   (default: all of them).
 #   --force rebuilds even when the stamp matches.
 #   --tidy-oracle runs `go mod tidy` for tools/oracle (after its imports change) with the
@@ -26,7 +27,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}"
 BIN="$CACHE/bin"
-ALL=(etcd kube-apiserver kube-controller-manager kubectl helm metacontroller capi-manager oracle)
+ALL=(etcd kube-apiserver kube-controller-manager kubectl kube-scheduler kubelet helm metacontroller capi-manager oracle)
 
 # Metacontroller's source: its go.mod declares the bare module path `metacontroller`, so the Go
 # module proxy refuses github.com/metacontroller/metacontroller and the source comes as a tree.
@@ -59,7 +60,7 @@ recipe() {
       PKG="go.etcd.io/etcd/server/v3"
       LDFLAGS="-s -w"
       ;;
-    kube-apiserver | kube-controller-manager | kubectl)
+    kube-apiserver | kube-controller-manager | kubectl | kube-scheduler | kubelet)
       DIR="$ROOT/tools/kube"
       PKG="k8s.io/kubernetes/cmd/$1"
       # The version variables hack/lib/version.sh sets; without them the binaries report
@@ -278,7 +279,7 @@ for a in "$@"; do
   case "$a" in
     --force) FORCE=1 ;;
     --tidy-oracle) TIDY=1 ;;
-    -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $a" ;;
     *) names+=("$a") ;;
   esac
