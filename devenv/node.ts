@@ -4,7 +4,7 @@
 // (`npm run image`); nothing is pulled. One node at a time: the kubelet's ports 10250/10248,
 // /var/lib/kubelet, /run/containerd and the kubepods cgroups are fixed. docs/dev/real-node.md
 // explains every setting and workaround.
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { ControlPlane } from './controlplane.js';
@@ -12,7 +12,7 @@ import { makeClientCert } from './controlplane-node.js';
 import type { NodeAccess } from './controlplane-node.js';
 import { kubectlOrThrow } from './environment.js';
 import { CONTAINERD_SOCKET, ctr, killLeftoverShims, MOUNT_ROOTS, removeContainers, removeKubepodsCgroups, unmountAll } from './node-host.js';
-import { binary, CACHE_DIR, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
+import { binary, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
 import { makeLoopbackServingCert } from './tls.js';
 
@@ -292,25 +292,4 @@ export async function stopNodeIn(dir: string): Promise<boolean> {
   if (!existsSync(path)) return false;
   await teardown(JSON.parse(readFileSync(path, 'utf8')) as NodeRecord);
   return true;
-}
-
-interface ImagesManifest {
-  images?: { name: string; reference: string; archives?: { docker?: { path: string } } }[];
-}
-
-/**
- * The docker-archive files `npm run image` exports: those its images.json lists
- * (`images[].archives.docker.path`), else every `*.docker.tar`, in `$IRONHOOK_IMAGES_DIR` or
- * ~/.cache/ironhook/images. Empty when none is built.
- */
-export function localImageArchives(dir = process.env.IRONHOOK_IMAGES_DIR ?? join(CACHE_DIR, 'images')): string[] {
-  if (!existsSync(dir)) return [];
-  const manifest = join(dir, 'images.json');
-  const images = existsSync(manifest) ? ((JSON.parse(readFileSync(manifest, 'utf8')) as ImagesManifest).images ?? []) : [];
-  const listed = images.flatMap((image) => (image.archives?.docker === undefined ? [] : [resolve(dir, image.archives.docker.path)]));
-  if (listed.length > 0) return listed;
-  return readdirSync(dir)
-    .filter((name) => name.endsWith('.docker.tar'))
-    .sort()
-    .map((name) => join(dir, name));
 }

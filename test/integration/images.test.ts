@@ -15,8 +15,8 @@ import type { ControlPlane } from '../../devenv/controlplane.js';
 import { kubectlApply, REPO_ROOT } from '../../devenv/environment.js';
 import { METACONTROLLER_CRDS } from '../../devenv/metacontroller.js';
 import { freePort, waitFor } from '../../devenv/processes.js';
-import { builtImages, podman, processIds, RESTRICTED } from '../support/images.js';
-import type { BuiltImage } from '../support/images.js';
+import { builtImages, type BuiltImage } from '../../devenv/images.js';
+import { podman, processIds, RESTRICTED } from '../support/images.js';
 
 const NS = 'images-test';
 const KUBECONFIG_IN_CONTAINER = '/etc/ironhook/kubeconfig';

@@ -4,35 +4,10 @@
 // escalation, the host network (every server listens on 127.0.0.1), nothing pulled. runc, not
 // crun (crun fails on these machines' hybrid cgroups), and ulimits the machines allow.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { CACHE_DIR } from '../../devenv/processes.js';
 
 const run = promisify(execFile);
-
-const IMAGES_MANIFEST = join(CACHE_DIR, 'images', 'images.json');
-
-export interface BuiltImage {
-  name: string;
-  reference: string;
-  digest: string;
-  imageId: string;
-  sizeBytes: number;
-  created: string;
-  archives: { oci: { path: string; bytes: number }; docker: { path: string; bytes: number } };
-  buildSeconds: number;
-  exportSeconds: number;
-}
-
-/** The images of the last `npm run image`, by name. Throws (so a test fails, never skips) when there are none. */
-export function builtImages(): Map<string, BuiltImage> {
-  if (!existsSync(IMAGES_MANIFEST)) {
-    throw new Error(`${IMAGES_MANIFEST} is missing: run \`npm run image\` first (scripts/test.sh does for the integration tier)`);
-  }
-  const { images } = JSON.parse(readFileSync(IMAGES_MANIFEST, 'utf8')) as { images: BuiltImage[] };
-  return new Map(images.map((image) => [image.name, image]));
-}
 
 export async function podman(...args: string[]): Promise<string> {
   return (await run('podman', ['--runtime', 'runc', ...args], { maxBuffer: 16 * 1024 * 1024 })).stdout.trim();
