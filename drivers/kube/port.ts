@@ -65,8 +65,16 @@ interface LeaseSpec {
   leaseTransitions?: number;
 }
 
+/** An owner of a Lease: the pod of the replica holding it. */
+interface LeaseOwner {
+  apiVersion: 'v1';
+  kind: 'Pod';
+  name: string;
+  uid: string;
+}
+
 export interface Lease {
-  metadata: { name: string; namespace: string; resourceVersion?: string };
+  metadata: { name: string; namespace: string; resourceVersion?: string; ownerReferences?: LeaseOwner[] };
   spec: LeaseSpec;
 }
 

@@ -10,6 +10,12 @@ export interface LeaderElectionConfig {
   namespace: string;
   name: string;
   identity: string;
+  /**
+   * The pod this replica runs in (POD_NAME + POD_UID, from the downward API): the Lease it holds is
+   * owned by it, so the garbage collector removes the Lease with the last leader's pod (after
+   * `helm uninstall`, or a leader killed without releasing).
+   */
+  pod?: { name: string; uid: string };
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
@@ -123,6 +129,7 @@ function leaderElection(env: Env, flag: string | undefined): LeaderElectionConfi
     namespace: env.LEADER_ELECTION_NAMESPACE ?? env.POD_NAMESPACE ?? 'default',
     name: env.LEADER_ELECTION_ID ?? 'ironhook-driver-pool',
     identity,
+    ...(env.POD_NAME !== undefined && env.POD_UID !== undefined && env.POD_UID !== '' ? { pod: { name: env.POD_NAME, uid: env.POD_UID } } : {}),
     leaseDurationMs: seconds('LEASE_DURATION_SECONDS', env.LEASE_DURATION_SECONDS, 15),
     renewDeadlineMs: seconds('RENEW_DEADLINE_SECONDS', env.RENEW_DEADLINE_SECONDS, 10),
     retryPeriodMs: seconds('RETRY_PERIOD_SECONDS', env.RETRY_PERIOD_SECONDS, 2),

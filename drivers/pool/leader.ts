@@ -4,7 +4,8 @@
 // skew between replicas matters), the holder renews every retryPeriod and gives up leadership
 // when it could not renew for renewDeadline, and a graceful stop releases the lease so another
 // replica takes over at once. Releasing deletes the Lease (only the version this replica holds):
-// a standby creates it anew at once, and after `helm uninstall` nothing of the pool is left.
+// a standby creates it anew at once. The holder's pod owns the Lease, so it also goes with the last
+// leader's pod when that could not release it (killed, or its RBAC already gone in an uninstall).
 import { formatTime } from '../../domain/backoff.js';
 import type { Clock, Timer } from './clock.js';
 import type { LeaderElectionConfig } from './config.js';
@@ -97,8 +98,14 @@ export class LeaderElector {
   private desired(existing: Lease | undefined, now: number): Lease {
     const mine = existing?.spec.holderIdentity === this.config.identity;
     const transitions = existing?.spec.leaseTransitions ?? 0;
+    const { pod } = this.config;
     return {
-      metadata: { name: this.config.name, namespace: this.config.namespace, resourceVersion: existing?.metadata.resourceVersion },
+      metadata: {
+        name: this.config.name,
+        namespace: this.config.namespace,
+        resourceVersion: existing?.metadata.resourceVersion,
+        ...(pod === undefined ? {} : { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: pod.name, uid: pod.uid }] }),
+      },
       spec: {
         holderIdentity: this.config.identity,
         leaseDurationSeconds: Math.ceil(this.config.leaseDurationMs / 1000),

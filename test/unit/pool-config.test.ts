@@ -93,13 +93,19 @@ describe('configuration', () => {
       PORT: '9191',
       LEADER_ELECTION_NAMESPACE: 'ironhook',
       POD_NAME: 'pool-0',
+      POD_UID: '5b0c6d2e-0000-4000-8000-000000000001',
     };
     const config = loadConfig(['--allowed-bmc-networks=127.0.0.0/8,::1/128', '--namespace=c', '--leader-elect=false'], env);
     expect(config.namespaces).toEqual(['c']);
     expect(config.allowedNetworks).toEqual(LOOPBACK);
     expect(config.provisioningLimit).toBe(5);
     expect(config.metricsPort).toBe(9191);
-    expect(config.leaderElection).toMatchObject({ enabled: false, namespace: 'ironhook', identity: 'pool-0' });
+    expect(config.leaderElection).toMatchObject({
+      enabled: false,
+      namespace: 'ironhook',
+      identity: 'pool-0',
+      pod: { name: 'pool-0', uid: '5b0c6d2e-0000-4000-8000-000000000001' },
+    });
   });
 
   it.each([

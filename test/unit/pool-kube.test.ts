@@ -173,10 +173,13 @@ const LEASE: LeaderElectionConfig = {
   retryPeriodMs: 2_000,
 };
 
-function elector(kube: MemoryKube, clock: ManualClock, identity: string): { e: LeaderElector; log: string[] } {
+function elector(kube: MemoryKube, clock: ManualClock, identity: string, pod?: LeaderElectionConfig['pod']): { e: LeaderElector; log: string[] } {
   const log: string[] = [];
   const callbacks = { onStartedLeading: () => log.push('started'), onStoppedLeading: () => log.push('stopped') };
-  return { e: new LeaderElector({ kube, clock, config: { ...LEASE, identity }, callbacks, logger: silentLogger() }), log };
+  return {
+    e: new LeaderElector({ kube, clock, config: { ...LEASE, identity, ...(pod === undefined ? {} : { pod }) }, callbacks, logger: silentLogger() }),
+    log,
+  };
 }
 
 /** Replicas `a` and `b` on one in-memory API server and one clock, neither started yet. */
@@ -236,6 +239,20 @@ describe('leader election', () => {
     await b.e.attempt();
     expect(b.log).toEqual(['started']);
     expect(kube.leases.get('ironhook/ironhook-driver-pool')?.spec.holderIdentity).toBe('b');
+  });
+
+  it("is owned by the leader's pod, so it goes with the last leader's pod; a new leader takes the ownership over", async () => {
+    const kube = new MemoryKube();
+    const clock = new ManualClock();
+    const a = elector(kube, clock, 'pool-a', { name: 'pool-a', uid: 'uid-a' });
+    const b = elector(kube, clock, 'pool-b', { name: 'pool-b', uid: 'uid-b' });
+    await a.e.attempt();
+    const owners = (): unknown => kube.leases.get('ironhook/ironhook-driver-pool')?.metadata.ownerReferences;
+    expect(owners()).toEqual([{ apiVersion: 'v1', kind: 'Pod', name: 'pool-a', uid: 'uid-a' }]);
+    await b.e.attempt(); // b starts its own clock on the lease a no longer renews
+    clock.advance(15_000);
+    await b.e.attempt();
+    expect(owners()).toEqual([{ apiVersion: 'v1', kind: 'Pod', name: 'pool-b', uid: 'uid-b' }]);
   });
 
   it('leaves a lease another replica took meanwhile', async () => {
