@@ -68,8 +68,6 @@ export interface EnvironmentOptions {
   hookEnv?: NodeJS.ProcessEnv;
   /** Also start the file server, the emulators, the fake agent and the driver pool process. */
   bmcs?: boolean | BMCEnvironmentOptions;
-  /** The control plane in node mode, for a real node (devenv/node.ts, docs/dev/real-node.md). */
-  node?: boolean;
 }
 
 async function kubectlIn(kubeconfig: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -279,14 +277,15 @@ export async function kubectlOrThrow(kubeconfig: string, args: string[], input?:
   return result.stdout;
 }
 
-function kubectlFor(kubeconfig: string): Pick<Environment, 'kubectl' | 'kubectlResult'> {
+/** kubectl bound to `kubeconfig`, throwing or resolving to its result. */
+export function kubectlFor(kubeconfig: string): Pick<Environment, 'kubectl' | 'kubectlResult'> {
   const kubectlResult = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => kubectlIn(kubeconfig, args);
   const kubectl = async (...args: string[]): Promise<string> => kubectlOrThrow(kubeconfig, args);
   return { kubectl, kubectlResult };
 }
 
 export async function startEnvironment(options: EnvironmentOptions): Promise<Environment> {
-  const controlPlane = await startControlPlane({ dir: options.dir, detached: options.detached === true, node: options.node === true });
+  const controlPlane = await startControlPlane({ dir: options.dir, detached: options.detached === true });
   const { kubeconfig } = controlPlane;
   const processes: StartedProcess[] = [...controlPlane.processes];
   let bmcs: BMCs | undefined;

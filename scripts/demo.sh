@@ -3,6 +3,11 @@
 #  - With KUBECONFIG pointing at a reachable cluster (other than this checkout's own local
 #    environment): install the Helm chart there, with upstream Metacontroller as its dependency
 #    unless the cluster already runs one (docs/helm.md).
+#  - With KUBECONFIG pointing at this checkout's environment started with a real node
+#    (`npm run env:up -- --node`): install the chart onto that node with the local profile
+#    (charts/ironhook/ci/local-node-values.yaml, the images `npm run image` built, imported by
+#    env:up) and the environment's BMC ports (.ironhook/local-node-values.yaml), then apply the
+#    demo hosts and watch them, as below, with Metacontroller, hooks and pool running as pods.
 #  - Otherwise: start the local environment on 127.0.0.1 (etcd, kube-apiserver,
 #    controller-manager, upstream Metacontroller v4.17.2, the hook server, the driver pool and the
 #    emulated BMCs of examples/demo/hosts.yaml: ipmi_sim on 16230, the Redfish emulator on
@@ -39,9 +44,21 @@ if [ -n "${KUBECONFIG:-}" ] && [ "$KUBECONFIG" != "$ROOT/.ironhook/kubeconfig" ]
   exit 0
 fi
 
-bash scripts/setup-system-deps.sh
-npm run --silent env:up
-export KUBECONFIG="$ROOT/.ironhook/kubeconfig"
+NODE_VALUES="$ROOT/.ironhook/local-node-values.yaml"
+if [ "${KUBECONFIG:-}" = "$ROOT/.ironhook/kubeconfig" ] && [ -f "$NODE_VALUES" ]; then
+  HELM="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin/helm"
+  echo "== installing the Helm chart onto the local node (ci/local-node-values.yaml, local images)"
+  bash scripts/chart-deps.sh
+  started=$SECONDS
+  "$HELM" upgrade --install ironhook charts/ironhook -n ironhook-system --create-namespace \
+    -f charts/ironhook/ci/local-node-values.yaml -f "$NODE_VALUES" --wait --timeout 5m "$@"
+  echo "   installed and ready in $((SECONDS - started))s:"
+  "$KUBECTL" -n ironhook-system get pods -o wide
+else
+  bash scripts/setup-system-deps.sh
+  npm run --silent env:up
+  export KUBECONFIG="$ROOT/.ironhook/kubeconfig"
+fi
 
 WORKLOAD_KUBECONFIG="$ROOT/.ironhook/workload/kubeconfig"
 POOL=demo.ironhook.dev/pool=workers
@@ -120,8 +137,13 @@ while [ $SECONDS -lt $end ]; do
   sleep 2
 done
 echo
-echo "== the last hook calls upstream Metacontroller made (.ironhook/logs/hooks.log)"
-grep '"msg":"hook call"' .ironhook/logs/hooks.log | tail -n 6 || true
+if [ -f .ironhook/logs/hooks.log ]; then
+  echo "== the last hook calls upstream Metacontroller made (.ironhook/logs/hooks.log)"
+  grep '"msg":"hook call"' .ironhook/logs/hooks.log | tail -n 6 || true
+else
+  echo "== the last hook calls upstream Metacontroller made (the hook server's pod log)"
+  "$KUBECTL" -n ironhook-system logs deploy/ironhook-hooks --tail=200 | grep '"msg":"hook call"' | tail -n 6 || true
+fi
 cat <<TXT
 
 The environment keeps running. Try:

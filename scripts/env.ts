@@ -18,9 +18,12 @@ import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
 import { imageFiles } from '../devenv/bmcs.js';
 import { startCAPIManager } from '../devenv/capi-manager.js';
-import { kubectlApply, REPO_ROOT, startEnvironment, startPoolProcess } from '../devenv/environment.js';
+import { clusterAPICRDFiles } from '../devenv/capi.js';
+import { startControlPlane, type ControlPlane } from '../devenv/controlplane.js';
+import { kubectlApply, kubectlOrThrow, REPO_ROOT, startEnvironment, startPoolProcess } from '../devenv/environment.js';
 import type { Environment } from '../devenv/environment.js';
-import { localImageArchives, startNode, stopNodeIn } from '../devenv/node.js';
+import { localImageArchives } from '../devenv/images.js';
+import { startNode, stopNodeIn } from '../devenv/node.js';
 import { binary, isAlive, startProcess, stopProcess, waitFor } from '../devenv/processes.js';
 import type { StartedProcess } from '../devenv/processes.js';
 import { startWorkloadCluster, workloadDir } from '../devenv/workload.js';
@@ -31,6 +34,8 @@ const HOOK_LOG_LEVEL = process.env.LOG_LEVEL ?? 'debug';
 const PIDS = join(DIR, 'pids.json');
 const LOGS = join(DIR, 'logs');
 const NODE_DIR = join(DIR, 'node');
+/** Written by `env:up -- --node`; scripts/demo.sh installs the chart with it. */
+const NODE_VALUES = join(DIR, 'local-node-values.yaml');
 
 /** The demo's fixed loopback ports and credentials (examples/demo/hosts.yaml uses them). */
 export const DEMO = {
@@ -129,7 +134,7 @@ async function startFiles(): Promise<StartedProcess> {
   return files;
 }
 
-async function startBMCProcesses(kubeconfig: string): Promise<StartedProcess[]> {
+async function startBMCProcesses(kubeconfig: string, withPool: boolean): Promise<StartedProcess[]> {
   const configs = writeConfigs();
   const started: StartedProcess[] = [await startFiles()];
   started.push(tsx('redfish-emulator', 'emulators/redfish/main.ts', ['--config', configs.redfish, '--port', String(DEMO.redfishPort), '--http']));
@@ -175,7 +180,7 @@ async function startBMCProcesses(kubeconfig: string): Promise<StartedProcess[]> 
     detached: true,
     env: { LOG_LEVEL: 'info' },
   };
-  started.push(await startPoolProcess(poolOptions));
+  if (withPool) started.push(await startPoolProcess(poolOptions));
   return started;
 }
 
@@ -235,21 +240,57 @@ function report(environment: Environment, workloadServer: string | undefined): v
 
 /** The image archives for --node, or undefined (and why, on stderr) when they are not built. */
 function nodeImages(): string[] | undefined {
-  const images = localImageArchives();
-  if (images.length === 0) {
-    process.stderr.write('--node needs the image archives (~/.cache/ironhook/images/*.docker.tar, images.json): build them with `npm run image`\n');
+  try {
+    return localImageArchives();
+  } catch (error) {
+    process.stderr.write(`--node needs the image archives: ${(error as Error).message}\n`);
     return undefined;
   }
-  return images;
 }
 
 /** With --node: the node beside the control plane (its processes are in .ironhook/node/node.json, not pids.json). */
-async function startLocalNode(environment: Environment, images: string[]): Promise<void> {
-  const node = await startNode({ controlPlane: environment.controlPlane, dir: NODE_DIR, images, detached: true });
+async function startLocalNode(controlPlane: ControlPlane, images: string[]): Promise<void> {
+  const node = await startNode({ controlPlane, dir: NODE_DIR, images, detached: true });
   for (const started of node.processes) {
     process.stdout.write(`started ${started.name.padEnd(24)} pid ${String(started.pid).padEnd(8)} log ${started.log}\n`);
   }
   process.stdout.write(`node ${node.name} Ready with ${images.map((image) => basename(image)).join(', ')}; every pod runs on the host network\n`);
+}
+
+/** The chart's values for this environment (ports and files of the emulated BMCs), on top of ci/local-node-values.yaml. */
+function nodeValues(): Record<string, unknown> {
+  const files = `http://127.0.0.1:${String(DEMO.filesPort)}/images/ironic-python-agent`;
+  const agent = `http://127.0.0.1:${String(DEMO.agentAPIPort)}`;
+  return {
+    hooks: { bmcMonitorIntervalSeconds: 10, logLevel: HOOK_LOG_LEVEL },
+    drivers: {
+      port: DEMO.poolMetricsPort,
+      agentAPI: { port: DEMO.agentAPIPort, advertiseURL: agent },
+      deployImages: { isoURL: `${files}.iso`, kernelURL: `${files}.kernel`, ramdiskURL: `${files}.initramfs` },
+    },
+  };
+}
+
+/**
+ * --node: the control plane, a real node and the emulated BMCs, without hook server, Metacontroller
+ * or driver pool: those come from the Helm chart (`KUBECONFIG=.ironhook/kubeconfig npm run demo`).
+ */
+async function upWithNode(images: string[]): Promise<void> {
+  const controlPlane = await startControlPlane({ dir: DIR, detached: true, node: true });
+  const processes = [...controlPlane.processes];
+  try {
+    // The chart's defaults serve Cluster API objects too, as on a management cluster.
+    for (const file of await clusterAPICRDFiles()) await kubectlOrThrow(controlPlane.kubeconfig, ['apply', '--server-side', '-f', file]);
+    processes.push(...(await startBMCProcesses(controlPlane.kubeconfig, false)));
+    await createSecret(controlPlane.kubeconfig);
+    await startLocalNode(controlPlane, images);
+    writeFileSync(NODE_VALUES, stringify(nodeValues()));
+  } finally {
+    writeFileSync(PIDS, JSON.stringify(processes, null, 2));
+  }
+  for (const started of processes) process.stdout.write(`started ${started.name.padEnd(24)} pid ${String(started.pid).padEnd(8)} log ${started.log}\n`);
+  process.stdout.write(`\nkube-apiserver ${controlPlane.server}; the chart's values for this environment: ${NODE_VALUES}\n`);
+  process.stdout.write(`install the chart and watch the demo hosts: KUBECONFIG=${controlPlane.kubeconfig} npm run demo\n`);
 }
 
 async function up(withNode: boolean): Promise<void> {
@@ -265,20 +306,23 @@ async function up(withNode: boolean): Promise<void> {
   execFileSync('bash', [join(REPO_ROOT, 'scripts', 'setup-test-binaries.sh')], { stdio: 'inherit' });
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(LOGS, { recursive: true });
+  await (withNode ? upWithNode(images) : upWithProcesses());
+}
+
+/** The default: hook server, Metacontroller and driver pool as processes beside the control plane. */
+async function upWithProcesses(): Promise<void> {
   const environment = await startEnvironment({
     dir: DIR,
     detached: true,
     hookPort: Number(process.env.PORT ?? 8080),
     conversionPort: Number(process.env.CONVERSION_TLS_PORT ?? 8443),
     hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10', LOG_LEVEL: HOOK_LOG_LEVEL },
-    node: withNode,
   });
   let workloadServer: string | undefined;
   try {
-    environment.processes.push(...(await startBMCProcesses(environment.kubeconfig)));
+    environment.processes.push(...(await startBMCProcesses(environment.kubeconfig, true)));
     await createSecret(environment.kubeconfig);
     workloadServer = await startClusterAPI(environment.kubeconfig, environment.processes);
-    if (withNode) await startLocalNode(environment, images);
   } finally {
     writeFileSync(PIDS, JSON.stringify(environment.processes, null, 2));
   }

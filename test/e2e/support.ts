@@ -7,6 +7,9 @@ import { kubectlApply, startEnvironment } from '../../devenv/environment.js';
 import type { Environment, EnvironmentOptions } from '../../devenv/environment.js';
 import { waitFor } from '../../devenv/processes.js';
 
+/** What the helpers below need of a cluster: its kubeconfig and kubectl bound to it. */
+export type ClusterClient = Pick<Environment, 'kubeconfig' | 'kubectl' | 'kubectlResult'>;
+
 export interface Cluster {
   env: Environment;
   dir: string;
@@ -30,21 +33,21 @@ export async function openCluster(options: Omit<EnvironmentOptions, 'dir'> = {})
 
 let namespaceCounter = 0;
 
-export async function createNamespace(env: Environment, prefix: string): Promise<string> {
+export async function createNamespace(env: ClusterClient, prefix: string): Promise<string> {
   namespaceCounter += 1;
   const name = `${prefix}-${String(process.pid)}-${String(namespaceCounter)}`;
   await env.kubectl('create', 'namespace', name);
   return name;
 }
 
-export async function apply(env: Environment, yaml: string, namespace?: string): Promise<void> {
+export async function apply(env: ClusterClient, yaml: string, namespace?: string): Promise<void> {
   const result = await kubectlApply(env.kubeconfig, yaml, namespace === undefined ? [] : ['-n', namespace]);
   if (result.code !== 0) {
     throw new Error(`apply failed: ${result.stderr}`);
   }
 }
 
-export async function getJSON<T = Record<string, unknown>>(env: Environment, namespace: string, ...what: string[]): Promise<T> {
+export async function getJSON<T = Record<string, unknown>>(env: ClusterClient, namespace: string, ...what: string[]): Promise<T> {
   return JSON.parse(await env.kubectl('get', ...what, '-n', namespace, '-o', 'json')) as T;
 }
 
@@ -103,11 +106,11 @@ export interface OperationView {
   status?: { phase?: string };
 }
 
-export async function host(env: Environment, namespace: string, name: string): Promise<HostView> {
+export async function host(env: ClusterClient, namespace: string, name: string): Promise<HostView> {
   return getJSON<HostView>(env, namespace, 'baremetalhost', name);
 }
 
-export async function operations(env: Environment, namespace: string): Promise<OperationView[]> {
+export async function operations(env: ClusterClient, namespace: string): Promise<OperationView[]> {
   const list = await getJSON<{ items: OperationView[] }>(env, namespace, 'hostoperations');
   return list.items.sort((a, b) => a.spec.sequence - b.spec.sequence);
 }
@@ -118,7 +121,7 @@ export interface HostCheck {
 }
 
 /** Wait until the host satisfies `condition.check`. */
-export async function waitForHost(env: Environment, namespace: string, name: string, condition: HostCheck): Promise<HostView> {
+export async function waitForHost(env: ClusterClient, namespace: string, name: string, condition: HostCheck): Promise<HostView> {
   let last: HostView | undefined;
   await waitFor(
     `${name}: ${condition.what}`,
@@ -135,12 +138,12 @@ export async function waitForHost(env: Environment, namespace: string, name: str
   return last;
 }
 
-export async function waitForState(env: Environment, namespace: string, name: string, state: string): Promise<HostView> {
+export async function waitForState(env: ClusterClient, namespace: string, name: string, state: string): Promise<HostView> {
   return waitForHost(env, namespace, name, { what: `state "${state}"`, check: (view) => view.status?.provisioning?.state === state });
 }
 
 /** Wait for the current request of `action` and return its name. */
-export async function waitForRequest(env: Environment, namespace: string, action: string): Promise<string> {
+export async function waitForRequest(env: ClusterClient, namespace: string, action: string): Promise<string> {
   let found = '';
   await waitFor(
     `a ${action} request in ${namespace}`,
@@ -205,7 +208,7 @@ export function poolHostYAML(name: string, password: string, spec: Record<string
 const POOL_STATE_TIMEOUT_MS = 240_000;
 
 /** Wait for a provisioning state with a longer, still bounded, budget (real BMCs and agents). */
-export async function waitForPoolState(env: Environment, namespace: string, name: string, state: string): Promise<HostView> {
+export async function waitForPoolState(env: ClusterClient, namespace: string, name: string, state: string): Promise<HostView> {
   let last: HostView | undefined;
   await waitFor(
     `${name}: state "${state}"`,
@@ -226,6 +229,6 @@ export async function waitForPoolState(env: Environment, namespace: string, name
   return last;
 }
 
-export async function waitForGone(env: Environment, namespace: string, name: string, timeoutMs = 180_000): Promise<void> {
+export async function waitForGone(env: ClusterClient, namespace: string, name: string, timeoutMs = 180_000): Promise<void> {
   await waitFor(`${name} deleted`, async () => (await env.kubectlResult('get', 'bmh', name, '-n', namespace)).code !== 0, timeoutMs, 500);
 }
