@@ -12,6 +12,7 @@ import {
   prepareChart,
   removeScratchCharts,
   render,
+  renderNotes,
   templateArgs,
   type PreparedChart,
   type RenderedObject,
@@ -215,5 +216,14 @@ describe('values', () => {
     const res = await helm(templateArgs(chart.dir, { set }));
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(message);
+  });
+});
+
+describe('NOTES.txt', () => {
+  it.each([
+    { name: 'the listener (default)', set: [], says: /call the hook server's HTTPS conversion listener through the Service ironhook-hooks:443/u },
+    { name: 'no listener, plain HTTP hooks', set: ['hooks.conversion.enabled=false'], says: /need webhook\.tls\.enabled/u },
+  ])('says how the conversion webhooks are served: $name', async ({ set, says }) => {
+    expect(await renderNotes({ set })).toMatch(says);
   });
 });
