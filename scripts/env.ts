@@ -217,11 +217,16 @@ async function startClusterAPI(kubeconfig: string, processes: StartedProcess[]):
   return workload.controlPlane.server;
 }
 
-/** What runs where (printed by env:up). */
-function report(environment: Environment, workloadServer: string | undefined): void {
-  for (const started of environment.processes) {
+/** One line per started process: name, PID and log. */
+function printStarted(processes: StartedProcess[]): void {
+  for (const started of processes) {
     process.stdout.write(`started ${started.name.padEnd(24)} pid ${String(started.pid).padEnd(8)} log ${started.log}\n`);
   }
+}
+
+/** What runs where (printed by env:up). */
+function report(environment: Environment, workloadServer: string | undefined): void {
+  printStarted(environment.processes);
   process.stdout.write(`\nkube-apiserver ${environment.controlPlane.server}, hooks http://127.0.0.1:${String(environment.hookPort)}\n`);
   process.stdout.write(`conversion webhook ${environment.conversion.url} (CA ${environment.conversion.caFile})\n`);
   process.stdout.write(
@@ -251,9 +256,7 @@ function nodeImages(): string[] | undefined {
 /** With --node: the node beside the control plane (its processes are in .ironhook/node/node.json, not pids.json). */
 async function startLocalNode(controlPlane: ControlPlane, images: string[]): Promise<void> {
   const node = await startNode({ controlPlane, dir: NODE_DIR, images, detached: true });
-  for (const started of node.processes) {
-    process.stdout.write(`started ${started.name.padEnd(24)} pid ${String(started.pid).padEnd(8)} log ${started.log}\n`);
-  }
+  printStarted(node.processes);
   process.stdout.write(`node ${node.name} Ready with ${images.map((image) => basename(image)).join(', ')}; every pod runs on the host network\n`);
 }
 
@@ -288,7 +291,7 @@ async function upWithNode(images: string[]): Promise<void> {
   } finally {
     writeFileSync(PIDS, JSON.stringify(processes, null, 2));
   }
-  for (const started of processes) process.stdout.write(`started ${started.name.padEnd(24)} pid ${String(started.pid).padEnd(8)} log ${started.log}\n`);
+  printStarted(processes);
   process.stdout.write(`\nkube-apiserver ${controlPlane.server}; the chart's values for this environment: ${NODE_VALUES}\n`);
   process.stdout.write(`install the chart and watch the demo hosts: KUBECONFIG=${controlPlane.kubeconfig} npm run demo\n`);
 }

@@ -5,10 +5,11 @@
 // fake agent. A host goes from registering to provisioned and is deleted again entirely through
 // those pods; `helm upgrade` rolls them without touching the host; `helm test` passes; `helm
 // uninstall` leaves nothing but the CRDs (crds.keep, docs/helm.md).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { startBMCs, redfishMAC, type BMCs } from '../../devenv/bmcs.js';
 import { clusterAPICRDFiles } from '../../devenv/capi.js';
 import { startControlPlane, type ControlPlane } from '../../devenv/controlplane.js';
@@ -42,6 +43,8 @@ let bmcs: BMCs | undefined;
 let client: ClusterClient;
 let ports: Ports;
 let installedAt = 0;
+/** The namespace of the host the tests below take through its lifecycle. */
+let hostNamespace = '';
 
 async function choosePorts(): Promise<Ports> {
   return {
@@ -52,6 +55,13 @@ async function choosePorts(): Promise<Ports> {
     metacontrollerProbes: await freePort(),
     metacontrollerMetrics: await freePort(),
   };
+}
+
+const LOCAL_PROFILE = join(CHART_DIR, 'ci', 'local-node-values.yaml');
+
+/** The local profile's Metacontroller flags (a list: values replace it whole, so the run's ports go into a copy). */
+function profileMetacontrollerArgs(): string[] {
+  return (parse(readFileSync(LOCAL_PROFILE, 'utf8')) as { metacontroller: { commandArgs: string[] } }).metacontroller.commandArgs;
 }
 
 /** The local profile plus this run's ports and emulated BMC's files (JSON is YAML). */
@@ -66,16 +76,11 @@ function writeRunValues(files: BMCs['files']): string {
     },
     metacontroller: {
       probes: { port: ports.metacontrollerProbes },
-      commandArgs: [
-        '--zap-log-level=4',
-        '--discovery-interval=20s',
-        '--cache-flush-interval=30m',
-        `--health-probe-bind-address=127.0.0.1:${String(ports.metacontrollerProbes)}`,
-        `--metrics-address=127.0.0.1:${String(ports.metacontrollerMetrics)}`,
-        '--workers=10',
-        '--client-go-qps=50',
-        '--client-go-burst=100',
-      ],
+      commandArgs: profileMetacontrollerArgs().map((arg) =>
+        arg
+          .replace(/^(--health-probe-bind-address=127\.0\.0\.1:)\d+$/u, `$1${String(ports.metacontrollerProbes)}`)
+          .replace(/^(--metrics-address=127\.0\.0\.1:)\d+$/u, `$1${String(ports.metacontrollerMetrics)}`),
+      ),
     },
   };
   const file = join(dir, 'run-values.yaml');
@@ -127,21 +132,7 @@ describe('helm install on a real kubelet node', () => {
   it('runs Metacontroller, the hook server and the driver pool as pods with their probes passing', async () => {
     const started = Date.now();
     const values = writeRunValues(bmcs!.files);
-    await helmOK(
-      'install',
-      RELEASE,
-      CHART_DIR,
-      '-n',
-      NAMESPACE,
-      '--create-namespace',
-      '-f',
-      join(CHART_DIR, 'ci', 'local-node-values.yaml'),
-      '-f',
-      values,
-      '--wait',
-      '--timeout',
-      '5m',
-    );
+    await helmOK('install', RELEASE, CHART_DIR, '-n', NAMESPACE, '--create-namespace', '-f', LOCAL_PROFILE, '-f', values, '--wait', '--timeout', '5m');
     installedAt = Date.now();
     process.stdout.write(`helm install --wait took ${String(installedAt - started)} ms\n`);
     const pods = await releasePods();
@@ -156,6 +147,7 @@ describe('helm install on a real kubelet node', () => {
 
   it('takes a host from registering to provisioned through the in-cluster pods', async () => {
     const namespace = await createNamespace(client, 'helm-node');
+    hostNamespace = namespace;
     const spec = { bootMACAddress: redfishMAC(HOST), bmc: { address: bmcs!.address(HOST), credentialsName: `${HOST}-bmc-secret` } };
     await apply(client, poolHostYAML(HOST, PASSWORD, spec), namespace);
     await waitForPoolState(client, namespace, HOST, 'available');
@@ -165,11 +157,10 @@ describe('helm install on a real kubelet node', () => {
     await waitForPoolState(client, namespace, HOST, 'provisioned');
     process.stdout.write(`helm install to ${HOST} provisioned: ${String(Date.now() - installedAt)} ms\n`);
     expect(bmcs!.fleet.record(HOST).images).toEqual([expect.objectContaining({ url: bmcs!.files.diskURL, digest: bmcs!.files.diskSHA256 })]);
-    await client.kubectl('label', 'namespace', namespace, 'ironhook.dev/helm-e2e=host');
   });
 
   it('rolls every pod on helm upgrade without touching the provisioned host', async () => {
-    const namespace = (await client.kubectl('get', 'namespace', '-l', 'ironhook.dev/helm-e2e=host', '-o', 'jsonpath={.items[0].metadata.name}')).trim();
+    const namespace = hostNamespace;
     const before = await releasePods();
     const hostBefore = await host(client, namespace, HOST);
     const requestsBefore = (await operations(client, namespace)).map((op) => op.metadata.name);
@@ -181,7 +172,7 @@ describe('helm install on a real kubelet node', () => {
       '-n',
       NAMESPACE,
       '-f',
-      join(CHART_DIR, 'ci', 'local-node-values.yaml'),
+      LOCAL_PROFILE,
       '-f',
       values,
       '--set',
@@ -213,7 +204,7 @@ describe('helm install on a real kubelet node', () => {
   });
 
   it('deprovisions and deletes the host, then helm uninstall leaves only the CRDs', async () => {
-    const namespace = (await client.kubectl('get', 'namespace', '-l', 'ironhook.dev/helm-e2e=host', '-o', 'jsonpath={.items[0].metadata.name}')).trim();
+    const namespace = hostNamespace;
     await client.kubectl('delete', 'bmh', HOST, '-n', namespace, '--wait=false');
     await waitForGone(client, namespace, HOST, 240_000);
     expect(bmcs!.redfish.system(HOST).powerState).toBe('Off');
