@@ -3,7 +3,7 @@
 // AgentState; no listening here (server.ts), testable with supertest.
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
 import { pino, type Logger } from 'pino';
-import type { AgentState, HeartbeatOutcome, InspectionOutcome, LookupOutcome } from './state.js';
+import { agentNode, type AgentState, type HeartbeatOutcome, type InspectionOutcome, type LookupOutcome } from './state.js';
 import { hardwareFromInventory, inventoryMACs } from './inventory.js';
 import { ipxeRouter, type PXEBootConfig } from './ipxe.js';
 
@@ -94,7 +94,7 @@ function addressesOf(req: Request): string[] {
 
 function lookupBody(outcome: Extract<LookupOutcome, { kind: 'found' }>, heartbeatTimeout: number): Record<string, unknown> {
   return {
-    node: { uuid: outcome.entry.uid, properties: {}, instance_info: {}, driver_internal_info: {} },
+    node: agentNode(outcome.entry),
     config: {
       heartbeat_timeout: heartbeatTimeout,
       agent_token: outcome.token,

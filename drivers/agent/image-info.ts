@@ -2,6 +2,7 @@
 // and its config drive, the way Ironic builds image_info for an http(s) image.
 import { parse as parseYAML } from 'yaml';
 import { AgentError } from './errors.js';
+import { ironicRootDevice } from './root-device.js';
 import type { AgentConfigDrive, AgentImage } from './port.js';
 
 export interface ImageInfo {
@@ -70,7 +71,8 @@ export function buildImageInfo(image: AgentImage, nodeUUID: string): ImageInfo {
     ...checksumFields(image),
   };
   if (image.format !== undefined && image.format !== '') info.disk_format = image.format;
-  if (image.rootDeviceHints !== undefined) info.root_device = { ...image.rootDeviceHints };
+  const rootDevice = ironicRootDevice(image.rootDeviceHints);
+  if (rootDevice !== undefined) info.root_device = rootDevice;
   return info;
 }
 

@@ -15,7 +15,8 @@ import type {
   AgentImage,
   AgentService,
 } from './port.js';
-import { hostKey, type AgentEntry, type AgentRecord, type AgentState } from './state.js';
+import { ironicRootDevice } from './root-device.js';
+import { agentNode, hostKey, type AgentEntry, type AgentRecord, type AgentState } from './state.js';
 import type { AgentStateStore } from './store.js';
 
 export interface AgentServiceTimeouts {
@@ -165,6 +166,8 @@ export class IronhookAgentService implements AgentService {
       return;
     }
     const params = configdrive === undefined ? { image_info: imageInfo } : { image_info: imageInfo, configdrive };
+    // IPA picks the disk from its node (it looks up again when it has no hints), not from image_info.
+    this.state.setRootDevice(agent, ironicRootDevice(image.rootDeviceHints));
     const sent = previous ?? (await this.client.send(endpoint, 'standby.prepare_image', params, options.signal));
     this.logger.info({ namespace: agent.namespace, name: agent.name, command: 'prepare_image', resumed: previous !== undefined }, 'writing image');
     await this.finish(endpoint, sent, { deadline, signal: options.signal });
@@ -173,7 +176,8 @@ export class IronhookAgentService implements AgentService {
   async eraseDevicesMetadata(agent: AgentHandle, options: AgentCallOptions = {}): Promise<void> {
     const endpoint = this.endpoint(agent);
     const step = { step: 'erase_devices_metadata', interface: 'deploy', priority: 99, reboot_requested: false, abortable: true, args: {} };
-    const params = { step, node: { uuid: endpoint.uid }, ports: [] };
+    // IPA caches this node in place of the one it looked up: it must be the whole node.
+    const params = { step, node: agentNode(endpoint.entry), ports: [] };
     const timeoutMs = options.timeoutMs ?? this.timeouts.commandWaitMs;
     this.logger.info({ namespace: agent.namespace, name: agent.name, command: 'erase_devices_metadata' }, 'cleaning metadata');
     await this.client.run(endpoint, 'clean.execute_clean_step', params, { timeoutMs, signal: options.signal });
@@ -214,13 +218,13 @@ export class IronhookAgentService implements AgentService {
     return written ? 'written' : undefined;
   }
 
-  private endpoint(agent: AgentHostRef & { callbackURL?: string }): AgentEndpoint & { uid: string } {
+  private endpoint(agent: AgentHostRef & { callbackURL?: string }): AgentEndpoint & { uid: string; entry: AgentEntry } {
     const entry = this.state.get(agent);
     const callbackURL = entry?.callbackURL ?? agent.callbackURL;
     if (entry === undefined || callbackURL === undefined || callbackURL === '') {
       throw notArmed(agent);
     }
-    return { callbackURL, token: entry.token, uid: entry.uid };
+    return { callbackURL, token: entry.token, uid: entry.uid, entry };
   }
 
   private waitFor(

@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import { normalizeMAC } from '../../domain/bmc/index.js';
 import type { HardwareDetails } from '../../domain/baremetalhost.js';
 import type { AgentHostIdentity, AgentHostRef } from './port.js';
+import type { IronicRootDevice } from './root-device.js';
 import { MASKED_TOKEN, newAgentToken, tokenMatches } from './tokens.js';
 
 /** What survives a pool restart when a store is configured (store.ts). The token is a secret. */
@@ -21,6 +22,14 @@ export interface AgentEntry extends AgentRecord {
   heartbeatAt?: number;
   agentVersion?: string;
   inventory?: HardwareDetails;
+  /** The hints of the image being written: IPA re-reads its node before it picks the disk. */
+  rootDevice?: IronicRootDevice;
+}
+
+/** The node as the agent caches it (lookup, clean steps): IPA reads root_device from it. */
+export function agentNode(entry: AgentEntry): Record<string, unknown> {
+  const rootDevice = entry.rootDevice === undefined ? {} : { root_device: { ...entry.rootDevice } };
+  return { uuid: entry.uid, properties: { ...rootDevice }, instance_info: { ...rootDevice }, driver_internal_info: {} };
 }
 
 export type LookupOutcome =
@@ -91,6 +100,14 @@ export class AgentState extends EventEmitter {
 
   get(host: AgentHostRef): AgentEntry | undefined {
     return this.entries.get(hostKey(host));
+  }
+
+  /** The root device hints the next lookup and clean step hand the agent (undefined: none). */
+  setRootDevice(host: AgentHostRef, rootDevice: IronicRootDevice | undefined): void {
+    const entry = this.entries.get(hostKey(host));
+    if (entry === undefined) return;
+    if (rootDevice === undefined) delete entry.rootDevice;
+    else entry.rootDevice = rootDevice;
   }
 
   forget(host: AgentHostRef): void {

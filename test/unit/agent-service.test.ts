@@ -202,7 +202,7 @@ describe('commands', () => {
     const post = ctx.requests.find((req) => req.method === 'POST')!;
     expect(post.body).toMatchObject({
       name: 'clean.execute_clean_step',
-      params: { step: { step: 'erase_devices_metadata', interface: 'deploy' }, node: { uuid: 'uid-1' }, ports: [] },
+      params: { step: { step: 'erase_devices_metadata', interface: 'deploy' }, node: { uuid: 'uid-1', properties: {}, instance_info: {} }, ports: [] },
     });
   });
 
@@ -263,9 +263,9 @@ describe('image_info and config drive', () => {
     expect(imageID(url)).toBe(id);
   });
 
-  it('root device hints go along', () => {
+  it('root device hints go along in the form IPA matches', () => {
     expect(buildImageInfo({ url: 'http://h/d', checksum: SHA256, rootDeviceHints: { deviceName: '/dev/sda' } }, 'u').root_device).toEqual({
-      deviceName: '/dev/sda',
+      name: 's== /dev/sda',
     });
   });
 
