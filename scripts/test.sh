@@ -3,7 +3,8 @@
 #   scripts/test.sh [check] [unit] [fixtures] [differential] [integration] [e2e]
 #   (default: all, in that order)
 # What it installs when missing: npm packages (npm ci), the Debian and PyPI test peers
-# (scripts/setup-system-deps.sh) and the Go-built control-plane binaries
+# (scripts/setup-system-deps.sh), ironic-python-agent 13 with Ironhook's sandbox plugin for the
+# real-agent tests (scripts/setup-ipa.sh) and the Go-built control-plane binaries
 # and upstream Metal3's code as the differential tier's oracle (scripts/setup-test-binaries.sh,
 # cached in ~/.cache/ironhook/bin). Before the integration and e2e tiers it builds the container
 # images (npm run image, docs/images.md), which test/integration/images.test.ts runs.
@@ -21,6 +22,7 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 if needs integration e2e unit differential; then
   bash scripts/setup-system-deps.sh
+  bash scripts/setup-ipa.sh
   bash scripts/setup-test-binaries.sh
 fi
 if needs integration e2e; then

@@ -1,0 +1,1 @@
+"""Ironhook's test sandbox for ironic-python-agent. Never install it on a real deploy ramdisk."""
