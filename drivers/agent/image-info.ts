@@ -2,7 +2,7 @@
 // and its config drive, the way Ironic builds image_info for an http(s) image.
 import { parse as parseYAML } from 'yaml';
 import { AgentError } from './errors.js';
-import { ironicRootDevice } from './root-device.js';
+import { ironicRootDevice, type IronicRootDevice } from './root-device.js';
 import type { AgentConfigDrive, AgentImage } from './port.js';
 
 export interface ImageInfo {
@@ -16,7 +16,7 @@ export interface ImageInfo {
   checksum?: string;
   os_hash_algo?: string;
   os_hash_value?: string;
-  root_device?: Record<string, unknown>;
+  root_device?: IronicRootDevice;
 }
 
 /** The config drive in Ironic's JSON form (meta_data and network_data as objects). */

@@ -15,7 +15,6 @@ import type {
   AgentImage,
   AgentService,
 } from './port.js';
-import { ironicRootDevice } from './root-device.js';
 import { agentNode, hostKey, type AgentEntry, type AgentRecord, type AgentState } from './state.js';
 import type { AgentStateStore } from './store.js';
 
@@ -157,7 +156,7 @@ export class IronhookAgentService implements AgentService {
 
   async writeImage(agent: AgentHandle, image: AgentImage, configDrive?: AgentConfigDrive, options: AgentCallOptions = {}): Promise<void> {
     const endpoint = this.endpoint(agent);
-    const imageInfo = buildImageInfo(image, endpoint.uid);
+    const imageInfo = buildImageInfo(image, endpoint.entry.uid);
     const configdrive = buildConfigDrive(configDrive);
     const deadline = this.now() + (options.timeoutMs ?? this.timeouts.writeImageMs);
     const previous = await this.resumable(endpoint, imageInfo.id, options.signal);
@@ -167,7 +166,7 @@ export class IronhookAgentService implements AgentService {
     }
     const params = configdrive === undefined ? { image_info: imageInfo } : { image_info: imageInfo, configdrive };
     // IPA picks the disk from its node (it looks up again when it has no hints), not from image_info.
-    this.state.setRootDevice(agent, ironicRootDevice(image.rootDeviceHints));
+    this.state.setRootDevice(agent, imageInfo.root_device);
     const sent = previous ?? (await this.client.send(endpoint, 'standby.prepare_image', params, options.signal));
     this.logger.info({ namespace: agent.namespace, name: agent.name, command: 'prepare_image', resumed: previous !== undefined }, 'writing image');
     await this.finish(endpoint, sent, { deadline, signal: options.signal });
@@ -218,13 +217,13 @@ export class IronhookAgentService implements AgentService {
     return written ? 'written' : undefined;
   }
 
-  private endpoint(agent: AgentHostRef & { callbackURL?: string }): AgentEndpoint & { uid: string; entry: AgentEntry } {
+  private endpoint(agent: AgentHostRef & { callbackURL?: string }): AgentEndpoint & { entry: AgentEntry } {
     const entry = this.state.get(agent);
     const callbackURL = entry?.callbackURL ?? agent.callbackURL;
     if (entry === undefined || callbackURL === undefined || callbackURL === '') {
       throw notArmed(agent);
     }
-    return { callbackURL, token: entry.token, uid: entry.uid, entry };
+    return { callbackURL, token: entry.token, entry };
   }
 
   private waitFor(
