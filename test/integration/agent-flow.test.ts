@@ -4,14 +4,13 @@
 // metadata erase, in-band power off. Plus: a disk boot runs no agent, a re-arm, and a pool
 // restart that keeps talking to the running agent through the stored token.
 import { createHash, randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentSide, type AgentSide } from '../../drivers/agent/server.js';
 import { MemoryAgentStateStore } from '../../drivers/agent/store.js';
 import { startFakeAgent, type FakeAgentFleet } from '../../emulators/agent/fleet.js';
 import type { FakeHostSpec } from '../../emulators/agent/types.js';
 import { serveOnLoopback, type LoopbackServer } from '../../devenv/loopback.js';
+import { capturedLogger } from '../support/captured-logger.js';
 
 const IMAGE = randomBytes(3 * 1024 * 1024 + 17);
 const SHA256 = createHash('sha256').update(IMAGE).digest('hex');
@@ -22,16 +21,7 @@ const MACS = ['52:54:00:aa:00:01', '52:54:00:aa:00:02'];
 let files: LoopbackServer;
 let filesURL = '';
 let downloads = 0;
-const logLines: string[] = [];
-const logger = pino(
-  { level: 'debug' },
-  new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logLines.push(chunk.toString('utf8'));
-      done();
-    },
-  }),
-);
+const { logger, lines: logLines } = capturedLogger('debug');
 
 beforeAll(async () => {
   files = await serveOnLoopback((req, res) => {

@@ -6,8 +6,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startAgentSide, type AgentSide } from '../../drivers/agent/server.js';
 import { MemoryAgentStateStore } from '../../drivers/agent/store.js';
@@ -16,6 +14,7 @@ import type { BootEventSource } from '../../emulators/agent/types.js';
 import { buildDiskImage, PAYLOAD_OFFSET, partitionTableOf, sha256Of, type DiskImage } from '../../emulators/ipa/disk-image.js';
 import { startIPAFleet, type IPAFleet } from '../../emulators/ipa/fleet.js';
 import { ensureIPA, ipaPython, ipaUnavailable } from '../../emulators/ipa/install.js';
+import { capturedLogger } from '../support/captured-logger.js';
 
 const HOST = { namespace: 'metal3', name: 'ipa-0', uid: '6f1c2a4e-9b7d-4c3a-8e5f-0a1b2c3d4e5f' };
 const MAC = '52:54:00:1c:00:01';
@@ -30,7 +29,7 @@ let fleet: IPAFleet;
 let image: DiskImage;
 let token = '';
 const powerOffs: string[] = [];
-const logLines: string[] = [];
+const { logger, lines: logLines } = capturedLogger('debug');
 // The test is the BMC here: it "boots" the host by PXE and takes IPA's power off.
 const listeners: Parameters<BootEventSource['subscribe']>[0][] = [];
 const bootSource: BootEventSource = {
@@ -54,15 +53,6 @@ beforeAll(async () => {
     if (body === undefined) res.writeHead(404).end();
     else res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': body.length }).end(body);
   });
-  const logger = pino(
-    { level: 'debug' },
-    new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logLines.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-  );
   side = await startAgentSide({
     host: '127.0.0.1',
     port: 0,
@@ -125,6 +115,12 @@ function otherDisk(): string {
   return fleet.sandbox('ipa-0').devices[0]?.path ?? '';
 }
 
+/** Writes the test image in `format` (checked by sha256) onto the disk the serial-number hint names. */
+async function writeImageByHints(format: 'raw' | 'qcow2'): Promise<void> {
+  const url = `${files.url}/disk.${format}`;
+  await side.service.writeImage(handle, { url, checksum: image.sha256[format], checksumType: 'sha256', format, rootDeviceHints: { serialNumber: SERIAL } });
+}
+
 async function bootIPA(): Promise<Handle> {
   ({ token } = await side.service.expect(HOST, [MAC]));
   for (const listener of listeners) listener.boot({ hostId: 'ipa-0', device: 'pxe' });
@@ -146,14 +142,7 @@ describe.skipIf(unavailable !== undefined)('the real ironic-python-agent', () =>
   });
 
   it('writes a raw image onto the disk the root device hints select', async () => {
-    const url = `${files.url}/disk.raw`;
-    await side.service.writeImage(handle, {
-      url,
-      checksum: image.sha256.raw,
-      checksumType: 'sha256',
-      format: 'raw',
-      rootDeviceHints: { serialNumber: SERIAL },
-    });
+    await writeImageByHints('raw');
     expect(await payloadOnDisk()).toBe(sha256Of(image.payload));
     expect(await partitionTableOf(disk())).toBe('gpt');
     expect(await partitionTableOf(otherDisk())).toBe('');
@@ -165,14 +154,7 @@ describe.skipIf(unavailable !== undefined)('the real ironic-python-agent', () =>
   });
 
   it('writes a qcow2 image (IPA converts it with qemu-img)', async () => {
-    const url = `${files.url}/disk.qcow2`;
-    await side.service.writeImage(handle, {
-      url,
-      checksum: image.sha256.qcow2,
-      checksumType: 'sha256',
-      format: 'qcow2',
-      rootDeviceHints: { serialNumber: SERIAL },
-    });
+    await writeImageByHints('qcow2');
     expect(await payloadOnDisk()).toBe(sha256Of(image.payload));
     expect(await partitionTableOf(disk())).toBe('gpt');
   });

@@ -1,13 +1,12 @@
 // The agent API as IPA sees it: version documents, lookup by MACs with the token once then
 // masked, heartbeats with token and callback URL rules, the inspection callback, and a canary
 // token that must never reach a log line or an error body.
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import request from 'supertest';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { API_VERSION, createAgentAPI, versionSupported } from '../../drivers/agent/api.js';
 import { AgentState } from '../../drivers/agent/state.js';
 import { MASKED_TOKEN, MIN_TOKEN_LENGTH, tokenMatches } from '../../drivers/agent/tokens.js';
+import { capturedLogger } from '../support/captured-logger.js';
 
 const HOST = { namespace: 'metal3', name: 'server-01', uid: '6f3c8a1e-0000-4000-8000-000000000001' };
 const OTHER = { namespace: 'metal3', name: 'server-02', uid: '6f3c8a1e-0000-4000-8000-000000000002' };
@@ -25,15 +24,9 @@ interface Answers {
 const body = (res: { body: unknown }): Answers => res.body as Answers;
 
 function setup() {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
+  const { logger, lines } = capturedLogger('trace');
   const state = new AgentState(() => 1_000);
-  const app = createAgentAPI({ state, logger: pino({ level: 'trace' }, sink), heartbeatTimeoutSeconds: 30 });
+  const app = createAgentAPI({ state, logger, heartbeatTimeoutSeconds: 30 });
   return { state, app, lines };
 }
 
