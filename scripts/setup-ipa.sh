@@ -15,17 +15,9 @@ APT_PACKAGES=(qemu-utils parted gdisk lshw dmidecode udev socat util-linux genis
 
 log() { printf '[setup-ipa] %s\n' "$*" >&2; }
 
-missing=()
-for pkg in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing Debian packages: ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+# shellcheck source=scripts/apt-install-missing.sh
+source "$(dirname "$0")/apt-install-missing.sh"
+apt_install_missing setup-ipa "${APT_PACKAGES[@]}"
 
 if [ ! -x "$VENV/bin/ironic-python-agent" ]; then
   log "installing ironic-python-agent $IPA_VERSION into $VENV"

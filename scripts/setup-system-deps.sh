@@ -16,17 +16,9 @@ PIP_PACKAGES=(sushy-tools)
 
 log() { printf '[setup-system-deps] %s\n' "$*" >&2; }
 
-missing=()
-for pkg in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing Debian packages: ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+# shellcheck source=scripts/apt-install-missing.sh
+source "$(dirname "$0")/apt-install-missing.sh"
+apt_install_missing setup-system-deps "${APT_PACKAGES[@]}"
 
 if [ ! -x "$VENV/bin/sushy-emulator" ]; then
   log "installing ${PIP_PACKAGES[*]} into $VENV"
