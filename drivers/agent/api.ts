@@ -10,6 +10,8 @@ import { ipxeRouter, type PXEBootConfig } from './ipxe.js';
 /** The API version Ironhook reports; IPA needs ≥ 1.62 for tokens and ≥ 1.68 for agent_verify_ca. */
 export const API_VERSION = '1.68';
 const MIN_API_VERSION = '1.1';
+/** Ironic takes agent_verify_ca in a heartbeat from this version on. */
+const VERIFY_CA_VERSION = '1.68';
 /** Ironic's default: IPA heartbeats every 0.3–0.6 of this. */
 export const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 300;
 const BODY_LIMIT = '8mb';
@@ -36,6 +38,13 @@ export function versionSupported(requested: string): boolean {
   return wanted !== undefined && wanted[0] === major && wanted[1] >= 1 && wanted[1] <= minor;
 }
 
+/** True when the (supported) version `version` is `least` or newer. */
+function versionAtLeast(version: string, least: string): boolean {
+  const [major, minor] = versionParts(version) ?? [0, 0];
+  const [leastMajor, leastMinor] = versionParts(least) ?? [0, 0];
+  return major > leastMajor || (major === leastMajor && minor >= leastMinor);
+}
+
 /** Ironic's error body: error_message is a JSON string with faultstring. */
 function fail(res: Response, status: number, message: string): void {
   const faultcode = status >= 500 ? 'Server' : 'Client';
@@ -57,6 +66,7 @@ const negotiate: RequestHandler = (req, res, next) => {
   }
   res.setHeader(VERSION_HEADER, version);
   res.setHeader('Vary', VERSION_HEADER);
+  res.locals.apiVersion = version;
   next();
 };
 
@@ -136,12 +146,13 @@ const HEARTBEAT_REJECTIONS: Record<Exclude<HeartbeatOutcome['kind'], 'accepted' 
   'unknown-node': [404, 'Node not found or not armed for an agent'],
   'token-invalid': [401, 'Invalid or missing agent token received.'],
   'callback-changed': [409, 'Agent callback URL changed; the host must be re-armed'],
+  'ca-changed': [409, 'Agent TLS certificate (agent_verify_ca) changed; the host must be re-armed'],
 };
 
 function replyHeartbeat(res: Response, outcome: HeartbeatOutcome, logger: Logger): void {
   if (outcome.kind === 'accepted') {
-    const { namespace, name, callbackURL } = outcome.entry;
-    logger[outcome.first ? 'info' : 'debug']({ namespace, name, callbackURL }, 'agent heartbeat');
+    const { namespace, name, callbackURL, agentVerifyCA } = outcome.entry;
+    logger[outcome.first ? 'info' : 'debug']({ namespace, name, callbackURL, pinnedCertificate: agentVerifyCA !== undefined }, 'agent heartbeat');
     res.status(202).end();
     return;
   }
@@ -154,11 +165,26 @@ function replyHeartbeat(res: Response, outcome: HeartbeatOutcome, logger: Logger
   fail(res, status, message);
 }
 
+/** As Ironic: agent_verify_ca is a field of API 1.68; an older request carrying it is refused. */
+function verifyCAAllowed(res: Response, body: Record<string, unknown>): boolean {
+  const sent = body.agent_verify_ca !== undefined && body.agent_verify_ca !== null;
+  return !sent || versionAtLeast(String(res.locals.apiVersion), VERIFY_CA_VERSION);
+}
+
 function handleHeartbeat(state: AgentState, logger: Logger): RequestHandler {
   return (req, res) => {
     const body = bodyOf(req);
+    if (!verifyCAAllowed(res, body)) {
+      fail(res, 400, 'Field "agent_verify_ca" not recognised in this version.');
+      return;
+    }
     const uuid = String(req.params.uuid);
-    const outcome = state.heartbeat(uuid, { callbackURL: body.callback_url, token: tokenOf(req, body), agentVersion: body.agent_version });
+    const outcome = state.heartbeat(uuid, {
+      callbackURL: body.callback_url,
+      token: tokenOf(req, body),
+      agentVersion: body.agent_version,
+      agentVerifyCA: body.agent_verify_ca,
+    });
     replyHeartbeat(res, outcome, logger);
   };
 }

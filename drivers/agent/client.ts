@@ -4,7 +4,8 @@
 // before anything is sent again, so a command that did start is never started twice.
 import { setTimeout as delay } from 'node:timers/promises';
 import { AgentError, abortError } from './errors.js';
-import { TransportError, redactedURL, undiciTransport, type JSONResponse, type JSONTransport } from './http.js';
+import { TransportError, redactedURL, undiciTransport, type JSONRequest, type JSONResponse, type JSONTransport } from './http.js';
+import { PinnedDispatchers } from './tls.js';
 
 type CommandStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CLEAN_VERSION_MISMATCH';
 
@@ -21,6 +22,8 @@ export interface AgentEndpoint {
   callbackURL: string;
   /** Secret: only ever put into the query string of requests to the agent. */
   token: string;
+  /** The agent's agent_verify_ca: an https callback trusts only this certificate. */
+  verifyCA?: string;
 }
 
 /** Ironic's [agent] defaults. */
@@ -39,6 +42,8 @@ export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 export interface AgentClientOptions {
   transport?: JSONTransport;
+  /** The pinned-certificate dispatchers the default transport uses (one per agent_verify_ca). */
+  dispatchers?: PinnedDispatchers;
   commandTimeoutMs?: number;
   pollIntervalMs?: number;
   /** POST attempts when the agent cannot be reached (each after a check of the last command). */
@@ -122,9 +127,11 @@ export class AgentClient {
   private readonly sleep: Sleep;
   private readonly now: () => number;
   private readonly guard: (url: URL) => string | undefined;
+  private readonly dispatchers: PinnedDispatchers;
 
   constructor(options: AgentClientOptions = {}) {
-    this.transport = options.transport ?? undiciTransport();
+    this.dispatchers = options.dispatchers ?? new PinnedDispatchers();
+    this.transport = options.transport ?? undiciTransport(this.dispatchers);
     this.commandTimeoutMs = options.commandTimeoutMs ?? AGENT_TIMEOUTS.commandTimeoutMs;
     this.pollIntervalMs = options.pollIntervalMs ?? AGENT_TIMEOUTS.pollIntervalMs;
     this.postAttempts = options.postAttempts ?? 3;
@@ -145,10 +152,23 @@ export class AgentClient {
     return url;
   }
 
+  private call(agent: AgentEndpoint, req: Omit<JSONRequest, 'timeoutMs' | 'ca'>): Promise<JSONResponse> {
+    return this.transport({ ...req, timeoutMs: this.commandTimeoutMs, ...(agent.verifyCA === undefined ? {} : { ca: agent.verifyCA }) });
+  }
+
+  /** Closes the pinned dispatchers of certificates that are not in `keep` (no host records them). */
+  async retainCertificates(keep: ReadonlySet<string>): Promise<void> {
+    await this.dispatchers.retain(keep);
+  }
+
+  async close(): Promise<void> {
+    await this.dispatchers.close();
+  }
+
   /** GET /v1/commands/: every command the agent ran since it booted, oldest first. */
   async list(agent: AgentEndpoint, signal?: AbortSignal): Promise<CommandResult[]> {
     const url = this.url(agent, {});
-    const response = await this.transport({ method: 'GET', url, timeoutMs: this.commandTimeoutMs, ...(signal === undefined ? {} : { signal }) });
+    const response = await this.call(agent, { method: 'GET', url, ...(signal === undefined ? {} : { signal }) });
     const failure = statusError(response, 'listing agent commands');
     if (failure !== undefined) {
       throw failure;
@@ -163,7 +183,7 @@ export class AgentClient {
   private async post(agent: AgentEndpoint, name: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<CommandResult> {
     const url = this.url(agent, { wait: 'false' });
     const body = { name, params };
-    const response = await this.transport({ method: 'POST', url, body, timeoutMs: this.commandTimeoutMs, ...(signal === undefined ? {} : { signal }) });
+    const response = await this.call(agent, { method: 'POST', url, body, ...(signal === undefined ? {} : { signal }) });
     const failure = statusError(response, `sending ${name}`);
     if (failure !== undefined) {
       throw failure;

@@ -10,6 +10,8 @@ export type AgentErrorReason =
   | 'AgentTimeout'
   /** Connection refused, reset or timed out. */
   | 'AgentUnreachable'
+  /** The agent's HTTPS certificate failed verification (not the recorded agent_verify_ca, wrong host). */
+  | 'AgentTLSFailed'
   /** The agent answered 401: the token it holds is not the one the pool has. */
   | 'AgentTokenRejected'
   /** Busy (409) or a 5xx. */

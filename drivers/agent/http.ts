@@ -1,6 +1,8 @@
 // A small JSON-over-HTTP transport on undici for talking to agents. The client takes it as a
 // parameter, so unit tests replace it with a table of canned answers.
 import { request, type Dispatcher } from 'undici';
+import { AgentError } from './errors.js';
+import { certificateErrorCode, PinnedDispatchers } from './tls.js';
 
 export interface JSONRequest {
   method: 'GET' | 'POST';
@@ -9,6 +11,8 @@ export interface JSONRequest {
   signal?: AbortSignal;
   /** Connect to last byte (Ironic's [agent]command_timeout). */
   timeoutMs: number;
+  /** The agent's agent_verify_ca: for an https URL the only certificate trusted. */
+  ca?: string;
 }
 
 export interface JSONResponse {
@@ -54,11 +58,26 @@ async function readJSON(body: Dispatcher.ResponseData['body']): Promise<unknown>
   }
 }
 
-/** The default transport: undici, one request per call, JSON in and out, no redirects. */
-export function undiciTransport(dispatcher?: Dispatcher): JSONTransport {
+/** The pinned dispatcher for an https URL with a recorded certificate; else undici's default (system CAs). */
+function dispatcherFor(req: JSONRequest, pinned: PinnedDispatchers): Dispatcher | undefined {
+  return req.ca !== undefined && req.url.protocol === 'https:' ? pinned.for(req.ca) : undefined;
+}
+
+/** A failed certificate check: nothing reached the agent, and trying again will not help soon. */
+function tlsFailure(req: JSONRequest, code: string, err: unknown): AgentError {
+  const trust = req.ca === undefined ? 'the system CAs' : 'the agent_verify_ca it sent';
+  return new AgentError('AgentTLSFailed', `agent at ${req.url.host}: TLS certificate verification against ${trust} failed (${code})`, { cause: err });
+}
+
+/**
+ * The default transport: undici, one request per call, JSON in and out, no redirects. https
+ * URLs are verified: against `ca` when the request has one, else against the system CAs.
+ */
+export function undiciTransport(pinned: PinnedDispatchers = new PinnedDispatchers()): JSONTransport {
   return async (req) => {
     const timeout = AbortSignal.timeout(req.timeoutMs);
     const signal = req.signal === undefined ? timeout : AbortSignal.any([req.signal, timeout]);
+    const dispatcher = dispatcherFor(req, pinned);
     try {
       const response = await request(req.url, {
         method: req.method,
@@ -72,6 +91,8 @@ export function undiciTransport(dispatcher?: Dispatcher): JSONTransport {
       if (req.signal?.aborted === true) {
         throw req.signal.reason;
       }
+      const certificate = certificateErrorCode(err);
+      if (certificate !== undefined) throw tlsFailure(req, certificate, err);
       const code = timeout.aborted ? 'Timeout' : errorCode(err);
       throw new TransportError(`${req.method} ${redactedURL(req.url)}: ${code}`, code, { cause: err });
     }

@@ -1,11 +1,13 @@
 // AgentStateStore on Kubernetes Secrets: one Secret per armed host, in the host's namespace,
 // owned by the BareMetalHost (garbage-collected with it), labelled for listing after a restart.
+// data.token is the token; data.record the rest (MACs, callback URL, agent_verify_ca).
 import { V1Secret, type CoreV1Api } from '@kubernetes/client-node';
 import { labelValue, shortHash } from '../../domain/naming.js';
 import { isConflict, isNotFound } from '../kube/errors.js';
 import type { AgentHostRef } from './port.js';
 import type { AgentRecord } from './state.js';
 import type { AgentStateStore } from './store.js';
+import { checkAgentVerifyCA } from './tls.js';
 
 export const AGENT_SECRET_LABEL = 'ironhook.dev/agent-token';
 const HOST_LABEL = 'ironhook.dev/host';
@@ -62,11 +64,19 @@ function secretFor(record: AgentRecord): SecretBody {
   };
 }
 
+/** A stored agent_verify_ca that is not a valid certificate any more is dropped (the system CAs apply). */
+function withValidCA(record: AgentRecord): AgentRecord {
+  const { agentVerifyCA, ...rest } = record;
+  if (agentVerifyCA === undefined) return record;
+  const check = checkAgentVerifyCA(agentVerifyCA);
+  return check.ok ? { ...rest, agentVerifyCA: check.pem } : rest;
+}
+
 function recordOfSecret(secret: V1Secret): AgentRecord | undefined {
   try {
     const rest = JSON.parse(unb64(secret.data?.record)) as Omit<AgentRecord, 'token'>;
     const token = unb64(secret.data?.token);
-    return token === '' || typeof rest.uid !== 'string' ? undefined : { ...rest, token };
+    return token === '' || typeof rest.uid !== 'string' ? undefined : withValidCA({ ...rest, token });
   } catch {
     return undefined;
   }

@@ -74,10 +74,11 @@ export async function startAgentSide(options: AgentSideOptions): Promise<AgentSi
   const apiURL = options.advertiseURL ?? url;
   const heartbeatTimeoutSeconds = options.heartbeatTimeoutSeconds ?? DEFAULT_HEARTBEAT_TIMEOUT_SECONDS;
   server.on('request', createAgentAPI({ state, logger, heartbeatTimeoutSeconds, ...(options.pxe === undefined ? {} : { pxe: { ...options.pxe, apiURL } }) }));
+  const client = new AgentClient(options.client);
   const service = new IronhookAgentService({
     state,
     apiURL,
-    client: new AgentClient(options.client),
+    client,
     logger,
     store: options.store,
     timeouts: options.timeouts,
@@ -90,6 +91,7 @@ export async function startAgentSide(options: AgentSideOptions): Promise<AgentSi
     close: async () => {
       await close(server);
       await service.flush();
+      await client.close();
     },
   };
 }

@@ -86,10 +86,19 @@ export class IronhookAgentService implements AgentService {
     this.now = options.now ?? Date.now;
     this.state.on('changed', (record: AgentRecord) => {
       this.lastSave = this.persist(hostKey(record), (store) => store.save(record));
+      this.releaseCertificates();
     });
     this.state.on('forgotten', (key: string) => {
       const [namespace = '', name = ''] = key.split('/');
       void this.persist(key, (store) => store.remove({ namespace, name }));
+      this.releaseCertificates();
+    });
+  }
+
+  /** A re-armed or forgotten host's agent_verify_ca is no longer trusted: its dispatcher closes. */
+  private releaseCertificates(): void {
+    this.client.retainCertificates(this.state.verifyCAs()).catch((err: unknown) => {
+      this.logger.warn({ err: err instanceof Error ? err.message : 'unknown' }, 'closing a pinned agent dispatcher failed');
     });
   }
 
@@ -223,7 +232,7 @@ export class IronhookAgentService implements AgentService {
     if (entry === undefined || callbackURL === undefined || callbackURL === '') {
       throw notArmed(agent);
     }
-    return { callbackURL, token: entry.token, entry };
+    return { callbackURL, token: entry.token, entry, ...(entry.agentVerifyCA === undefined ? {} : { verifyCA: entry.agentVerifyCA }) };
   }
 
   private waitFor(

@@ -1,11 +1,13 @@
-// What the agent API knows about armed hosts: their MACs, token, callback URL and in-band
-// inventory. Plain data and synchronous decisions; the HTTP layer (api.ts) maps outcomes to
-// status codes and the service (service.ts) waits on the events.
+// What the agent API knows about armed hosts: their MACs, token, callback URL, the agent's
+// TLS certificate (agent_verify_ca) and in-band inventory. Plain data and synchronous
+// decisions; the HTTP layer (api.ts) maps outcomes to status codes and the service
+// (service.ts) waits on the events.
 import { EventEmitter } from 'node:events';
 import { normalizeMAC } from '../../domain/bmc/index.js';
 import type { HardwareDetails } from '../../domain/baremetalhost.js';
 import type { AgentHostIdentity, AgentHostRef } from './port.js';
 import type { IronicRootDevice } from './root-device.js';
+import { checkAgentVerifyCA } from './tls.js';
 import { MASKED_TOKEN, newAgentToken, tokenMatches } from './tokens.js';
 
 /** What survives a pool restart when a store is configured (store.ts). The token is a secret. */
@@ -15,6 +17,8 @@ export interface AgentRecord extends AgentHostIdentity {
   /** The lookup has handed the token out; later lookups answer the mask. */
   tokenIssued: boolean;
   callbackURL?: string;
+  /** The agent's agent_verify_ca (PEM, normalised), recorded with the callback URL; public, not secret. */
+  agentVerifyCA?: string;
 }
 
 export interface AgentEntry extends AgentRecord {
@@ -40,6 +44,7 @@ export type HeartbeatOutcome =
   | { kind: 'unknown-node' }
   | { kind: 'token-invalid' }
   | { kind: 'callback-changed' }
+  | { kind: 'ca-changed' }
   | { kind: 'bad-request'; message: string };
 
 export type InspectionOutcome = { kind: 'accepted'; entry: AgentEntry } | { kind: 'not-found' } | { kind: 'ambiguous' } | { kind: 'token-invalid' };
@@ -48,15 +53,28 @@ export interface HeartbeatInput {
   callbackURL: unknown;
   token: unknown;
   agentVersion?: unknown;
+  /** agent_verify_ca; undefined or null: not sent. */
+  agentVerifyCA?: unknown;
 }
+
+type Rejection = Exclude<HeartbeatOutcome, { kind: 'accepted' }>;
 
 export function hostKey(host: AgentHostRef): string {
   return `${host.namespace}/${host.name}`;
 }
 
 function recordOf(entry: AgentEntry): AgentRecord {
-  const { namespace, name, uid, macs, token, tokenIssued, callbackURL } = entry;
-  return callbackURL === undefined ? { namespace, name, uid, macs, token, tokenIssued } : { namespace, name, uid, macs, token, tokenIssued, callbackURL };
+  const { namespace, name, uid, macs, token, tokenIssued, callbackURL, agentVerifyCA } = entry;
+  return {
+    namespace,
+    name,
+    uid,
+    macs,
+    token,
+    tokenIssued,
+    ...(callbackURL === undefined ? {} : { callbackURL }),
+    ...(agentVerifyCA === undefined ? {} : { agentVerifyCA }),
+  };
 }
 
 function normalizedMACs(values: readonly string[]): string[] {
@@ -71,6 +89,24 @@ function validCallbackURL(value: unknown): value is string {
   return protocol === 'http:' || protocol === 'https:';
 }
 
+/** The normalised agent_verify_ca, undefined when not sent, or the 400 for a bad one. */
+function verifyCAOf(value: unknown): string | undefined | Rejection {
+  if (value === undefined || value === null) return undefined;
+  const check = checkAgentVerifyCA(value);
+  return check.ok ? check.pem : { kind: 'bad-request', message: check.message };
+}
+
+/**
+ * After the first accepted heartbeat, the callback URL and the certificate are fixed: another
+ * URL, another certificate or one where none was recorded is refused (409) until re-armed. A
+ * heartbeat without agent_verify_ca keeps the recorded one (Ironic ignores an absent field).
+ */
+function changed(entry: AgentEntry, callbackURL: string, ca: string | undefined): Rejection | undefined {
+  if (entry.callbackURL === undefined) return undefined;
+  if (entry.callbackURL !== callbackURL) return { kind: 'callback-changed' };
+  return ca !== undefined && ca !== entry.agentVerifyCA ? { kind: 'ca-changed' } : undefined;
+}
+
 export class AgentState extends EventEmitter {
   private readonly entries = new Map<string, AgentEntry>();
 
@@ -78,7 +114,7 @@ export class AgentState extends EventEmitter {
     super();
   }
 
-  /** Arms a host with a fresh token; any earlier token, callback URL and inventory are dropped. */
+  /** Arms a host with a fresh token; any earlier token, callback URL, certificate and inventory are dropped. */
   arm(host: AgentHostIdentity, macs: readonly string[]): AgentEntry {
     const entry: AgentEntry = {
       namespace: host.namespace,
@@ -125,6 +161,11 @@ export class AgentState extends EventEmitter {
     return this.entries.size;
   }
 
+  /** Every agent_verify_ca an armed host records (the pinned dispatchers still needed). */
+  verifyCAs(): Set<string> {
+    return new Set([...this.entries.values()].map((entry) => entry.agentVerifyCA).filter((ca) => ca !== undefined));
+  }
+
   private matching(macs: readonly string[], nodeUUID: string | undefined): AgentEntry[] {
     return [...this.entries.values()].filter(
       (entry) => (nodeUUID === undefined || entry.uid === nodeUUID) && (macs.length === 0 || entry.macs.some((mac) => macs.includes(mac))),
@@ -153,7 +194,10 @@ export class AgentState extends EventEmitter {
     return { kind: 'found', entry, token: entry.token };
   }
 
-  /** POST /v1/heartbeat/{uuid}: the token must match; the callback URL may not change until re-armed. */
+  /**
+   * POST /v1/heartbeat/{uuid}: the token must match; the callback URL and agent_verify_ca are
+   * recorded by the first accepted heartbeat and may not change until re-armed.
+   */
   heartbeat(nodeUUID: string, input: HeartbeatInput): HeartbeatOutcome {
     const entry = [...this.entries.values()].find((candidate) => candidate.uid === nodeUUID);
     if (entry === undefined) {
@@ -165,16 +209,19 @@ export class AgentState extends EventEmitter {
     if (!validCallbackURL(input.callbackURL)) {
       return { kind: 'bad-request', message: 'callback_url must be an http(s) URL' };
     }
-    if (entry.callbackURL !== undefined && entry.callbackURL !== input.callbackURL) {
-      return { kind: 'callback-changed' };
-    }
-    return { kind: 'accepted', entry, first: this.accept(entry, input.callbackURL, input.agentVersion) };
+    const ca = verifyCAOf(input.agentVerifyCA);
+    if (typeof ca === 'object') return ca;
+    const rejection = changed(entry, input.callbackURL, ca);
+    if (rejection !== undefined) return rejection;
+    return { kind: 'accepted', entry, first: this.accept(entry, { callbackURL: input.callbackURL, ca }, input.agentVersion) };
   }
 
-  private accept(entry: AgentEntry, callbackURL: string, agentVersion: unknown): boolean {
+  private accept(entry: AgentEntry, agent: { callbackURL: string; ca: string | undefined }, agentVersion: unknown): boolean {
     const first = entry.heartbeatAt === undefined;
     const urlIsNew = entry.callbackURL === undefined;
-    entry.callbackURL = callbackURL;
+    // Recorded together: the certificate is fixed with the URL by the first accepted heartbeat.
+    if (urlIsNew && agent.ca !== undefined) entry.agentVerifyCA = agent.ca;
+    entry.callbackURL = agent.callbackURL;
     entry.heartbeatAt = this.now();
     if (typeof agentVersion === 'string') {
       entry.agentVersion = agentVersion;

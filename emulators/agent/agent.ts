@@ -1,9 +1,11 @@
 // One boot of the fake agent on one emulated host: it serves /v1/commands on its own loopback
-// port, posts the inspection data, looks itself up with the host's MACs against ipa-api-url
-// and heartbeats until the host powers off. Like IPA, except that a heartbeat rejected with
-// 401/404 (the host was re-armed or forgotten) sends it back to lookup instead of retrying.
+// port (HTTPS with a fresh self-signed certificate by default, as IPA's enable_auto_tls), posts
+// the inspection data, looks itself up with the host's MACs against ipa-api-url and heartbeats
+// (with agent_verify_ca) until the host powers off. Like IPA, except that a heartbeat rejected
+// with 401/404 (the host was re-armed or forgotten) sends it back to lookup instead of retrying.
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTLSServer } from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
 import express, { type Express, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
@@ -11,6 +13,7 @@ import { request } from 'undici';
 import { MASKED_TOKEN, tokenMatches } from '../../drivers/agent/tokens.js';
 import { CommandBook } from './commands.js';
 import { ipaInventoryOf } from './inventory.js';
+import { agentCertificate } from './tls.js';
 import type { FakeAgentRecord, FakeHostSpec } from './types.js';
 
 const FAKE_AGENT_VERSION = '10.0.0-ironhook-fake';
@@ -29,6 +32,8 @@ export interface FakeAgentSettings {
   inspect: boolean;
   allowHosts: readonly string[];
   downloadTimeoutMs: number;
+  /** Serve /v1/commands over HTTPS with a self-signed certificate sent as agent_verify_ca. */
+  autoTLS: boolean;
   logger: Logger;
 }
 
@@ -62,6 +67,8 @@ export class FakeAgent {
   private running: Promise<void> = Promise.resolve();
   private readonly book: CommandBook;
   private readonly startedAt = new Date().toISOString();
+  /** The certificate PEM sent as agent_verify_ca (auto TLS). */
+  private verifyCA: string | undefined;
   callbackURL = '';
 
   constructor(
@@ -86,15 +93,23 @@ export class FakeAgent {
     });
   }
 
+  /** Plain HTTP, or HTTPS with a certificate for the listen address made for this boot. */
+  private async createServer(): Promise<Server> {
+    if (!this.settings.autoTLS) return createServer(this.app());
+    const { key, cert } = await agentCertificate(this.settings.listenHost);
+    this.verifyCA = cert;
+    return createTLSServer({ key, cert }, this.app());
+  }
+
   /** Listens, then runs lookup and heartbeats in the background. */
   async start(): Promise<void> {
-    const server = createServer(this.app());
+    const server = await this.createServer();
     this.server = server;
     server.listen(0, this.settings.listenHost);
     await once(server, 'listening');
     const address = server.address();
     const port = typeof address === 'object' && address !== null ? address.port : 0;
-    this.callbackURL = `http://${this.settings.listenHost}:${String(port)}`;
+    this.callbackURL = `${this.settings.autoTLS ? 'https' : 'http'}://${this.settings.listenHost}:${String(port)}`;
     this.running = this.run().catch((err: unknown) => {
       if (!this.abort.signal.aborted) this.settings.logger.warn({ host: this.spec.id, err: String(err) }, 'fake agent loop failed');
     });
@@ -202,7 +217,12 @@ export class FakeAgent {
   /** Heartbeats until the API rejects the token or node (then back to lookup) or the agent stops. */
   private async heartbeatPhase(nodeUUID: string): Promise<void> {
     for (;;) {
-      const body = { callback_url: this.callbackURL, agent_token: this.token, agent_version: FAKE_AGENT_VERSION };
+      const body = {
+        callback_url: this.callbackURL,
+        agent_token: this.token,
+        agent_version: FAKE_AGENT_VERSION,
+        ...(this.verifyCA === undefined ? {} : { agent_verify_ca: this.verifyCA }),
+      };
       const answer = await this.call('POST', `v1/heartbeat/${encodeURIComponent(nodeUUID)}`, body);
       if (answer?.status === 202) {
         this.record.heartbeats += 1;

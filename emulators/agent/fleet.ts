@@ -26,6 +26,12 @@ export interface FakeAgentOptions {
   listenHost?: string;
   /** Hosts images may be downloaded from (default loopback only). */
   allowDownloadHosts?: readonly string[];
+  /**
+   * IPA's enable_auto_tls (default true): each agent boot serves /v1/commands over HTTPS with a
+   * self-signed certificate for listenHost (openssl CLI) and heartbeats it as agent_verify_ca.
+   * false: plain HTTP, no agent_verify_ca.
+   */
+  autoTLS?: boolean;
   logger?: Logger;
 }
 
@@ -94,6 +100,7 @@ function settingsOf(options: FakeAgentOptions, logger: Logger): FakeAgentSetting
     inspect: options.inspect ?? true,
     allowHosts: options.allowDownloadHosts ?? ['127.0.0.1', 'localhost', '::1'],
     downloadTimeoutMs: 60_000,
+    autoTLS: options.autoTLS !== false,
     logger,
   };
 }

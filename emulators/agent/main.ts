@@ -7,6 +7,8 @@
 // powers the system off through the Redfish driver with that system's credentials) and/or a hosts
 // file. Start the emulator with notifyURL http://127.0.0.1:8100/events so its power-ons boot agents;
 // POST /boot {hostId, device} boots one by hand (ipmi_sim hosts); GET /hosts shows the records.
+// Agents serve /v1/commands over HTTPS with a self-signed certificate (auto TLS, as IPA) unless
+// --plain-http.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { pino, type Logger } from 'pino';
@@ -26,6 +28,8 @@ const USAGE = `Usage: tsx emulators/agent/main.ts --api-url <ipa-api-url> [optio
   --listen <host:port>       control endpoint (default 127.0.0.1:8100): POST /events, POST /boot, GET /hosts
   --heartbeat-interval <ms>  default 1000
   --command-delay <ms>       how long commands stay RUNNING (default 200)
+  --plain-http               serve the agents' /v1/commands over plain HTTP (default: HTTPS with a
+                             self-signed certificate sent as agent_verify_ca, as IPA's auto TLS)
   --insecure                 do not verify the emulator's TLS certificate (power off only)`;
 
 /** standby.power_off: power the system off through its BMC with the project's driver. */
@@ -79,6 +83,7 @@ async function run(logger: Logger): Promise<void> {
       listen: { type: 'string', default: '127.0.0.1:8100' },
       'heartbeat-interval': { type: 'string' },
       'command-delay': { type: 'string' },
+      'plain-http': { type: 'boolean', default: false },
       insecure: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -99,6 +104,7 @@ async function run(logger: Logger): Promise<void> {
     logger,
     heartbeatIntervalMs: number(values['heartbeat-interval'], 1_000),
     commandDelayMs: number(values['command-delay'], 200),
+    autoTLS: !values['plain-http'],
   });
   const [host = '127.0.0.1', port = '8100'] = values.listen.split(/:(?=\d+$)/);
   const control = await startControlServer(fleet, { host, port: Number(port) });

@@ -2,7 +2,9 @@
 // against the pool's agent API; AgentService drives it: inventory, prepare_image with a real
 // download from a loopback file server and checksum verification (a wrong checksum fails),
 // metadata erase, in-band power off. Plus: a disk boot runs no agent, a re-arm, and a pool
-// restart that keeps talking to the running agent through the stored token.
+// restart that keeps talking to the running agent through the stored token. The fake agent
+// runs with auto TLS (its default, as IPA): commands go over HTTPS pinned to the certificate it
+// heartbeats as agent_verify_ca; one flow runs over plain HTTP (autoTLS: false).
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentSide, type AgentSide } from '../../drivers/agent/server.js';
@@ -61,7 +63,7 @@ async function start(options: { port?: number; store?: MemoryAgentStateStore } =
   });
 }
 
-async function setup(store?: MemoryAgentStateStore): Promise<Rig> {
+async function setup(store?: MemoryAgentStateStore, agent: { autoTLS?: boolean } = {}): Promise<Rig> {
   const side = await start(store === undefined ? {} : { store });
   const powerOffs: string[] = [];
   const spec: FakeHostSpec = {
@@ -77,7 +79,7 @@ async function setup(store?: MemoryAgentStateStore): Promise<Rig> {
       return Promise.resolve();
     },
   };
-  const fleet = startFakeAgent({ apiURL: side.url, hosts: [spec], heartbeatIntervalMs: 100, lookupIntervalMs: 50, commandDelayMs: 100, logger });
+  const fleet = startFakeAgent({ apiURL: side.url, hosts: [spec], heartbeatIntervalMs: 100, lookupIntervalMs: 50, commandDelayMs: 100, logger, ...agent });
   rig = { side, fleet, powerOffs, spec };
   return rig;
 }
@@ -102,6 +104,8 @@ describe('fake agent ↔ agent API ↔ AgentService', () => {
     const r = await setup();
     const { token, handle } = await bootAgent(r);
     expect(handle.callbackURL).toBe(r.fleet.callbackURL('host-0'));
+    expect(handle.callbackURL).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    expect(r.side.state.get(HOST)?.agentVerifyCA).toMatch(/^-----BEGIN CERTIFICATE-----\n/);
 
     const hardware = await r.side.service.inventory(handle);
     expect(hardware.nics?.map((nic) => nic.mac)).toEqual(MACS);
@@ -197,6 +201,8 @@ describe('fake agent ↔ agent API ↔ AgentService', () => {
     expect(second).not.toBe(first.token);
     await r.side.service.waitForAgent(HOST, wait);
     expect(r.fleet.record('host-0').lookups).toBe(2);
+    // The re-arm forgot the certificate; the agent's next heartbeat recorded it again.
+    expect(r.side.state.get(HOST)?.agentVerifyCA).toMatch(/^-----BEGIN CERTIFICATE-----\n/);
     await r.side.service.eraseDevicesMetadata({ ...first.handle });
   });
 
@@ -214,14 +220,31 @@ describe('pool restart', () => {
     const r = await setup(store);
     const { handle } = await bootAgent(r);
     await r.side.service.inventory(handle);
+    const certificate = r.side.state.get(HOST)?.agentVerifyCA;
+    expect(certificate).toBeDefined();
     const port = Number(new URL(r.side.url).port);
     await r.side.close();
 
     r.side = await start({ port, store });
     const reattached = await r.side.service.waitForAgent(HOST, wait);
     expect(reattached.callbackURL).toBe(handle.callbackURL);
+    expect(r.side.state.get(HOST)?.agentVerifyCA).toBe(certificate);
     await r.side.service.writeImage(reattached, { url: `${filesURL}/images/disk.raw`, checksum: SHA256, checksumType: 'sha256' });
     expect(r.fleet.record('host-0')).toMatchObject({ agentBoots: 1, lookups: 1 });
+    expect(r.fleet.record('host-0').images).toHaveLength(1);
+  });
+});
+
+describe('plain HTTP (autoTLS: false)', () => {
+  it('the agent sends no agent_verify_ca; the pool writes the image, erases and powers off over http', async () => {
+    const r = await setup(undefined, { autoTLS: false });
+    const { handle } = await bootAgent(r);
+    expect(handle.callbackURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(r.side.state.get(HOST)?.agentVerifyCA).toBeUndefined();
+    await r.side.service.writeImage(handle, { url: `${filesURL}/images/disk.raw`, checksum: SHA256, checksumType: 'sha256' });
+    await r.side.service.eraseDevicesMetadata(handle);
+    await r.side.service.powerOff(handle);
+    expect(await r.fleet.waitFor('host-0', (record) => record.poweredOff === 1)).toMatchObject({ metadataErased: 1, failures: [] });
     expect(r.fleet.record('host-0').images).toHaveLength(1);
   });
 });

@@ -3,13 +3,14 @@
 // system config, and the store's Secret shape (owner, labels, token only in data).
 import { describe, expect, it } from 'vitest';
 import { hardwareFromInventory } from '../../drivers/agent/inventory.js';
-import { agentSecretName, AGENT_SECRET_LABEL, SecretAgentStateStore, type SecretsAPI } from '../../drivers/agent/secret-store.js';
+import { agentSecretName, AGENT_SECRET_LABEL, SecretAgentStateStore } from '../../drivers/agent/secret-store.js';
 import type { AgentRecord } from '../../drivers/agent/state.js';
 import { bootFromRedfish, hostFromRedfishConfig, ipmiBootEvents } from '../../emulators/agent/boot-events.js';
 import { checksumFromFile } from '../../emulators/agent/download.js';
 import { defaultIsAgentMedia } from '../../emulators/agent/fleet.js';
 import { ipaInventoryOf } from '../../emulators/agent/inventory.js';
 import type { HostBoot } from '../../emulators/agent/types.js';
+import { fakeSecretsAPI } from '../support/fake-secrets.js';
 
 describe('Redfish boot events', () => {
   const base = { system: 'host-0', macs: ['52:54:00:00:00:01'], virtualMedia: { inserted: false } };
@@ -138,41 +139,8 @@ describe('SecretAgentStateStore', () => {
     callbackURL: 'http://127.0.0.1:9999',
   };
 
-  function fakeAPI() {
-    const secrets = new Map<
-      string,
-      { metadata: { name: string; namespace: string; labels: Record<string, string>; ownerReferences: unknown[] }; data: Record<string, string> }
-    >();
-    const calls: string[] = [];
-    const conflict = Object.assign(new Error('exists'), { code: 409 });
-    const notFound = Object.assign(new Error('missing'), { code: 404 });
-    const api = {
-      createNamespacedSecret: ({ namespace, body }: { namespace: string; body: { metadata: { name: string } } }) => {
-        calls.push('create');
-        const key = `${namespace}/${body.metadata.name}`;
-        if (secrets.has(key)) return Promise.reject(conflict);
-        secrets.set(key, structuredClone(body) as never);
-        return Promise.resolve(body);
-      },
-      replaceNamespacedSecret: ({ name, namespace, body }: { name: string; namespace: string; body: unknown }) => {
-        calls.push('replace');
-        secrets.set(`${namespace}/${name}`, structuredClone(body) as never);
-        return Promise.resolve(body);
-      },
-      deleteNamespacedSecret: ({ name, namespace }: { name: string; namespace: string }) => {
-        calls.push('delete');
-        return secrets.delete(`${namespace}/${name}`) ? Promise.resolve({}) : Promise.reject(notFound);
-      },
-      listSecretForAllNamespaces: ({ labelSelector }: { labelSelector: string }) => {
-        calls.push(`list ${labelSelector}`);
-        return Promise.resolve({ items: [...secrets.values()] });
-      },
-    } as unknown as SecretsAPI;
-    return { api, secrets, calls };
-  }
-
   it('saves one Secret per host, owned by the BareMetalHost, token only in data; lists and removes', async () => {
-    const { api, secrets, calls } = fakeAPI();
+    const { api, secrets, calls } = fakeSecretsAPI();
     const store = new SecretAgentStateStore(api);
     await store.save({ ...record, tokenIssued: false });
     await store.save(record);
