@@ -1,17 +1,19 @@
 // The config drive as Ironic sends it to IPA, built with the real genisoimage (and xorriso):
 // which files land on the config-2 ISO for which input, read back with isoinfo after base64 and
-// gunzip; YAML documents become JSON with sorted keys; the tools' argv and private build
-// directory; failures (no tool, a failing tool, a hung tool) are transient
-// ConfigDriveBuildFailed and leave no directory behind.
+// gunzip, and by the fake agent's own ISO reader; YAML documents become JSON with sorted keys;
+// the tools' argv and private build directory; failures (no tool, a failing tool, a hung tool)
+// are transient ConfigDriveBuildFailed and leave no directory behind. Then the fake agent's
+// refusals, which are IPA's: the JSON form, and anything that is not a gzipped config-2 ISO.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConfigDriveISO } from '../../drivers/agent/configdrive.js';
 import type { AgentConfigDrive } from '../../drivers/agent/port.js';
+import { readConfigDrive } from '../../emulators/agent/configdrive.js';
 
 const run = promisify(execFile);
 const FLAGS = ['-ldots', '-allow-lowercase', '-allow-multidot', '-l', '-publisher', 'ironic', '-quiet', '-J', '-r', '-V', 'config-2'];
@@ -118,6 +120,13 @@ describe('config drive files', () => {
     const configdrive = await build(drive);
     expect(configdrive).toMatch(/^[A-Za-z0-9+/]+={0,2}$/);
     expect(await isoinfo(configdrive!)).toEqual({ volumeId: 'config-2', publisher: 'ironic', files });
+    const { 'meta_data.json': metaData, 'network_data.json': networkData, user_data: userData } = files;
+    expect(readConfigDrive(configdrive)).toEqual({
+      volumeId: 'config-2',
+      meta_data: JSON.parse(metaData!) as unknown,
+      ...(networkData === undefined ? {} : { network_data: JSON.parse(networkData) as unknown }),
+      ...(userData === undefined ? {} : { user_data: userData }),
+    });
   });
 
   it.each([
@@ -140,6 +149,7 @@ describe('config drive files', () => {
     const drive = { userData: '#cloud-config\n', networkData: 'b: 1\na: 2\n', metaData: '{"z": 1, "a": 2}' };
     const [first, second] = [await build(drive), await build(drive)];
     expect(await isoinfo(second!)).toEqual(await isoinfo(first!));
+    expect(readConfigDrive(second)).toEqual(readConfigDrive(first));
   });
 
   it('is gzip at level 9', async () => {
@@ -174,6 +184,7 @@ describe('the ISO tools', () => {
     const configdrive = await build({ userData: CANARY, metaData: 'uuid: u-1' }, { searchPath });
     const contents = await isoinfo(configdrive!);
     expect(contents).toMatchObject({ volumeId: 'config-2', files: { 'meta_data.json': '{"uuid":"u-1"}', user_data: CANARY } });
+    expect(readConfigDrive(configdrive)).toEqual({ volumeId: 'config-2', meta_data: { uuid: 'u-1' }, user_data: CANARY });
   });
 
   it.each<{ name: string; tools: Tools; message: RegExp }>([
@@ -201,5 +212,73 @@ describe('the ISO tools', () => {
       kind: 'Transient',
       message: 'the config drive files could not be written or read (ENOENT)',
     });
+  });
+});
+
+describe('the fake agent reads the config drive like IPA', () => {
+  async function iso(volumeId: string, files: Record<string, string>): Promise<Buffer> {
+    const root = mkdtempSync(join(work, 'tree-'));
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), content);
+    }
+    const output = `${root}.iso`;
+    await run('genisoimage', ['-o', output, '-quiet', '-J', '-r', '-V', volumeId, root]);
+    return readFileSync(output);
+  }
+
+  const encoded = (data: Buffer): string => gzipSync(data).toString('base64');
+
+  it.each([
+    {
+      name: 'the JSON form (Ironic API input, not what IPA takes)',
+      drive: () => ({ user_data: '#cloud-config\n' }),
+      message: /must be a base64 string.*not object/,
+    },
+    { name: 'a list', drive: () => ['a'], message: /not an array/ },
+    { name: 'a URL', drive: () => 'http://127.0.0.1/configdrive.gz', message: /does not download config drives/ },
+    { name: 'not base64', drive: () => 'not base64!', message: /not base64 encoded or the content is malformed/ },
+    { name: 'base64 but not gzip', drive: () => Buffer.from('hello').toString('base64'), message: /not gzip-compressed/ },
+    { name: 'gzip but not an ISO', drive: () => encoded(Buffer.alloc(40_000)), message: /not an ISO 9660 image/ },
+    {
+      name: 'a truncated ISO',
+      drive: async () => encoded((await iso('config-2', { 'openstack/latest/meta_data.json': '{}' })).subarray(0, 34_000)),
+      message: /not an ISO 9660 image/,
+    },
+    {
+      name: 'another volume id',
+      drive: async () => encoded(await iso('cidata', { 'openstack/latest/meta_data.json': '{}' })),
+      message: /volume id is "cidata", not config-2/,
+    },
+    {
+      name: 'no meta_data.json',
+      drive: async () => encoded(await iso('config-2', { 'openstack/latest/user_data': 'x' })),
+      message: /no \/openstack\/latest\/meta_data.json/,
+    },
+    {
+      name: 'meta_data.json not JSON',
+      drive: async () => encoded(await iso('config-2', { 'openstack/latest/meta_data.json': 'a: 1' })),
+      message: /meta_data.json is not JSON/,
+    },
+    { name: 'bigger than 64 MiB unpacked', drive: () => encoded(Buffer.alloc(64 * 1024 * 1024 + 1)), message: /exceeds maximum limit of 64MiB/ },
+  ])('refuses $name with InstanceDeployFailure', async ({ drive, message }) => {
+    const value: unknown = await drive();
+    expect(() => readConfigDrive(value)).toThrow(
+      expect.objectContaining({ type: 'InstanceDeployFailure', message: expect.stringMatching(message) as string }) as Error,
+    );
+  });
+
+  it('reads names from the Joliet tree (the primary tree has 8.3 names without -l)', async () => {
+    const image = await iso('config-2', { 'openstack/latest/meta_data.json': '{"a":1}', 'openstack/latest/network_data.json': '{"links":[]}' });
+    expect(readConfigDrive(encoded(image))).toEqual({ volumeId: 'config-2', meta_data: { a: 1 }, network_data: { links: [] } });
+  });
+
+  it('reads names from the primary tree when the ISO has no Joliet tree', async () => {
+    const root = mkdtempSync(join(work, 'plain-'));
+    mkdirSync(join(root, 'openstack', 'latest'), { recursive: true });
+    writeFileSync(join(root, 'openstack', 'latest', 'meta_data.json'), '{"a":1}');
+    writeFileSync(join(root, 'openstack', 'latest', 'user_data'), CANARY);
+    await run('genisoimage', ['-o', `${root}.iso`, '-quiet', '-l', '-allow-lowercase', '-allow-multidot', '-V', 'config-2', root]);
+    expect(readConfigDrive(encoded(readFileSync(`${root}.iso`)))).toEqual({ volumeId: 'config-2', meta_data: { a: 1 }, user_data: CANARY });
   });
 });
