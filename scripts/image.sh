@@ -34,14 +34,16 @@ NODE_INTEGRITY=sha512-3jhC+wcoWxKZxcRqF2sUSl0c9HEXFnur/nuIPx6O6CWKV0jOUWQm7Htw5S
 DEBIAN_SUITE=bookworm
 DEBIAN_MIRROR="${IRONHOOK_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 DEBIAN_SECURITY_MIRROR="${IRONHOOK_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
-# essential: no apt, no init. The merged-usr hook sets /usr up as debootstrap does, instead of
-# the usrmerge package (which pulls in perl). Docs except copyright files, man pages and locales
-# are never unpacked. The hooks' $1 (the target directory) is mmdebstrap's to expand.
+# essential: no apt, no init. ipmitool for IPMI BMCs; genisoimage (xorriso its fallback) for the
+# config drive ISO the pool hands the agent (drivers/agent/configdrive.ts). The merged-usr hook
+# sets /usr up as debootstrap does, instead of the usrmerge package (which pulls in perl). Docs
+# except copyright files, man pages and locales are never unpacked. The hooks' $1 (the target
+# directory) is mmdebstrap's to expand.
 # shellcheck disable=SC2016,SC2054
 MMDEBSTRAP_OPTS=(
   --variant=essential
   --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr
-  --include=ca-certificates,libstdc++6,ipmitool
+  --include=ca-certificates,libstdc++6,ipmitool,genisoimage,xorriso
   --dpkgopt='path-exclude=/usr/share/doc/*'
   --dpkgopt='path-include=/usr/share/doc/*/copyright'
   --dpkgopt='path-exclude=/usr/share/man/*'

@@ -27,7 +27,9 @@ export type AgentErrorReason =
   /** The store (a Secret) refused the armed host's record: arming again may work. */
   | 'AgentStateNotSaved'
   /** The image cannot be described to the agent (no checksum, MD5). */
-  | 'ImageInvalid';
+  | 'ImageInvalid'
+  /** The config drive ISO could not be made (genisoimage and xorriso missing, or failing). */
+  | 'ConfigDriveBuildFailed';
 
 const PERMANENT: ReadonlySet<AgentErrorReason> = new Set(['ImageChecksumMismatch', 'ImageInvalid', 'AgentAddressNotAllowed']);
 

@@ -1,9 +1,8 @@
-// standby.prepare_image parameters from a host's spec.image
-// and its config drive, the way Ironic builds image_info for an http(s) image.
-import { parse as parseYAML } from 'yaml';
+// standby.prepare_image's image_info from a host's spec.image, the way Ironic builds it for an
+// http(s) image (the config drive: configdrive.ts).
 import { AgentError } from './errors.js';
 import { ironicRootDevice, type IronicRootDevice } from './root-device.js';
-import type { AgentConfigDrive, AgentImage } from './port.js';
+import type { AgentImage } from './port.js';
 
 export interface ImageInfo {
   id: string;
@@ -17,13 +16,6 @@ export interface ImageInfo {
   os_hash_algo?: string;
   os_hash_value?: string;
   root_device?: IronicRootDevice;
-}
-
-/** The config drive in Ironic's JSON form (meta_data and network_data as objects). */
-export interface ConfigDriveJSON {
-  meta_data?: Record<string, unknown>;
-  network_data?: Record<string, unknown>;
-  user_data?: string;
 }
 
 const HASH_ALGORITHMS: Record<string, string> = { sha256: 'sha256', sha512: 'sha512' };
@@ -74,34 +66,4 @@ export function buildImageInfo(image: AgentImage, nodeUUID: string): ImageInfo {
   const rootDevice = ironicRootDevice(image.rootDeviceHints);
   if (rootDevice !== undefined) info.root_device = rootDevice;
   return info;
-}
-
-function document(text: string | undefined, what: string): Record<string, unknown> | undefined {
-  if (text === undefined || text.trim() === '') {
-    return undefined;
-  }
-  let parsed: unknown;
-  try {
-    parsed = parseYAML(text);
-  } catch {
-    throw new AgentError('ImageInvalid', `${what} is neither JSON nor YAML`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new AgentError('ImageInvalid', `${what} must be a JSON or YAML object`);
-  }
-  return parsed as Record<string, unknown>;
-}
-
-/** The JSON form of the config drive, or undefined when there is nothing to put on it. */
-export function buildConfigDrive(drive: AgentConfigDrive | undefined): ConfigDriveJSON | undefined {
-  if (drive === undefined) {
-    return undefined;
-  }
-  const result: ConfigDriveJSON = {};
-  const metaData = document(drive.metaData, 'metaData');
-  const networkData = document(drive.networkData, 'networkData');
-  if (metaData !== undefined) result.meta_data = metaData;
-  if (networkData !== undefined) result.network_data = networkData;
-  if (drive.userData !== undefined && drive.userData !== '') result.user_data = drive.userData;
-  return Object.keys(result).length === 0 ? undefined : result;
 }

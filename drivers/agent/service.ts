@@ -4,7 +4,8 @@ import { pino, type Logger } from 'pino';
 import type { HardwareDetails } from '../../domain/baremetalhost.js';
 import { AgentClient, AGENT_TIMEOUTS, commandFailure, type AgentEndpoint, type CommandResult } from './client.js';
 import { AgentError, abortError } from './errors.js';
-import { buildConfigDrive, buildImageInfo } from './image-info.js';
+import { buildConfigDriveISO } from './configdrive.js';
+import { buildImageInfo, type ImageInfo } from './image-info.js';
 import type {
   AgentBootParameters,
   AgentCallOptions,
@@ -64,6 +65,11 @@ type WaitEvent = 'heartbeat' | 'inventory';
 
 function notArmed(host: AgentHostRef): AgentError {
   return new AgentError('AgentNotArmed', `${hostKey(host)} is not armed for an agent (re-arm with expect())`);
+}
+
+async function prepareImageParams(imageInfo: ImageInfo, drive: AgentConfigDrive | undefined): Promise<Record<string, unknown>> {
+  const configdrive = await buildConfigDriveISO(drive);
+  return configdrive === undefined ? { image_info: imageInfo } : { image_info: imageInfo, configdrive };
 }
 
 export class IronhookAgentService implements AgentService {
@@ -166,17 +172,16 @@ export class IronhookAgentService implements AgentService {
   async writeImage(agent: AgentHandle, image: AgentImage, configDrive?: AgentConfigDrive, options: AgentCallOptions = {}): Promise<void> {
     const endpoint = this.endpoint(agent);
     const imageInfo = buildImageInfo(image, endpoint.entry.uid);
-    const configdrive = buildConfigDrive(configDrive);
     const deadline = this.now() + (options.timeoutMs ?? this.timeouts.writeImageMs);
     const previous = await this.resumable(endpoint, imageInfo.id, options.signal);
     if (previous === 'written') {
       this.logger.info({ namespace: agent.namespace, name: agent.name }, 'image already written by this agent boot');
       return;
     }
-    const params = configdrive === undefined ? { image_info: imageInfo } : { image_info: imageInfo, configdrive };
     // IPA picks the disk from its node (it looks up again when it has no hints), not from image_info.
     this.state.setRootDevice(agent, imageInfo.root_device);
-    const sent = previous ?? (await this.client.send(endpoint, 'standby.prepare_image', params, options.signal));
+    // The ISO is only built when prepare_image is sent, not when a running one is resumed.
+    const sent = previous ?? (await this.client.send(endpoint, 'standby.prepare_image', await prepareImageParams(imageInfo, configDrive), options.signal));
     this.logger.info({ namespace: agent.namespace, name: agent.name, command: 'prepare_image', resumed: previous !== undefined }, 'writing image');
     await this.finish(endpoint, sent, { deadline, signal: options.signal });
   }

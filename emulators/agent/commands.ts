@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { CommandResult } from '../../drivers/agent/client.js';
+import { readConfigDrive } from './configdrive.js';
 import { CommandFailure, fetchAndVerify } from './download.js';
 import type { FakeAgentRecord, FakeHostSpec } from './types.js';
 
@@ -30,7 +31,9 @@ async function pause(ctx: CommandContext): Promise<void> {
 const prepareImage: Handler = async (params, ctx) => {
   await pause(ctx);
   const verified = await fetchAndVerify(params.image_info, { allowHosts: ctx.allowHosts, timeoutMs: ctx.downloadTimeoutMs, signal: ctx.signal });
-  ctx.record.images.push({ ...verified, ...(params.configdrive === undefined ? {} : { configDrive: params.configdrive }) });
+  // Like IPA: the image first, then the config drive (null or absent: none).
+  const configDrive = params.configdrive === undefined || params.configdrive === null ? undefined : readConfigDrive(params.configdrive);
+  ctx.record.images.push({ ...verified, ...(configDrive === undefined ? {} : { configDrive }) });
   return { result: `prepare_image: image (${verified.id}) written to device /dev/sda root_uuid=None` };
 };
 

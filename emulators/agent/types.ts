@@ -1,5 +1,6 @@
 // The fake agent's view of an emulated host and of the events that boot it. Adapters
 // (boot-events.ts) turn the Redfish emulator's and the ipmi_sim launcher's hooks into these.
+import type { FakeConfigDrive } from './configdrive.js';
 import type { ImageVerification } from './download.js';
 
 interface FakeNIC {
@@ -59,7 +60,8 @@ export interface BootEventSource {
 
 /** What happened on one host, over all its boots (for assertions). */
 interface WrittenImage extends ImageVerification {
-  configDrive?: unknown;
+  /** The config drive's files, read back from the ISO the pool sent. */
+  configDrive?: FakeConfigDrive;
 }
 
 export interface FakeAgentRecord {

@@ -1,12 +1,14 @@
 // End to end on loopback: the fake agent boots, posts inspection data, looks up and heartbeats
 // against the pool's agent API; AgentService drives it: inventory, prepare_image with a real
-// download from a loopback file server and checksum verification (a wrong checksum fails),
+// download from a loopback file server and checksum verification (a wrong checksum fails) and
+// the config-2 ISO config drive read back by the agent (Ironic's JSON form is refused),
 // metadata erase, in-band power off. Plus: a disk boot runs no agent, a re-arm, and a pool
 // restart that keeps talking to the running agent through the stored token. The fake agent
 // runs with auto TLS (its default, as IPA): commands go over HTTPS pinned to the certificate it
 // heartbeats as agent_verify_ca; one flow runs over plain HTTP (autoTLS: false).
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AgentClient } from '../../drivers/agent/client.js';
 import { startAgentSide, type AgentSide } from '../../drivers/agent/server.js';
 import { MemoryAgentStateStore } from '../../drivers/agent/store.js';
 import { startFakeAgent, type FakeAgentFleet } from '../../emulators/agent/fleet.js';
@@ -131,7 +133,7 @@ describe('fake agent ↔ agent API ↔ AgentService', () => {
         algorithm: 'sha256',
         digest: SHA256,
         diskFormat: 'raw',
-        configDrive: { user_data: '#cloud-config\n', network_data: { links: [] } },
+        configDrive: { volumeId: 'config-2', meta_data: {}, user_data: '#cloud-config\n', network_data: { links: [] } },
       }),
     ]);
 
@@ -158,6 +160,26 @@ describe('fake agent ↔ agent API ↔ AgentService', () => {
     await r.side.service.writeImage(handle, { url: `${filesURL}/images/disk.raw`, checksum: SHA512, checksumType: 'sha512' });
     await r.side.service.writeImage(handle, { url: `${filesURL}/images/copy.raw`, checksum: `${filesURL}/images/SHA256SUMS`, checksumType: 'sha256' });
     expect(r.fleet.record('host-0').images.map((image) => `${image.id} ${image.algorithm}`)).toEqual(['disk.raw sha512', 'copy.raw sha256']);
+  });
+
+  it("the agent refuses Ironic's JSON form of the config drive, as IPA does", async () => {
+    const r = await setup();
+    const { token, handle } = await bootAgent(r);
+    const client = new AgentClient({ pollIntervalMs: 50, commandTimeoutMs: 5_000 });
+    const verifyCA = r.side.state.get(HOST)?.agentVerifyCA;
+    const params = {
+      image_info: { id: 'disk.raw', urls: [`${filesURL}/images/disk.raw`], os_hash_algo: 'sha256', os_hash_value: SHA256 },
+      configdrive: { user_data: '#cloud-config\n', network_data: { links: [] } },
+    };
+    const sent = client.run({ callbackURL: handle.callbackURL, token, ...(verifyCA === undefined ? {} : { verifyCA }) }, 'standby.prepare_image', params, {
+      timeoutMs: 10_000,
+    });
+    await expect(sent).rejects.toMatchObject({
+      reason: 'AgentCommandFailed',
+      kind: 'Transient',
+      message: expect.stringMatching(/InstanceDeployFailure: config drive must be a base64 string of a gzipped ISO 9660 image, not object/) as string,
+    });
+    expect(r.fleet.record('host-0')).toMatchObject({ images: [], failures: ['prepare_image: InstanceDeployFailure'] });
   });
 
   it('a download error fails the command as transient', async () => {

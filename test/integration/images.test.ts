@@ -4,8 +4,9 @@
 // pool and Metacontroller's image against a real kube-apiserver (kubeconfig mounted read-only),
 // and the pause image. Each starts and answers its probes, runs as its non-root user, and exits
 // by itself on SIGTERM (podman stop) long before podman would SIGKILL it. The Ironhook image
-// holds dist/, production node_modules and package.json only, with ipmitool and Node 22. Without
-// built images this fails (it never skips): scripts/test.sh runs `npm run image` first.
+// holds dist/, production node_modules and package.json only, with ipmitool, genisoimage and
+// xorriso (it builds a config drive ISO as its user) and Node 22. Without built images this
+// fails (it never skips): scripts/test.sh runs `npm run image` first.
 import { chmodSync, chownSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -254,11 +255,26 @@ describe('the Ironhook image', () => {
     expect(tools).toEqual([]);
   });
 
-  it('has ipmitool and Node 22 on PATH for its user', async () => {
-    const [ipmitool, node, uid] = (await inImage('ipmitool -V; node --version; id -u')).split('\n');
+  it('has ipmitool, genisoimage, xorriso and Node 22 on PATH for its user', async () => {
+    const script = 'ipmitool -V; genisoimage --version; xorriso -version 2>/dev/null | head -n 1; node --version; id -u';
+    const [ipmitool, genisoimage, xorriso, node, uid] = (await inImage(script)).split('\n');
     expect(ipmitool).toMatch(/^ipmitool version 1\.8\./);
+    expect(genisoimage).toMatch(/^genisoimage 1\.1\./);
+    expect(xorriso).toMatch(/^xorriso 1\.5\./);
     expect(node).toMatch(/^v22\./);
     expect(uid).toBe('65532');
+  });
+
+  it('builds a config drive ISO as its user with only /tmp writable, and leaves nothing there', async () => {
+    const build = `import { buildConfigDriveISO } from "/app/dist/drivers/agent/configdrive.js"; process.stdout.write(await buildConfigDriveISO({ userData: "#cloud-config\\n" }));`;
+    const script = [
+      `node --input-type=module -e '${build}' | base64 -d | gunzip > /tmp/drive.iso`,
+      "isoinfo -d -i /tmp/drive.iso | grep '^Volume id'",
+      'isoinfo -i /tmp/drive.iso -R -x /openstack/latest/user_data',
+      'rm /tmp/drive.iso',
+      'echo "left in /tmp: [$(ls -A /tmp)]"',
+    ].join('; ');
+    expect((await inImage(script)).split('\n')).toEqual(['Volume id: config-2', '#cloud-config', 'left in /tmp: []']);
   });
 });
 

@@ -6,11 +6,12 @@ import { AgentClient } from '../../drivers/agent/client.js';
 import type { CommandResult } from '../../drivers/agent/client.js';
 import { TransportError } from '../../drivers/agent/http.js';
 import type { JSONRequest, JSONResponse } from '../../drivers/agent/http.js';
-import { buildConfigDrive, buildImageInfo, imageID } from '../../drivers/agent/image-info.js';
+import { buildImageInfo, imageID } from '../../drivers/agent/image-info.js';
 import { IronhookAgentService } from '../../drivers/agent/service.js';
 import type { Timers } from '../../drivers/agent/service.js';
 import { AgentState } from '../../drivers/agent/state.js';
 import { MemoryAgentStateStore } from '../../drivers/agent/store.js';
+import { readConfigDrive } from '../../emulators/agent/configdrive.js';
 
 const HOST = { namespace: 'metal3', name: 'server-01', uid: 'uid-1' };
 const MACS = ['00:11:22:33:44:55'];
@@ -153,7 +154,7 @@ describe('inventory', () => {
 describe('commands', () => {
   const handle = { namespace: HOST.namespace, name: HOST.name, callbackURL: CALLBACK };
 
-  it('writeImage sends prepare_image with image_info and the config drive, and waits', async () => {
+  it('writeImage sends prepare_image with image_info and the config drive ISO, and waits', async () => {
     const ctx = setup([list(), list(), { status: 200, body: cmd('prepare_image', 'RUNNING') }, list(cmd('prepare_image', 'SUCCEEDED'))]);
     await armAndBeat(ctx);
     await ctx.service.writeImage(
@@ -162,6 +163,8 @@ describe('commands', () => {
       { userData: '#cloud-config\n' },
     );
     const post = ctx.requests.find((req) => req.method === 'POST')!;
+    const configdrive = (post.body as { params: { configdrive: unknown } }).params.configdrive;
+    expect(readConfigDrive(configdrive)).toEqual({ volumeId: 'config-2', meta_data: {}, user_data: '#cloud-config\n' });
     expect(post.body).toEqual({
       name: 'standby.prepare_image',
       params: {
@@ -176,9 +179,25 @@ describe('commands', () => {
           os_hash_algo: 'sha256',
           os_hash_value: SHA256,
         },
-        configdrive: { user_data: '#cloud-config\n' },
+        configdrive: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/) as string,
       },
     });
+  });
+
+  it('writeImage without a config drive sends image_info only', async () => {
+    const ctx = setup([list(), list(), { status: 200, body: cmd('prepare_image', 'RUNNING') }, list(cmd('prepare_image', 'SUCCEEDED'))]);
+    await armAndBeat(ctx);
+    await ctx.service.writeImage(handle, { url: 'http://127.0.0.1/disk.raw', checksum: SHA256, checksumType: 'sha256' }, { userData: '' });
+    const post = ctx.requests.find((req) => req.method === 'POST')!;
+    expect(Object.keys((post.body as { params: object }).params)).toEqual(['image_info']);
+  });
+
+  it('writeImage with an invalid config drive document sends nothing', async () => {
+    const ctx = setup([list()]);
+    await armAndBeat(ctx);
+    const write = ctx.service.writeImage(handle, { url: 'http://127.0.0.1/disk.raw', checksum: SHA256 }, { networkData: '- a' });
+    await expect(write).rejects.toMatchObject({ reason: 'ImageInvalid', kind: 'Permanent' });
+    expect(ctx.requests.map((req) => req.method)).toEqual(['GET']);
   });
 
   it('writeImage resumes a RUNNING prepare_image instead of sending another', async () => {
@@ -220,7 +239,7 @@ describe('commands', () => {
   });
 });
 
-describe('image_info and config drive', () => {
+describe('image_info', () => {
   it.each([
     { name: 'sha256', image: { checksum: SHA256, checksumType: 'sha256' }, want: { os_hash_algo: 'sha256', os_hash_value: SHA256 } },
     {
@@ -267,23 +286,6 @@ describe('image_info and config drive', () => {
     expect(buildImageInfo({ url: 'http://h/d', checksum: SHA256, rootDeviceHints: { deviceName: '/dev/sda' } }, 'u').root_device).toEqual({
       name: 's== /dev/sda',
     });
-  });
-
-  it.each([
-    { name: 'nothing', drive: undefined, want: undefined },
-    { name: 'empty strings', drive: { userData: '', metaData: ' ' }, want: undefined },
-    {
-      name: 'YAML network data and JSON meta data',
-      drive: { networkData: 'links:\n- id: eth0\n', metaData: '{"uuid":"u"}' },
-      want: { network_data: { links: [{ id: 'eth0' }] }, meta_data: { uuid: 'u' } },
-    },
-  ])('config drive: $name', ({ drive, want }) => {
-    expect(buildConfigDrive(drive)).toEqual(want);
-  });
-
-  it('config drive documents must be objects', () => {
-    expect(() => buildConfigDrive({ networkData: '- a\n- b' })).toThrow(/must be a JSON or YAML object/);
-    expect(() => buildConfigDrive({ metaData: '{ "a": ' })).toThrow(/neither JSON nor YAML/);
   });
 });
 
