@@ -1,7 +1,8 @@
 // Whole-disk images for the real IPA tests and what they leave on a sandbox disk. The image has
 // a real GPT (IPA adds its config-2 partition to the image's partition table: with none at
 // all, parted refuses), one partition whose bytes are random, and a qcow2 copy made by
-// qemu-img. Reading back uses the tool a user would: blkid for the partition table.
+// qemu-img. Reading back uses the tools a user would: blkid for labels and partition tables,
+// isoinfo for the config drive's files.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -51,4 +52,28 @@ async function probe(device: string, tag: string): Promise<string> {
 /** The partition-table type on a disk ("gpt", "dos"), or "" when there is none. */
 export async function partitionTableOf(device: string): Promise<string> {
   return probe(device, 'PTTYPE');
+}
+
+/** The partitions of a disk, by path (lsblk). */
+async function partitionsOf(device: string): Promise<string[]> {
+  const { stdout } = await run('lsblk', ['--list', '--noheadings', '--paths', '--output', 'NAME,TYPE', device], { encoding: 'utf8' });
+  return stdout
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/u))
+    .filter(([, type]) => type === 'part')
+    .map(([name]) => name ?? '');
+}
+
+/** The files of the config-2 partition on a disk, or undefined when it has none. */
+export async function readConfigDrive(device: string): Promise<Record<string, string> | undefined> {
+  for (const partition of await partitionsOf(device)) {
+    if ((await probe(partition, 'LABEL')) !== 'config-2') continue;
+    const files: Record<string, string> = {};
+    for (const name of ['meta_data.json', 'network_data.json', 'user_data']) {
+      const { stdout } = await run('isoinfo', ['-i', partition, '-R', '-x', `/openstack/latest/${name}`], { encoding: 'utf8' });
+      if (stdout !== '') files[name] = stdout;
+    }
+    return files;
+  }
+  return undefined;
 }

@@ -1,17 +1,19 @@
 // The real ironic-python-agent 13 (PyPI) against the pool's agent API and AgentService, on
 // loopback: IPA runs in a network namespace whose NIC has the host's MAC, with a loop-device
 // disk, behind the sandbox's hardware manager and write guard (emulators/ipa). It inspects,
-// looks up, takes its token, heartbeats; the pool writes a raw and a qcow2 image (read back off
-// the loop device the root device hints name), erases the metadata and powers it off. A missing IPA is a failure, never a skip.
+// looks up, takes its token, heartbeats over auto TLS; the pool writes a raw image with a config-2
+// config drive and a qcow2 image (read back off the loop device the root device hints name),
+// erases the metadata and powers it off. A missing IPA is a failure, never a skip.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startAgentSide, type AgentSide } from '../../drivers/agent/server.js';
 import { MemoryAgentStateStore } from '../../drivers/agent/store.js';
+import type { AgentConfigDrive } from '../../drivers/agent/port.js';
 import { serveOnLoopback, type LoopbackServer } from '../../devenv/loopback.js';
 import type { BootEventSource } from '../../emulators/agent/types.js';
-import { buildDiskImage, PAYLOAD_OFFSET, partitionTableOf, sha256Of, type DiskImage } from '../../emulators/ipa/disk-image.js';
+import { buildDiskImage, PAYLOAD_OFFSET, partitionTableOf, readConfigDrive, sha256Of, type DiskImage } from '../../emulators/ipa/disk-image.js';
 import { startIPAFleet, type IPAFleet } from '../../emulators/ipa/fleet.js';
 import { ensureIPA, ipaPython, ipaUnavailable } from '../../emulators/ipa/install.js';
 import { capturedLogger } from '../support/captured-logger.js';
@@ -67,9 +69,6 @@ beforeAll(async () => {
     dir: join(dir, 'hosts'),
     forwardPorts: [Number(new URL(files.url).port)],
     sources: [bootSource],
-    // IPA's own default is auto TLS; the pool does not pin agent_verify_ca certificates yet
-    // (docs/agent.md, "The real IPA"), so this IPA serves plain HTTP.
-    autoTLS: false,
     hosts: [
       {
         id: 'ipa-0',
@@ -115,9 +114,10 @@ function otherDisk(): string {
 }
 
 /** Writes the test image in `format` (checked by sha256) onto the disk the serial-number hint names. */
-async function writeImageByHints(format: 'raw' | 'qcow2'): Promise<void> {
+async function writeImageByHints(format: 'raw' | 'qcow2', configDrive?: AgentConfigDrive): Promise<void> {
   const url = `${files.url}/disk.${format}`;
-  await side.service.writeImage(handle, { url, checksum: image.sha256[format], checksumType: 'sha256', format, rootDeviceHints: { serialNumber: SERIAL } });
+  const spec = { url, checksum: image.sha256[format], checksumType: 'sha256', format, rootDeviceHints: { serialNumber: SERIAL } };
+  await side.service.writeImage(handle, spec, configDrive);
 }
 
 async function bootIPA(): Promise<Handle> {
@@ -129,7 +129,9 @@ async function bootIPA(): Promise<Handle> {
 describe('the real ironic-python-agent', () => {
   it('inspects the sandbox host: its NIC, its loop-device disk as the BMC reports it', async () => {
     handle = await bootIPA();
-    expect(handle.callbackURL).toBe(`http://127.0.0.1:${String(fleet.sandbox('ipa-0').commandPort)}`);
+    // IPA's default auto TLS: the pool pins the certificate IPA heartbeats as agent_verify_ca.
+    expect(handle.callbackURL).toBe(`https://127.0.0.1:${String(fleet.sandbox('ipa-0').commandPort)}`);
+    expect(side.state.get(HOST)?.agentVerifyCA).toMatch(/^-----BEGIN CERTIFICATE-----/u);
     const hardware = await side.service.inventory(handle);
     expect(hardware.nics).toContainEqual(expect.objectContaining({ name: 'eth0', mac: MAC, ip: '192.0.2.20', pxe: true }));
     expect(hardware.storage).toEqual([
@@ -140,16 +142,25 @@ describe('the real ironic-python-agent', () => {
     expect(hardware.cpu?.count).toBeGreaterThanOrEqual(1);
   });
 
-  it('writes a raw image onto the disk the root device hints select', async () => {
-    await writeImageByHints('raw');
+  it('writes a raw image onto the disk the root device hints select, with a config-2 config drive', async () => {
+    await writeImageByHints('raw', {
+      userData: '#cloud-config\nhostname: ipa-0\n',
+      networkData: '{"links": [], "networks": [], "services": []}',
+      metaData: 'uuid: 6f1c2a4e\nname: ipa-0\n',
+    });
     expect(await payloadOnDisk()).toBe(sha256Of(image.payload));
     expect(await partitionTableOf(disk())).toBe('gpt');
     expect(await partitionTableOf(otherDisk())).toBe('');
+    const drive = await readConfigDrive(disk());
+    expect(drive?.['user_data']).toBe('#cloud-config\nhostname: ipa-0\n');
+    expect(JSON.parse(drive?.['meta_data.json'] ?? '{}')).toMatchObject({ uuid: '6f1c2a4e', name: 'ipa-0' });
+    expect(JSON.parse(drive?.['network_data.json'] ?? '{}')).toEqual({ links: [], networks: [], services: [] });
   });
 
-  it('erases the disk metadata: the partition table is gone', async () => {
+  it('erases the disk metadata: the partition table and the config drive are gone', async () => {
     await side.service.eraseDevicesMetadata(handle);
     expect(await partitionTableOf(disk())).toBe('');
+    expect(await readConfigDrive(disk())).toBeUndefined();
   });
 
   it('writes a qcow2 image (IPA converts it with qemu-img)', async () => {
