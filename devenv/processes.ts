@@ -1,7 +1,7 @@
 // Local processes for tests and the demo environment: started on 127.0.0.1, logged to files,
 // stopped by PID. Used by devenv/controlplane.ts, scripts/env.ts and the tests.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -13,19 +13,54 @@ export function binary(name: string): string {
   return join(BIN_DIR, name);
 }
 
-/** A free TCP port on 127.0.0.1 (the OS picks; the port is released before it is used). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** The first port of the kernel's ephemeral range: outgoing connections take ports from there on. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/u)[0]);
+    return Number.isInteger(low) && low > PORT_FLOOR + 1000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+const PORT_FLOOR = 15_000;
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => {
+      resolve(undefined);
+    });
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      const bound = typeof address === 'object' && address !== null ? address.port : undefined;
       server.close(() => {
-        resolve(port);
+        resolve(bound);
       });
     });
   });
+}
+
+/**
+ * A free TCP port on 127.0.0.1, released before it is used. Chosen below the ephemeral range:
+ * a port the OS picks from that range can be taken by an outgoing connection (the apiserver's,
+ * kubelet's) between this check and the process binding it. Never the same port twice per process.
+ */
+export async function freePort(): Promise<number> {
+  const span = ephemeralLow() - PORT_FLOOR;
+  for (let attempt = 0; attempt < 64; attempt += 1) {
+    const candidate = PORT_FLOOR + Math.floor(Math.random() * span);
+    if (handedOut.has(candidate)) continue;
+    const port = await bindable(candidate);
+    if (port !== undefined) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  const fallback = await bindable(0);
+  if (fallback === undefined) throw new Error('no free TCP port on 127.0.0.1');
+  return fallback;
 }
 
 export interface StartedProcess {
