@@ -10,6 +10,7 @@ import { createBMCDriver } from '../drivers/bmc/registry.js';
 import { parseBMCAddress } from '../domain/bmc/index.js';
 import { hostFromRedfishConfig, ipmiBootEvents, redfishBootEvents, startFakeAgent } from '../emulators/agent/index.js';
 import type { FakeAgentFleet } from '../emulators/agent/index.js';
+import type { BootEventSource } from '../emulators/agent/types.js';
 import { IPMISimulator } from '../emulators/ipmi/index.js';
 import { startRedfishEmulator } from '../emulators/redfish/index.js';
 import type { RedfishEmulator, SystemConfig } from '../emulators/redfish/index.js';
@@ -111,6 +112,23 @@ export interface BMCOptions {
   powerDelayMs?: number;
   /** How long the fake agent's commands stay RUNNING (default 200 ms). */
   agentCommandDelayMs?: number;
+  /** Redfish hosts the fake agent leaves alone: another agent (the real IPA) boots with them. */
+  realAgentHosts?: readonly string[];
+}
+
+/** `source`'s boot events for the hosts `keep` accepts only. */
+export function filterBootEvents(source: BootEventSource, keep: (hostId: string) => boolean): BootEventSource {
+  return {
+    subscribe: (handlers) =>
+      source.subscribe({
+        boot: (boot) => {
+          if (keep(boot.hostId)) handlers.boot(boot);
+        },
+        powerOff: (hostId) => {
+          if (keep(hostId)) handlers.powerOff(hostId);
+        },
+      }),
+  };
 }
 
 function ipmiPowerOff(address: string, password: string): () => Promise<void> {
@@ -151,18 +169,21 @@ export async function startBMCs(options: BMCOptions): Promise<BMCs> {
     throw error;
   }
   let fleet: FakeAgentFleet | undefined;
+  const real = new Set(options.realAgentHosts ?? []);
   const startAgents = (apiURL: string): void => {
-    const hosts = systems.map((config) =>
-      hostFromRedfishConfig(config, async () => {
-        redfish.system(config.id).setPower('Off');
-        return Promise.resolve();
-      }),
-    );
+    const hosts = systems
+      .filter((config) => !real.has(config.id))
+      .map((config) =>
+        hostFromRedfishConfig(config, async () => {
+          redfish.system(config.id).setPower('Off');
+          return Promise.resolve();
+        }),
+      );
     hosts.push({ id: IPMI_HOST, nics: [{ mac: IPMI_MAC }], powerOff: ipmiPowerOff(ipmi.address, options.password) });
     fleet = startFakeAgent({
       apiURL,
       hosts,
-      sources: [redfishBootEvents(redfish), ipmiBootEvents(ipmi, IPMI_HOST)],
+      sources: [filterBootEvents(redfishBootEvents(redfish), (id) => !real.has(id)), ipmiBootEvents(ipmi, IPMI_HOST)],
       heartbeatIntervalMs: 500,
       lookupIntervalMs: 200,
       commandDelayMs: options.agentCommandDelayMs ?? 200,

@@ -56,6 +56,8 @@ interface BMCEnvironmentOptions {
   poolEnv?: NodeJS.ProcessEnv;
   /** How long the fake agent's commands stay RUNNING (default 200 ms). */
   agentCommandDelayMs?: number;
+  /** Redfish hosts the fake agent leaves to another agent (the real IPA). */
+  realAgentHosts?: readonly string[];
 }
 
 export interface EnvironmentOptions {
@@ -175,6 +177,7 @@ async function startBMCEnvironment(options: EnvironmentOptions, kubeconfig: stri
     dir: options.dir,
     password: settings.password ?? `bmc-${Math.random().toString(36).slice(2, 12)}`,
     ...(settings.agentCommandDelayMs === undefined ? {} : { agentCommandDelayMs: settings.agentCommandDelayMs }),
+    ...(settings.realAgentHosts === undefined ? {} : { realAgentHosts: settings.realAgentHosts }),
   });
   const [metricsPort, agentPort] = [await freePort(), await freePort()];
   const poolOptions: PoolProcessOptions = {
