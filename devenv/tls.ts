@@ -4,12 +4,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export function hasOpenssl(): boolean {
+/** Fails with the reason when openssl cannot run: the TLS tests need it, never skip without it. */
+export function requireOpenssl(): void {
   try {
     execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
   } catch {
-    return false;
+    throw new Error('openssl cannot run here; scripts/setup-system-deps.sh (run by npm test) installs it');
   }
 }
 

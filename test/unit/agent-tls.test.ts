@@ -7,7 +7,7 @@ import { createServer as createHTTPServer, type RequestListener, type Server } f
 import { createServer as createHTTPSServer } from 'node:https';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasOpenssl } from '../../devenv/tls.js';
+import { requireOpenssl } from '../../devenv/tls.js';
 import { createAgentAPI } from '../../drivers/agent/api.js';
 import { AgentClient, type AgentEndpoint } from '../../drivers/agent/client.js';
 import type { JSONRequest } from '../../drivers/agent/http.js';
@@ -32,7 +32,8 @@ let a: AgentCertificate;
 let b: AgentCertificate;
 let elsewhere: AgentCertificate;
 
-describe.skipIf(!hasOpenssl())('agent TLS', () => {
+describe('agent TLS', () => {
+  beforeAll(requireOpenssl);
   beforeAll(async () => {
     [a, b, elsewhere] = await Promise.all([agentCertificate('127.0.0.1'), agentCertificate('127.0.0.1'), agentCertificate('10.9.9.9')]);
   });

@@ -13,7 +13,7 @@ import { runHookServer, type RunningServer } from '../../hooks/server/run.js';
 import { realTimers, type Timers } from '../../hooks/server/shutdown.js';
 import { TLS_RELOAD_INTERVAL_MS } from '../../hooks/server/tls-reload.js';
 import type { HookRegistry } from '../../hooks/types.js';
-import { hasOpenssl, makeCa, makeLoopbackServingCert, readPem } from '../../devenv/tls.js';
+import { requireOpenssl, makeCa, makeLoopbackServingCert, readPem } from '../../devenv/tls.js';
 
 const registry: HookRegistry = { widget: { sync: () => ({ status: { plain: true }, children: [] }) } };
 const hookBody = JSON.stringify({ parent: { metadata: { name: 'blue' } }, children: {}, related: {}, finalizing: false });
@@ -97,7 +97,8 @@ function recordingTimers(): Timers & { intervals: { fn: () => void; ms: number }
 
 const convert: Call = { method: 'POST', path: '/convert', body: JSON.stringify(review) };
 
-describe.skipIf(!hasOpenssl())('the conversion listener', () => {
+describe('the conversion listener', () => {
+  beforeAll(requireOpenssl);
   let dir = '';
   const started: RunningServer[] = [];
   const pem = (file: string): string => readPem(dir, file);

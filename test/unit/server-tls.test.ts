@@ -6,7 +6,7 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasOpenssl, makeCa, makeLeaf } from '../../devenv/tls.js';
+import { requireOpenssl, makeCa, makeLeaf } from '../../devenv/tls.js';
 import { collectAnswer, type Answer } from '../support/http-answer.js';
 import { runHookServer, type RunningServer } from '../../hooks/server/run.js';
 import type { HookRegistry } from '../../hooks/types.js';
@@ -33,7 +33,8 @@ function call(port: number, path: string, tls: { ca: string; cert?: string; key?
   });
 }
 
-describe.skipIf(!hasOpenssl())('TLS', () => {
+describe('TLS', () => {
+  beforeAll(requireOpenssl);
   let dir = '';
   const servers: { running: RunningServer; signals: EventEmitter }[] = [];
   const read = (name: string): string => readFileSync(join(dir, name), 'utf8');
