@@ -17,13 +17,18 @@ export function ipaPython(): string {
 }
 
 /** Why the real IPA cannot run here, or undefined when it can. */
-export function ipaUnavailable(): string | undefined {
+function ipaUnavailable(): string | undefined {
   if (process.getuid?.() !== 0) return 'the real IPA tests need root (loop devices, network namespaces)';
   if (!existsSync(join(VENV, 'bin', 'ironic-python-agent'))) return `no ironic-python-agent venv at ${VENV}: run scripts/setup-ipa.sh`;
   return undefined;
 }
 
-/** Runs scripts/setup-ipa.sh (idempotent: installs what is missing, refreshes the plugin). */
-export async function ensureIPA(): Promise<void> {
+/**
+ * Runs scripts/setup-ipa.sh (idempotent: installs what is missing, refreshes the plugin), then
+ * fails with the reason when the real IPA still cannot run: its tests never skip.
+ */
+export async function requireIPA(): Promise<void> {
   await promisify(execFile)('bash', [SETUP], { encoding: 'utf8' });
+  const unavailable = ipaUnavailable();
+  if (unavailable !== undefined) throw new Error(`the real IPA cannot run here: ${unavailable}`);
 }
