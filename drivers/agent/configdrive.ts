@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { constants, gzip } from 'node:zlib';
 import { parse as parseYAML } from 'yaml';
+import { canonicalJSON } from '../../domain/canonical.js';
 import { AgentError } from './errors.js';
 import type { AgentConfigDrive } from './port.js';
 
@@ -69,19 +70,6 @@ function document(text: string | undefined, what: string): Record<string, unknow
   return parsed as Record<string, unknown>;
 }
 
-/** JSON with every object's keys sorted, so the same document always gives the same bytes. */
-function sortedJSON(value: unknown): string {
-  if (Array.isArray(value)) {
-    return `[${value.map((item) => sortedJSON(item)).join(',')}]`;
-  }
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${sortedJSON(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** The drive's files, or undefined when there is nothing to put on it. */
 function driveFiles(drive: AgentConfigDrive): DriveFile[] | undefined {
   const metaData = document(drive.metaData, 'metaData');
@@ -91,9 +79,9 @@ function driveFiles(drive: AgentConfigDrive): DriveFile[] | undefined {
     return undefined;
   }
   // meta_data.json is always there: cloud-init's config drive reader requires it.
-  const files = [{ path: `${LATEST}/meta_data.json`, content: sortedJSON(metaData ?? {}) }];
+  const files = [{ path: `${LATEST}/meta_data.json`, content: canonicalJSON(metaData ?? {}) }];
   if (userData !== '') files.push({ path: `${LATEST}/user_data`, content: userData });
-  if (networkData !== undefined) files.push({ path: `${LATEST}/network_data.json`, content: sortedJSON(networkData) });
+  if (networkData !== undefined) files.push({ path: `${LATEST}/network_data.json`, content: canonicalJSON(networkData) });
   return files;
 }
 
