@@ -34,9 +34,12 @@ export interface ConditionInput {
   generation: number;
   time: string;
   previous: readonly Condition[];
+  /** Advisory conditions (advisories.ts), present only while their problem lasts. */
+  advisories: readonly ConditionDraft[];
 }
 
-type Draft = Omit<Condition, 'lastTransitionTime'>;
+export type ConditionDraft = Omit<Condition, 'lastTransitionTime' | 'observedGeneration'>;
+type Draft = ConditionDraft;
 
 function condition(type: string, isTrue: boolean, reason: string, message = ''): Draft {
   return { type, status: isTrue ? T : F, reason, message };
@@ -76,6 +79,7 @@ function applyOverrides(conditions: Draft[], input: ConditionInput): void {
 export function computeConditions(input: ConditionInput): Condition[] {
   const conditions = baseConditions(input);
   applyOverrides(conditions, input);
+  conditions.push(...input.advisories);
   const previous = new Map(input.previous.map((item) => [item.type, item]));
   return conditions
     .map((item) => {

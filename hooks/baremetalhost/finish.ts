@@ -5,6 +5,7 @@ import type { BareMetalHostStatus, IronhookHostStatus } from '../../domain/barem
 import { operationName } from '../../domain/naming.js';
 import { Action, Phase } from '../../domain/operations.js';
 import { detachRequest, rebootRequests } from './annotations.js';
+import { advisories } from './advisories.js';
 import { computeConditions } from './conditions.js';
 import type { HostContext } from './context.js';
 import type { Decision, Failure } from './outcome.js';
@@ -126,7 +127,13 @@ export function finishStatus(ctx: HostContext, decision: Decision): BareMetalHos
     ...(patched.operationHistory && { operationHistory: recordTransition(patched.operationHistory, ctx.state, decision.state, ctx.observedTime) }),
   };
   const request = requestRecord(ctx, decision);
-  status.ironhook = { ...(request && { request }), consumedAnnotations: consumedAnnotations(ctx, decision, status) };
+  // What was provisioned is remembered while the image stays; deprovisioning forgets it.
+  const provisionedData = decision.state === ProvisioningState.Provisioned ? patched.ironhook?.provisionedData : undefined;
+  status.ironhook = {
+    ...(request && { request }),
+    consumedAnnotations: consumedAnnotations(ctx, decision, status),
+    ...(provisionedData && { provisionedData }),
+  };
   status.conditions = computeConditions({
     state: decision.state,
     operationalStatus: status.operationalStatus,
@@ -135,6 +142,7 @@ export function finishStatus(ctx: HostContext, decision: Decision): BareMetalHos
     generation: ctx.generation,
     time: ctx.observedTime,
     previous: ctx.status.conditions ?? [],
+    advisories: advisories({ ctx, state: decision.state, status }),
   });
   return status;
 }

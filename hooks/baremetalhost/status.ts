@@ -77,6 +77,7 @@ export function statusSnapshot(status: BareMetalHostStatus): HostStatusSnapshot 
   const history = status.operationHistory ?? emptyHistory();
   const started = HISTORY_KEYS.filter((key) => history[key].start !== null || history[key].end !== null);
   const consumedAnnotations = status.ironhook?.consumedAnnotations ?? [];
+  const provisionedData = status.ironhook?.provisionedData;
   return {
     state,
     errorCount: status.errorCount,
@@ -85,7 +86,9 @@ export function statusSnapshot(status: BareMetalHostStatus): HostStatusSnapshot 
       ...Object.fromEntries(carried),
       provisioning,
       ...(started.length > 0 && { operationHistory: Object.fromEntries(started.map((key) => [key, history[key]])) }),
-      ...(consumedAnnotations.length > 0 && { ironhook: { consumedAnnotations } }),
+      ...((consumedAnnotations.length > 0 || provisionedData) && {
+        ironhook: { ...(consumedAnnotations.length > 0 && { consumedAnnotations }), ...(provisionedData && { provisionedData }) },
+      }),
     },
   };
 }
@@ -93,7 +96,8 @@ export function statusSnapshot(status: BareMetalHostStatus): HostStatusSnapshot 
 /** `status.ironhook` as committed with `operation`, which the pool had not started then. */
 function committedIronhook(operation: HostOperation, carried: Partial<BareMetalHostStatus>): IronhookHostStatus {
   const request = { name: operation.metadata.name ?? '', action: operation.spec.action, sequence: operation.spec.sequence, phase: Phase.Pending };
-  return { request, consumedAnnotations: carried.ironhook?.consumedAnnotations ?? [] };
+  const provisionedData = carried.ironhook?.provisionedData;
+  return { request, consumedAnnotations: carried.ironhook?.consumedAnnotations ?? [], ...(provisionedData && { provisionedData }) };
 }
 
 /** When the newest request is newer than the status says, take the status it was committed with. */

@@ -101,7 +101,7 @@ describe('structural schemas', () => {
     expect(status.required).toEqual(['operationalStatus', 'errorMessage', 'errorCount', 'poweredOn', 'provisioning', 'provisioningFailCount']);
     expect(status.properties!.provisioning!.required).toEqual(['state', 'ID']);
     expect(status.properties!.observedGeneration!.type).toBe('integer');
-    expect(Object.keys(status.properties!.ironhook!.properties!)).toEqual(['consumedAnnotations', 'request']);
+    expect(Object.keys(status.properties!.ironhook!.properties!)).toEqual(['consumedAnnotations', 'provisionedData', 'request']);
     expect(status.properties!.errorType!.enum).toContain('detach error');
     expect(status.properties!.conditions).toMatchObject({
       maxItems: 32,

@@ -5,7 +5,8 @@ import { Action, Phase } from '../../../domain/operations.js';
 import type { HostOperation } from '../../../domain/operations.js';
 import type { HostContext } from '../context.js';
 import { cont, request } from '../outcome.js';
-import type { Outcome } from '../outcome.js';
+import type { Outcome, StatusPatch } from '../outcome.js';
+import { provisionedDataOf } from '../provisioned-data.js';
 import { managePower } from '../power.js';
 import { currentIs, deprovisionParameters, provisionParameters } from '../requests.js';
 import { failureMessage, waitForRequest } from './common.js';
@@ -58,7 +59,7 @@ export function handleProvisioning(ctx: HostContext): Outcome {
   }
 }
 
-function provisionedPatch(ctx: HostContext, operation: HostOperation): { provisioning: ProvisionStatus; provisioningFailCount: number; errorCount: number } {
+function provisionedPatch(ctx: HostContext, operation: HostOperation): StatusPatch {
   const parameters = operation.spec.provision ?? {};
   const provisioning: ProvisionStatus = {
     ...ctx.status.provisioning,
@@ -66,7 +67,8 @@ function provisionedPatch(ctx: HostContext, operation: HostOperation): { provisi
     ...(parameters.customDeploy && { customDeploy: parameters.customDeploy }),
     ...(operation.spec.bootMode && { bootMode: operation.spec.bootMode }),
   };
-  return { provisioning, provisioningFailCount: 0, errorCount: 0 };
+  const ironhook = { ...ctx.status.ironhook, provisionedData: provisionedDataOf(operation) };
+  return { provisioning, provisioningFailCount: 0, errorCount: 0, ironhook };
 }
 
 export function handleProvisioned(ctx: HostContext): Outcome {

@@ -722,6 +722,50 @@ export type BareMetalHostStatus = {
      */
     consumedAnnotations?: string[];
     /**
+     * The userData, networkData and metaData Secrets the current image was provisioned with (absent: none); compared with the spec for the ProvisionedDataOutOfDate condition.
+     */
+    provisionedData?: {
+      /**
+       * The metaData Secret the host was provisioned with.
+       */
+      metaData?: {
+        /**
+         * Name of the Secret.
+         */
+        name: string;
+        /**
+         * Namespace of the Secret.
+         */
+        namespace: string;
+      };
+      /**
+       * The networkData Secret the host was provisioned with.
+       */
+      networkData?: {
+        /**
+         * Name of the Secret.
+         */
+        name: string;
+        /**
+         * Namespace of the Secret.
+         */
+        namespace: string;
+      };
+      /**
+       * The userData Secret the host was provisioned with.
+       */
+      userData?: {
+        /**
+         * Name of the Secret.
+         */
+        name: string;
+        /**
+         * Namespace of the Secret.
+         */
+        namespace: string;
+      };
+    };
+    /**
      * The current HostOperation as committed with this status.
      */
     request?: {
