@@ -1,4 +1,4 @@
-// Kubernetes Events on the BareMetalHost with upstream's reasons: core/v1 Events, type Normal like BMO, generateName "<Reason>-", reportingComponent
+// Kubernetes Events on the BareMetalHost with upstream's reasons: core/v1 Events, type Normal like BMO (Warning for Ironhook's own warnings), generateName "<Reason>-", reportingComponent
 // ironhook.dev/driver-pool. The same (host, reason, message) within the de-duplication window
 // bumps the existing Event's count instead of creating another one, so a flapping host does
 // not spam "PowerOn" every few seconds. Recording never throws: an Event is not worth failing
@@ -10,6 +10,14 @@ import { errorFields } from './logging.js';
 
 const REPORTING_CONTROLLER = 'ironhook.dev/driver-pool';
 const SOURCE_COMPONENT = 'ironhook-driver-pool';
+
+type EventType = 'Normal' | 'Warning';
+
+interface EventBody {
+  reason: string;
+  message: string;
+  type: EventType;
+}
 
 export interface EventTarget {
   namespace: string;
@@ -41,7 +49,7 @@ export class EventRecorder {
 
   constructor(private readonly options: EventRecorderOptions) {}
 
-  async record(host: EventTarget, reason: string, message: string): Promise<void> {
+  async record(host: EventTarget, reason: string, message: string, type: EventType = 'Normal'): Promise<void> {
     const now = this.options.clock.now();
     this.prune(now);
     const key = `${host.namespace}/${host.name}/${reason}/${message}`;
@@ -50,7 +58,7 @@ export class EventRecorder {
       if (previous !== undefined && (await this.bump(host.namespace, previous, now, message))) {
         return;
       }
-      const name = await this.create(host, reason, message, now);
+      const name = await this.create(host, { reason, message, type }, now);
       this.seen.set(key, { name, count: 1, firstTimestamp: timestamp(now), last: now });
     } catch (error) {
       this.options.logger.warn({ namespace: host.namespace, host: host.name, reason, err: errorFields(error) }, 'could not record an event');
@@ -74,14 +82,14 @@ export class EventRecorder {
     }
   }
 
-  private async create(host: EventTarget, reason: string, message: string, now: number): Promise<string> {
+  private async create(host: EventTarget, { reason, message, type }: EventBody, now: number): Promise<string> {
     const time = timestamp(now);
     return this.options.kube.createEvent(host.namespace, {
       metadata: { generateName: `${reason}-`, namespace: host.namespace },
       involvedObject: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', namespace: host.namespace, name: host.name, uid: host.uid },
       reason,
       message,
-      type: 'Normal',
+      type,
       count: 1,
       firstTimestamp: time,
       lastTimestamp: time,

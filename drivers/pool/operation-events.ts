@@ -7,10 +7,12 @@ import { displayURL } from './executors/context.js';
 interface EventText {
   reason: string;
   message: string;
+  /** Normal unless set: upstream's Events are all Normal; Ironhook's own warnings are Warning. */
+  type?: 'Warning';
 }
 
 interface ActionEvents {
-  start?: (op: HostOperation) => EventText;
+  start?: (op: HostOperation) => EventText[];
   success: (op: HostOperation) => EventText[];
   failureReason: string;
 }
@@ -24,6 +26,21 @@ function imageOf(op: HostOperation): string {
 
 const none = (): EventText[] => [];
 
+/** The default cleaning erases disks: say so on the host when it starts (trap 4 of issue 16). */
+function cleaningWarning(op: HostOperation): EventText[] {
+  if (op.spec.deprovision?.automatedCleaningMode !== 'metadata') {
+    return [];
+  }
+  return [
+    {
+      reason: 'CleaningDisks',
+      type: 'Warning',
+      message:
+        'automatedCleaningMode is metadata: erasing the partition tables and filesystem signatures of every disk of this host; set spec.automatedCleaningMode: disabled on hosts whose disks must keep their data',
+    },
+  ];
+}
+
 const TABLE: Record<Action, ActionEvents> = {
   [Action.Register]: {
     success: (op) => [
@@ -33,18 +50,18 @@ const TABLE: Record<Action, ActionEvents> = {
     failureReason: 'RegistrationError',
   },
   [Action.Inspect]: {
-    start: () => ({ reason: 'InspectionStarted', message: 'Hardware inspection started' }),
+    start: () => [{ reason: 'InspectionStarted', message: 'Hardware inspection started' }],
     success: () => [{ reason: 'InspectionComplete', message: 'Hardware inspection completed' }],
     failureReason: 'InspectionError',
   },
   [Action.Prepare]: { success: none, failureReason: 'PreparationError' },
   [Action.Provision]: {
-    start: (op) => ({ reason: 'ProvisioningStarted', message: `Image provisioning started for ${imageOf(op)}` }),
+    start: (op) => [{ reason: 'ProvisioningStarted', message: `Image provisioning started for ${imageOf(op)}` }],
     success: (op) => [{ reason: 'ProvisioningComplete', message: `Image provisioning completed for ${imageOf(op)}` }],
     failureReason: 'ProvisioningError',
   },
   [Action.Deprovision]: {
-    start: () => ({ reason: 'DeprovisioningStarted', message: 'Image deprovisioning started' }),
+    start: (op) => [{ reason: 'DeprovisioningStarted', message: 'Image deprovisioning started' }, ...cleaningWarning(op)],
     success: () => [{ reason: 'DeprovisioningComplete', message: 'Image deprovisioning completed' }],
     failureReason: 'ProvisioningError',
   },
@@ -55,8 +72,8 @@ const TABLE: Record<Action, ActionEvents> = {
   [Action.Delete]: { success: none, failureReason: 'RegistrationError' },
 };
 
-export function startEvent(op: HostOperation): EventText | undefined {
-  return TABLE[op.spec.action].start?.(op);
+export function startEvents(op: HostOperation): EventText[] {
+  return TABLE[op.spec.action].start?.(op) ?? [];
 }
 
 export function successEvents(op: HostOperation): EventText[] {

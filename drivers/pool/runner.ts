@@ -17,7 +17,7 @@ import type { KubePort } from '../kube/port.js';
 import type { Logger } from './logging.js';
 import { errorFields } from './logging.js';
 import type { PoolMetrics } from './metrics.js';
-import { failureEvent, startEvent, successEvents } from './operation-events.js';
+import { failureEvent, startEvents, successEvents } from './operation-events.js';
 import { OperationStatusWriter } from './status-writer.js';
 
 export interface RunnerDeps {
@@ -84,9 +84,8 @@ async function begin({ deps, op, writer, execution }: Run): Promise<void> {
     await execution.note('Resume', 'the pool restarted while this request was running; the BMC state is read before acting');
     return;
   }
-  const event = startEvent(op);
-  if (event !== undefined) {
-    await deps.events.record(hostOf(op), event.reason, event.message);
+  for (const event of startEvents(op)) {
+    await deps.events.record(hostOf(op), event.reason, event.message, event.type);
   }
 }
 

@@ -80,7 +80,8 @@ describe('BareMetalHost lifecycle through Metacontroller', () => {
     const hardwareData = JSON.parse(await env.kubectl('get', 'hardwaredata', 'server-01', '-n', namespace, '-o', 'json')) as { spec: { hardware: unknown } };
     expect(hardwareData.spec.hardware).toEqual(HARDWARE);
 
-    await env.kubectl('patch', 'bmh', 'server-01', '-n', namespace, '--type=merge', '-p', JSON.stringify({ spec: { online: true, image: IMAGE } }));
+    const userData = { name: 'server-01-user-data' };
+    await env.kubectl('patch', 'bmh', 'server-01', '-n', namespace, '--type=merge', '-p', JSON.stringify({ spec: { online: true, image: IMAGE, userData } }));
     const provision = await waitForRequest(env, namespace, 'Provision');
     expect((await host(env, namespace, 'server-01')).status?.provisioning?.state).toBe('available');
     await start(env, namespace, provision, 'writing the image');
@@ -88,6 +89,25 @@ describe('BareMetalHost lifecycle through Metacontroller', () => {
     await succeed(env, namespace, provision, { poweredOn: true });
     const provisioned = await waitForState(env, namespace, 'server-01', 'provisioned');
     expect(provisioned.status?.operationalStatus).toBe('OK');
+    // What was provisioned is recorded; changing userData afterwards warns instead of doing nothing silently.
+    expect((provisioned.status as { ironhook?: { provisionedData?: unknown } }).ironhook?.provisionedData).toEqual({ userData: { ...userData, namespace } });
+    await env.kubectl(
+      'patch',
+      'bmh',
+      'server-01',
+      '-n',
+      namespace,
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { userData: { name: 'server-01-user-data-v2' } } }),
+    );
+    const outOfDate = await waitForHost(env, namespace, 'server-01', {
+      what: 'the ProvisionedDataOutOfDate condition',
+      check: (view) => view.status?.conditions?.some((item) => item.type === 'ProvisionedDataOutOfDate' && item.status === 'True') === true,
+    });
+    expect(outOfDate.status?.conditions?.find((item) => item.type === 'ProvisionedDataOutOfDate')?.message).toMatch(
+      /^spec\.userData changed from Secret .+\/server-01-user-data to Secret .+\/server-01-user-data-v2 since the host was provisioned/u,
+    );
 
     await env.kubectl('delete', 'bmh', 'server-01', '-n', namespace, '--wait=false');
     const deprovision = await waitForRequest(env, namespace, 'Deprovision');

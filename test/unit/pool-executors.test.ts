@@ -535,7 +535,12 @@ describe('Deprovision', () => {
     expect(h.agent.calls).toEqual(['expect', 'waitForAgent', 'eraseDevicesMetadata', 'powerOff']);
     expect(bmc.commands).toEqual(['boot:pxe/once', 'power:off', 'power:on']);
     expect(status.result?.poweredOn).toBe(false);
-    expect(reasons(h)).toEqual(['DeprovisioningStarted', 'DeprovisioningComplete']);
+    expect(reasons(h)).toEqual(['DeprovisioningStarted', 'CleaningDisks', 'DeprovisioningComplete']);
+    // The default cleaning erases disks: a Warning on the host says so as it starts.
+    expect(h.kube.events[1]).toMatchObject({
+      type: 'Warning',
+      message: expect.stringMatching(/^automatedCleaningMode is metadata: erasing the partition tables/u) as string,
+    });
   });
 
   it('cleaning disabled: eject the live ISO and power off, no agent', async () => {
@@ -547,6 +552,7 @@ describe('Deprovision', () => {
     expect(bmc.commands).toEqual(['eject', 'power:off']);
     expect(h.agent.calls).toEqual([]);
     expect(stepNames(status)).toEqual(['Clean', 'EjectVirtualMedia', 'PowerOff']);
+    expect(reasons(h)).toEqual(['DeprovisioningStarted', 'DeprovisioningComplete']);
   });
 
   it('a resumed deprovision whose disks were erased does not erase again', async () => {
