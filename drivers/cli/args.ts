@@ -26,6 +26,7 @@ export type BMCCommand =
 export type ParsedCLI = { kind: 'help'; text: string } | { kind: 'command'; command: BMCCommand } | { kind: 'usage'; message: string };
 
 export const USAGE = `Usage: ironhook bmc <command> <bmc-address> [options]
+       ironhook explain <host> [-n <namespace>] [-o json] [--watch]   (see ironhook explain --help)
 
 Commands:
   check <address>                       reachability, credentials and capabilities; exit 0 only when usable

@@ -1,12 +1,14 @@
 // `ironhook` entry point (bin/ironhook.js runs it with tsx from a checkout; `npx tsx
 // drivers/cli/main.ts bmc …` works too). Wires the real drivers, network guard, files and
-// Kubernetes Secrets into runCLI.
+// Kubernetes Secrets into runCLI, and the apiserver into runExplain (`ironhook explain`).
 import { readFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { createBMCDriver } from '../bmc/registry.js';
 import { createNetworkGuard, parseNetworkList } from '../pool/network-guard.js';
 import { kubernetesSecretReader } from './credentials.js';
+import { runExplain, type ExplainDeps } from './explain.js';
+import { kubernetesExplainSource } from './explain-source.js';
 import { runCLI, type CLIDeps } from './run.js';
 
 export function defaultDeps(): CLIDeps {
@@ -27,7 +29,30 @@ export function defaultDeps(): CLIDeps {
   };
 }
 
+function explainDeps(): ExplainDeps {
+  const deps = defaultDeps();
+  const stop = new AbortController();
+  process.once('SIGINT', () => {
+    stop.abort();
+  });
+  return {
+    out: (text) => {
+      deps.out(text);
+    },
+    err: (text) => {
+      deps.err(text);
+    },
+    sleep: (ms) => deps.sleep(ms),
+    now: () => deps.now(),
+    source: kubernetesExplainSource,
+    signal: stop.signal,
+  };
+}
+
 export async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'explain') {
+    return runExplain(argv.slice(1), explainDeps());
+  }
   return runCLI(argv, defaultDeps());
 }
 
