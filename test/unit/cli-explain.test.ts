@@ -21,7 +21,11 @@ import type { HostBuilder } from '../../devenv/builders/host.js';
 const T1 = '2026-11-29T10:05:00Z';
 const CREDS = { name: 'server-01-bmc-secret', namespace: 'metal3', credentialsVersion: '1' };
 const MONITOR = { observedTime: T1, changedTime: T1, poweredOn: true, reachable: true, credentials: CREDS };
-const IMAGE = { url: 'http://127.0.0.1:8081/images/ubuntu.qcow2', checksum: 'http://127.0.0.1:8081/images/ubuntu.qcow2.sha256sum', checksumType: 'sha256' as const };
+const IMAGE = {
+  url: 'http://127.0.0.1:8081/images/ubuntu.qcow2',
+  checksum: 'http://127.0.0.1:8081/images/ubuntu.qcow2.sha256sum',
+  checksumType: 'sha256' as const,
+};
 const HARDWARE = { nics: [{ name: 'eth0', mac: '00:11:22:33:44:55', pxe: true }], storage: [{ name: '/dev/sda' }] };
 
 /** The objects explain would read: the host with the status the hook answers, its requests and monitor. */
@@ -41,7 +45,10 @@ function registering(): HostBuilder {
   return host().inState(S.Registering, { goodCredentials: undefined, triedCredentials: undefined });
 }
 
-const credentialFailure = { ...failed(T1, 'Permanent', 'the BMC rejected the credentials'), error: { kind: 'Permanent' as const, reason: 'CredentialsInvalid', message: 'the BMC rejected the credentials' } };
+const credentialFailure = {
+  ...failed(T1, 'Permanent', 'the BMC rejected the credentials'),
+  error: { kind: 'Permanent' as const, reason: 'CredentialsInvalid', message: 'the BMC rejected the credentials' },
+};
 
 interface Scenario {
   name: string;
@@ -60,11 +67,19 @@ const scenarios: Scenario[] = [
       /kubectl get secret server-01-bmc-secret -n metal3 -o jsonpath='\{\.data\}'; then ironhook bmc check 'ipmi:\/\/127\.0\.0\.1:6230' --credentials-secret metal3\/server-01-bmc-secret/u,
       /permanent: it is not retried until/u,
     ],
-    text: [/request: server-01-register-1 {2}Register {2}Failed \(Permanent CredentialsInvalid\)/u, /last errors:\n {2}server-01-register-1 {2}Permanent CredentialsInvalid/u],
+    text: [
+      /request: server-01-register-1 {2}Register {2}Failed \(Permanent CredentialsInvalid\)/u,
+      /last errors:\n {2}server-01-register-1 {2}Permanent CredentialsInvalid/u,
+    ],
   },
   {
     name: 'BMC unreachable according to the monitor',
-    given: objects(host().spec({ online: true }).inState(S.Available, { hardware: HARDWARE }).monitor({ ...MONITOR, reachable: false })),
+    given: objects(
+      host()
+        .spec({ online: true })
+        .inState(S.Available, { hardware: HARDWARE })
+        .monitor({ ...MONITOR, reachable: false }),
+    ),
     next: [/^Check the BMC from where you are \(it says which step fails: DNS, connection, TLS, credentials, capability\): ironhook bmc check/u],
     text: [/BMC: unreachable, power on \(observed 2026-11-29T10:05:00Z\)/u],
   },
@@ -127,7 +142,11 @@ const scenarios: Scenario[] = [
   },
   {
     name: 'a warning condition is pointed at',
-    given: objects(host().inState(S.Available, { hardware: HARDWARE }).monitor({ ...MONITOR, poweredOn: false })),
+    given: objects(
+      host()
+        .inState(S.Available, { hardware: HARDWARE })
+        .monitor({ ...MONITOR, poweredOn: false }),
+    ),
     next: [/^Read the warning conditions above \(.*OnlineFalseNotPaused.*\): each one ends with its fix$/u],
     text: [/conditions:\n {2}(CleaningWillEraseDisks|OnlineFalseNotPaused)=True/u],
   },
@@ -151,7 +170,10 @@ describe('explain: facts and next steps', () => {
     const facts = gatherFacts(scenario.given);
     const next = nextSteps(facts);
     for (const pattern of scenario.next) {
-      expect(next.some((step) => pattern.test(step)), `${pattern} in\n${next.join('\n')}`).toBe(true);
+      expect(
+        next.some((step) => pattern.test(step)),
+        `${pattern} in\n${next.join('\n')}`,
+      ).toBe(true);
     }
     const text = renderText(facts, next);
     for (const pattern of scenario.text ?? []) {
@@ -160,7 +182,13 @@ describe('explain: facts and next steps', () => {
   });
 
   it('shows the newest Events first, at most eight, with their counts', () => {
-    const events = Array.from({ length: 10 }, (_, i) => ({ type: 'Normal', reason: `R${i}`, message: `m${i}`, count: i, lastTimestamp: `2026-11-29T10:0${i}:00Z` }));
+    const events = Array.from({ length: 10 }, (_, i) => ({
+      type: 'Normal',
+      reason: `R${i}`,
+      message: `m${i}`,
+      count: i,
+      lastTimestamp: `2026-11-29T10:0${i}:00Z`,
+    }));
     const text = renderText(gatherFacts(objects(registering(), events)), ['x']);
     expect(text).toMatch(/events \(newest first\):\n {2}2026-11-29T10:09:00Z Normal R9 ×9: m9\n/u);
     expect(text).not.toMatch(/R1\b/u);
@@ -179,7 +207,11 @@ describe('explain: facts and next steps', () => {
 describe('explain: arguments', () => {
   it.each([
     ['a host and a namespace', ['server-01', '-n', 'metal3'], { name: 'server-01', namespace: 'metal3', json: false, watch: false }],
-    ['kubectl-style bmh/name, json, watch', ['bmh/server-01', '-o', 'json', '--watch', '--interval', '5'], { name: 'server-01', json: true, watch: true, intervalSeconds: 5 }],
+    [
+      'kubectl-style bmh/name, json, watch',
+      ['bmh/server-01', '-o', 'json', '--watch', '--interval', '5'],
+      { name: 'server-01', json: true, watch: true, intervalSeconds: 5 },
+    ],
   ] as const)('%s', (_name, argv, want) => {
     expect(parseExplainArgs(argv)).toMatchObject(want);
   });
