@@ -48,9 +48,9 @@ async function seed(): Promise<void> {
     .monitor({ observedTime: T1, changedTime: T1, poweredOn: false, reachable: false });
   const request = given.request();
   const response = syncBareMetalHost(request, { config: DEFAULT_HOOK_CONFIG });
-  const { status: _observed, ...parent } = request.parent;
+  const parent = request.parent;
   const metadata = { name: parent.metadata.name, namespace: NS };
-  await apply({ ...parent, metadata });
+  await apply({ apiVersion: parent.apiVersion, kind: parent.kind, metadata, spec: parent.spec });
   await apply({ apiVersion: parent.apiVersion, kind: parent.kind, metadata, status: response.status }, 'status');
   for (const child of [
     ...objectsOf(request.children, 'HostOperation', 'ironhook.dev/v1alpha1'),
@@ -65,7 +65,7 @@ async function seed(): Promise<void> {
 }
 
 async function recordEvent(): Promise<void> {
-  const uid = JSON.parse(await kubectl('get', 'bmh', 'server-01', '-n', NS, '-o', 'json')).metadata.uid as string;
+  const uid = await kubectl('get', 'bmh', 'server-01', '-n', NS, '-o', 'jsonpath={.metadata.uid}');
   await apply({
     apiVersion: 'v1',
     kind: 'Event',
