@@ -54,6 +54,8 @@ export interface BMCCheck {
   identity: Record<string, string>;
   /** Capabilities the BMC reported that the scheme needs, and which are missing. */
   missing: string[];
+  /** The classified failure that stopped the check early, when one did. */
+  problem?: { kind: 'Transient' | 'Permanent'; reason: string; message: string };
 }
 
 export interface BMCDriver {

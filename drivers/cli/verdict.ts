@@ -66,10 +66,7 @@ export function notAllowedVerdict(message: string): Verdict {
 }
 
 function problemOf(check: BMCCheck): { reason: string; message: string } | undefined {
-  const problem = (check as BMCCheck & { problem?: unknown }).problem;
-  if (typeof problem !== 'object' || problem === null) return undefined;
-  const { reason, message } = problem as { reason?: unknown; message?: unknown };
-  return typeof reason === 'string' && typeof message === 'string' ? { reason, message } : undefined;
+  return check.problem;
 }
 
 function unreachableVerdict(check: BMCCheck, context: CheckContext): Verdict {

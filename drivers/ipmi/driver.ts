@@ -75,11 +75,13 @@ export class IPMIDriver implements BMCDriver {
       result.identity = this.identity(info);
       result.powerState = await this.getPower();
     } catch (error) {
-      const reason = asBMCError(error)?.reason ?? '';
-      if (!UNREACHABLE_REASONS.has(reason) && !REJECTED_REASONS.has(reason)) {
+      const bmcError = asBMCError(error);
+      const reason = bmcError?.reason ?? '';
+      if (bmcError === undefined || (!UNREACHABLE_REASONS.has(reason) && !REJECTED_REASONS.has(reason))) {
         throw error;
       }
       result.reachable ||= REJECTED_REASONS.has(reason);
+      result.problem = { kind: bmcError.kind, reason, message: bmcError.message };
     }
     return result;
   }

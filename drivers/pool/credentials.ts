@@ -41,14 +41,26 @@ export function credentialsReport(secret: Secret): CredentialsReport {
   return { name: secret.metadata.name ?? '', namespace: secret.metadata.namespace ?? '', credentialsVersion: secret.metadata.resourceVersion ?? '' };
 }
 
-/** The credentials from a Secret already read; permanent CredentialsInvalid when a key is missing. */
+/** Why a key gives no value: absent (naming the keys that are there, never a value) or blank. */
+function missingDetail(secret: Secret, key: string): string {
+  const keys = Object.keys(secret.data ?? {}).sort();
+  if (secret.data?.[key] !== undefined) {
+    return `the key "${key}" is empty`;
+  }
+  return `there is no key "${key}" (keys: ${keys.length === 0 ? 'none' : keys.join(', ')}; both username and password are needed)`;
+}
+
+/** The credentials from a Secret already read; permanent CredentialsInvalid naming the missing or empty key. */
 export function credentialsFrom(secret: Secret): ReadCredentials {
   const where = `${secret.metadata.namespace ?? ''}/${secret.metadata.name ?? ''}`;
   const username = secretValue(secret, 'username');
   const password = secretValue(secret, 'password');
   for (const [key, value] of [['username', username] as const, ['password', password] as const]) {
     if (value === undefined) {
-      throw permanent('CredentialsInvalid', `Validation error with BMC credentials: Missing BMC connection detail '${key}' in secret ${where}`);
+      throw permanent(
+        'CredentialsInvalid',
+        `Validation error with BMC credentials: Missing BMC connection detail '${key}' in secret ${where}: ${missingDetail(secret, key)}`,
+      );
     }
   }
   return { credentials: { username: username ?? '', password: password ?? '' }, report: credentialsReport(secret), secret };

@@ -397,6 +397,14 @@ describe('power, boot, inventory', () => {
   });
 });
 
+const LEAKY_CHECK: BMCCheck = {
+  reachable: true,
+  authenticated: false,
+  identity: { note: CANARY },
+  missing: [],
+  problem: { kind: 'Permanent', reason: 'CredentialsInvalid', message: `bad ${CANARY}` },
+};
+
 describe('canary: the password never reaches stdout or stderr', () => {
   const leaky = new BMCError('Permanent', 'CredentialsInvalid', `login as admin:${CANARY} refused`);
   it.each([
@@ -405,13 +413,7 @@ describe('canary: the password never reaches stdout or stderr', () => {
       name: 'check credentials (problem echoes the password)',
       argv: ['bmc', 'check', REDFISH],
       options: {
-        check: {
-          reachable: true,
-          authenticated: false,
-          identity: { note: CANARY },
-          missing: [],
-          problem: { kind: 'Permanent', reason: 'CredentialsInvalid', message: `bad ${CANARY}` },
-        } as BMCCheck,
+        check: LEAKY_CHECK,
       },
     },
     { name: 'failing inventory whose error carries it', argv: ['bmc', 'inventory', REDFISH], options: { failWith: leaky } },

@@ -121,7 +121,12 @@ describe('Register', () => {
           data: { username: Buffer.from('admin').toString('base64'), password: Buffer.from('  \n').toString('base64') },
         });
       },
-      error: { kind: 'Permanent', reason: 'CredentialsInvalid' },
+      error: {
+        kind: 'Permanent',
+        reason: 'CredentialsInvalid',
+        message:
+          'Validation error with BMC credentials: Missing BMC connection detail \'password\' in secret metal3/server-01-bmc: the key "password" is empty',
+      },
       event: 'BMCCredentialError',
       metric: 'metal3_credentials_invalid_total 1',
     },
@@ -130,7 +135,13 @@ describe('Register', () => {
       configure: (bmc: FakeBMC) => {
         bmc.password = 'other';
       },
-      error: { kind: 'Permanent', reason: 'AuthenticationFailed' },
+      error: {
+        kind: 'Permanent',
+        reason: 'AuthenticationFailed',
+        message: expect.stringMatching(
+          /^BMC registration failed at authentication: redfish\+http BMC at .+ rejected the credentials in secret metal3\/server-01-bmc; correct the credentials in that Secret/u,
+        ) as string,
+      },
       event: 'BMCCredentialError',
       metric: 'metal3_credentials_no_management_access_total 1',
     },
@@ -147,7 +158,13 @@ describe('Register', () => {
       configure: (bmc: FakeBMC) => {
         bmc.missing = ['VirtualMedia'];
       },
-      error: { kind: 'Permanent', reason: 'Unsupported' },
+      error: {
+        kind: 'Permanent',
+        reason: 'Unsupported',
+        message: expect.stringMatching(
+          /^BMC registration failed at the capability check: .+ lacks what the redfish scheme needs: VirtualMedia; pick the scheme/u,
+        ) as string,
+      },
       event: 'RegistrationError',
     },
   ])('$name → $error.kind $error.reason', async ({ configure, error, event, metric }) => {
@@ -186,7 +203,9 @@ describe('Register', () => {
   it('names the allowed networks in the AddressNotAllowed message', async () => {
     const { h } = await setup('redfish+http://10.0.0.5/redfish/v1/Systems/1');
     const status = await run(h, 'Register', { address: 'redfish+http://10.0.0.5/redfish/v1/Systems/1' });
-    expect(status.error?.message).toBe('BMC address 10.0.0.5 is outside the networks the driver pool may contact (127.0.0.0/8, ::1/128)');
+    expect(status.error?.message).toBe(
+      'BMC registration failed at the network guard: BMC address 10.0.0.5 is outside the networks the driver pool may contact (127.0.0.0/8, ::1/128); add the network to ALLOWED_BMC_NETWORKS if the pool may contact it',
+    );
   });
 
   it('connects to a host name that resolves inside the allowed networks, pinned to the resolved address', async () => {

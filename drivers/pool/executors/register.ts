@@ -5,21 +5,59 @@
 import type { BMCCheck } from '../../bmc/types.js';
 import { claimSecret, credentialsFrom, credentialsReport, readCredentials } from '../credentials.js';
 import type { ReadCredentials } from '../credentials.js';
+import { DriverError } from '../../errors.js';
 import { permanent, transient } from '../errors.js';
 import type { Connection } from '../connect.js';
 import type { ExecutionContext, Executor } from './context.js';
 
+/** Registration failures name the step that failed, so a host stuck in registering says where to look (trap 10). */
+function atStep(step: string, detail: string, fix: string): string {
+  return `BMC registration failed at ${step}: ${detail}; ${fix}`;
+}
+
+function unreachable(check: BMCCheck, connection: Connection, where: string): Error {
+  const problem = check.problem;
+  if (problem?.reason === 'TLSVerificationFailed') {
+    const fix = 'give the BMC a certificate the pool trusts, or set spec.bmc.disableCertificateVerification: true';
+    return permanent('TLSVerificationFailed', atStep('TLS', `${where}: ${problem.message}`, fix));
+  }
+  const transport = connection.address.driver === 'ipmi' ? 'UDP (IPMI)' : 'TCP';
+  const detail = problem === undefined ? `${where} did not answer` : `${where} did not answer: ${problem.message}`;
+  return transient(
+    'BMCUnreachable',
+    atStep(`the ${transport} connection`, detail, 'check the address, the port, routes and firewalls between the driver pool and the BMC'),
+  );
+}
+
 function evaluate(check: BMCCheck, connection: Connection): void {
   const where = `${connection.address.scheme} BMC at ${connection.key}`;
   if (!check.reachable) {
-    throw transient('BMCUnreachable', `${where} did not answer`);
+    throw unreachable(check, connection, where);
   }
   if (!check.authenticated) {
     const { name, namespace } = connection.credentials.report;
-    throw permanent('AuthenticationFailed', `${where} rejected the credentials in secret ${namespace}/${name}`);
+    const detail = `${where} rejected the credentials in secret ${namespace}/${name}${check.problem ? ` (${check.problem.reason})` : ''}`;
+    throw permanent('AuthenticationFailed', atStep('authentication', detail, 'correct the credentials in that Secret (editing it retries at once)'));
   }
   if (check.missing.length > 0) {
-    throw permanent('Unsupported', `${where} lacks what the ${connection.address.baseScheme} scheme needs: ${check.missing.join(', ')}`);
+    const detail = `${where} lacks what the ${connection.address.baseScheme} scheme needs: ${check.missing.join(', ')}`;
+    throw permanent('Unsupported', atStep('the capability check', detail, 'pick the scheme that matches this BMC, or update its firmware'));
+  }
+}
+
+/** DNS and the network guard fail before any BMC call: say which. */
+async function connect(ctx: ExecutionContext, claimed: ReadCredentials): Promise<Connection> {
+  try {
+    return await ctx.connection(claimed);
+  } catch (error) {
+    if (!(error instanceof DriverError)) throw error;
+    if (error.reason === 'AddressNotAllowed') {
+      throw permanent(error.reason, atStep('the network guard', error.message, 'add the network to ALLOWED_BMC_NETWORKS if the pool may contact it'));
+    }
+    if (error.reason === 'BMCUnreachable' && /could not be resolved|resolved to no address/u.test(error.message)) {
+      throw transient(error.reason, atStep('DNS', error.message, 'check the BMC host name and the DNS the driver pool uses'));
+    }
+    throw error;
   }
 }
 
@@ -44,7 +82,7 @@ export const register: Executor = async (ctx) => {
   ctx.partialResult({ credentials: read.report });
   const claimed = await claim(ctx, read);
   ctx.partialResult({ credentials: claimed.report });
-  const connection = await ctx.connection(claimed);
+  const connection = await connect(ctx, claimed);
   const check = await ctx.step(
     'CheckBMC',
     () => connection.driver.check(),
