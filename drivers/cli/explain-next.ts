@@ -97,11 +97,12 @@ const RULES: readonly Rule[] = [paused, deletionBlocked, credentials, bmcProblem
 
 export function nextSteps(facts: ExplainFacts): string[] {
   const steps = RULES.map((rule) => rule(facts)).filter((step): step is string => step !== undefined);
+  const onlyWarnings = steps.length === 1 && advisories(facts) !== undefined;
+  if (STEADY.has(facts.state) && facts.error === undefined && (steps.length === 0 || onlyWarnings)) {
+    return [`Nothing is wrong: the host is ${facts.state}${facts.online ? ', online' : ', offline'}`, ...steps];
+  }
   if (steps.length > 0) {
     return steps;
-  }
-  if (STEADY.has(facts.state) && facts.error === undefined) {
-    return [`Nothing is wrong: the host is ${facts.state}${facts.online ? ', online' : ', offline'}`];
   }
   return [`Wait: ${facts.waitingFor || `the host is ${facts.state}`}; follow it: ironhook explain ${facts.name} -n ${facts.namespace} --watch`];
 }

@@ -179,6 +179,18 @@ describe('Register', () => {
     }
   });
 
+  it('a rejected login fails the CheckBMC step, so the steps show where registration stopped', async () => {
+    const { h } = await setup(REDFISH, (bmc) => {
+      bmc.password = 'other';
+    });
+    const status = await run(h, 'Register');
+    expect(status.steps?.at(-1)).toMatchObject({
+      name: 'CheckBMC',
+      state: Phase.Failed,
+      message: expect.stringMatching(/^BMC registration failed at authentication/u) as string,
+    });
+  });
+
   it('reports the tried credentials version even when the BMC rejects them', async () => {
     const { h } = await setup(REDFISH, (bmc) => {
       bmc.password = 'other';

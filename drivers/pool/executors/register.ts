@@ -83,9 +83,14 @@ export const register: Executor = async (ctx) => {
   const claimed = await claim(ctx, read);
   ctx.partialResult({ credentials: claimed.report });
   const connection = await connect(ctx, claimed);
+  // The check fails its own step, so the request's steps show where registration stopped.
   const check = await ctx.step(
     'CheckBMC',
-    () => connection.driver.check(),
+    async () => {
+      const result = await connection.driver.check();
+      evaluate(result, connection);
+      return result;
+    },
     (result) => {
       const identity = Object.entries(result.identity)
         .map(([key, value]) => `${key}=${value}`)
@@ -93,7 +98,6 @@ export const register: Executor = async (ctx) => {
       return identity === '' ? 'BMC reachable, credentials accepted' : `BMC reachable, credentials accepted (${identity})`;
     },
   );
-  evaluate(check, connection);
   const power = check.powerState ?? (await connection.driver.getPower());
   return {
     credentials: claimed.report,
