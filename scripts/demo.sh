@@ -144,11 +144,18 @@ else
   echo "== the last hook calls upstream Metacontroller made (the hook server's pod log)"
   "$KUBECTL" -n ironhook-system logs deploy/ironhook-hooks --tail=200 | grep '"msg":"hook call"' | tail -n 6 || true
 fi
+echo "== why is each host where it is? (ironhook explain, docs/cli.md)"
+for name in demo-01 demo-03; do
+  echo "\$ ironhook explain $name"
+  node bin/ironhook.js explain "$name" -n default || true
+  echo
+done
 cat <<TXT
 
 The environment keeps running. Try:
   export KUBECONFIG=$KUBECONFIG PATH=$(dirname "$KUBECTL"):\$PATH   # the kubectl built for this environment
   kubectl get bmh -o wide
+  npx ironhook explain demo-02          # or, with bin/ on PATH: kubectl ironhook explain demo-02
   kubectl patch bmh demo-01 --type merge -p '{"spec":{"online":true}}'
   kubectl annotate bmh demo-02 reboot.metal3.io=
   npx ironhook bmc check redfish+http://127.0.0.1:18000/redfish/v1/Systems/demo-03 --credentials-secret default/demo-bmc-secret --allowed-networks 127.0.0.0/8

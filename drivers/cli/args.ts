@@ -43,7 +43,8 @@ Options:
   --insecure                  skip TLS verification (spec.bmc.disableCertificateVerification)
   --ca-file <path>            PEM bundle to trust for this BMC
   --timeout <seconds>         per BMC call (default 30)
-  --allowed-networks <cidrs>  networks the CLI may contact (default: ALLOWED_BMC_NETWORKS)
+  --allowed-networks <cidrs>  the pool's allowed networks, to say whether it would accept the address
+                              (default: ALLOWED_BMC_NETWORKS; the CLI itself contacts the address you name)
   --json                      machine-readable output
   -h, --help                  this text`;
 

@@ -24,6 +24,7 @@ export interface CLIDeps extends CredentialSources {
 
 interface Prepared {
   address: ParsedBMCAddress;
+  pool: PoolAcceptance;
   credentials: BMCCredentials;
   caBundle?: string;
 }
@@ -71,12 +72,16 @@ function allowedNetworks(command: CommonOptions, env: CLIDeps['env']): string | 
   return text === undefined || text.trim() === '' ? undefined : text;
 }
 
-async function guardVerdict(command: CommonOptions, address: ParsedBMCAddress, deps: CLIDeps): Promise<Verdict | undefined> {
+/** Whether the driver pool would contact this BMC: its network guard, run here on the same list. */
+interface PoolAcceptance {
+  accepted: boolean;
+  message: string;
+}
+
+async function poolAcceptance(command: CommonOptions, address: ParsedBMCAddress, deps: CLIDeps): Promise<PoolAcceptance | Verdict> {
   const networks = allowedNetworks(command, deps.env);
   if (networks === undefined) {
-    return notAllowedVerdict(
-      'no allowed networks are configured; set ALLOWED_BMC_NETWORKS (e.g. 10.0.0.0/24) or pass --allowed-networks, as for the driver pool',
-    );
+    return { accepted: false, message: 'the driver pool would refuse it: no allowed networks are configured (ALLOWED_BMC_NETWORKS, e.g. 10.0.0.0/24)' };
   }
   let guard: HostGuard;
   try {
@@ -85,12 +90,20 @@ async function guardVerdict(command: CommonOptions, address: ParsedBMCAddress, d
     return { ...errorVerdict(err), kind: 'usage', exitCode: EXIT_CODES.usage };
   }
   try {
-    await guard.checkHost(address.host, 'BMC');
-    return undefined;
+    const addresses = await guard.checkHost(address.host, 'BMC');
+    const resolved = addresses.join(', ') === address.host ? '' : ` (${addresses.join(', ')})`;
+    return { accepted: true, message: `the driver pool would accept it: ${address.host}${resolved} is inside ${networks}` };
   } catch (err) {
-    const verdict = errorVerdict(err);
-    return verdict.kind === 'not-allowed' ? notAllowedVerdict(err instanceof Error ? err.message : String(err)) : verdict;
+    return { accepted: false, message: `the driver pool would refuse it: ${err instanceof Error ? err.message : String(err)}` };
   }
+}
+
+/** A usable BMC the pool would refuse is exit 4; otherwise the pool's answer is one more hint. */
+function withPool(verdict: Verdict, pool: PoolAcceptance): Verdict {
+  if (verdict.exitCode === 0 && !pool.accepted) {
+    return notAllowedVerdict(`the BMC is usable from here, but ${pool.message}`);
+  }
+  return { ...verdict, hints: [...verdict.hints, `pool: ${pool.message}`] };
 }
 
 async function readCA(path: string | undefined, deps: CLIDeps): Promise<string | undefined> {
@@ -107,12 +120,13 @@ async function prepare(command: BMCCommand, deps: CLIDeps): Promise<Prepared | V
   const parsed = parseBMCAddress(command.address);
   if (parsed.kind === 'none') return { kind: 'usage', exitCode: EXIT_CODES.usage, headline: '✗ empty BMC address', hints: [] };
   if (parsed.kind === 'invalid') return addressVerdict(parsed.error);
-  const refused = await guardVerdict(command, parsed.bmc, deps);
-  if (refused !== undefined) return refused;
+  // Typing an address is explicit intent: the CLI contacts it whatever the pool's guard says, and reports that.
+  const pool = await poolAcceptance(command, parsed.bmc, deps);
+  if ('exitCode' in pool) return pool;
   try {
     const credentials = await resolveCredentials(command, deps);
     const caBundle = await readCA(command.caFile, deps);
-    return { address: parsed.bmc, credentials, ...(caBundle === undefined ? {} : { caBundle }) };
+    return { address: parsed.bmc, pool, credentials, ...(caBundle === undefined ? {} : { caBundle }) };
   } catch (err) {
     if (!(err instanceof CredentialsError)) throw err;
     return { kind: 'usage', exitCode: EXIT_CODES.usage, headline: `✗ ${err.message}`, hints: [] };
@@ -161,14 +175,14 @@ async function execute(driver: BMCDriver, command: BMCCommand, context: { printe
   switch (command.kind) {
     case 'check': {
       const check = await driver.check();
-      const verdict = checkVerdict(check, { address: prepared.address, username: prepared.credentials.username });
+      const verdict = withPool(checkVerdict(check, { address: prepared.address, username: prepared.credentials.username }), prepared.pool);
       if (!command.json)
         printer.out(
           Object.entries(check.identity)
             .map(([key, value]) => `  ${key}: ${value}`)
             .join('\n'),
         );
-      return printer.verdict(verdict, { check });
+      return printer.verdict(verdict, { check, pool: prepared.pool });
     }
     case 'power':
       return power(driver, command, printer, deps);
@@ -188,6 +202,7 @@ async function runBMCCommand(command: BMCCommand, deps: CLIDeps): Promise<number
   const prepared = await prepare(command, deps);
   if ('exitCode' in prepared) return printer.verdict(prepared);
   printer.secrets.push(prepared.credentials.password);
+  if (command.kind !== 'check' && !prepared.pool.accepted) printer.err(`note: ${prepared.pool.message}`);
   const driver = deps.createDriver({
     address: prepared.address,
     credentials: prepared.credentials,

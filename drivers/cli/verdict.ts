@@ -61,7 +61,7 @@ export function addressVerdict(error: BMCAddressError): Verdict {
 
 export function notAllowedVerdict(message: string): Verdict {
   return verdict('not-allowed', `not allowed: ${message}`, [
-    'the CLI honours ALLOWED_BMC_NETWORKS like the driver pool; the pool refuses this host with the same error',
+    "the host's registration fails the same way (AddressNotAllowed): add the BMC's network to the pool's ALLOWED_BMC_NETWORKS (the chart's drivers.allowedBMCNetworks) if the pool may contact it",
   ]);
 }
 

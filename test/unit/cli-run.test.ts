@@ -214,22 +214,39 @@ describe('check verdicts', () => {
     },
     { name: 'invalid address', argv: ['bmc', 'check', 'ipmi://[10.0.0.5]'], code: 3, stream: 'err', message: /✗ invalid BMC address/, driver: false },
     {
-      name: 'no allowed networks configured',
+      name: 'no allowed networks configured: usable, but the pool would refuse it',
       argv: ['bmc', 'check', REDFISH],
       options: { env: { BMC_USERNAME: 'a', BMC_PASSWORD: CANARY } },
       code: 4,
       stream: 'err',
-      message: /✗ not allowed: no allowed networks are configured; set ALLOWED_BMC_NETWORKS/,
-      driver: false,
+      message: /✗ not allowed: the BMC is usable from here, but the driver pool would refuse it: no allowed networks are configured/,
+      driver: true,
     },
     {
-      name: 'outside the allowed networks',
+      name: 'outside the allowed networks: usable, but the pool would refuse it',
       argv: ['bmc', 'check', 'ipmi://10.0.0.5'],
       options: { guard: () => Promise.reject(notAllowed) },
       code: 4,
       stream: 'err',
-      message: /✗ not allowed: BMC 10\.0\.0\.5 is outside/,
-      driver: false,
+      message: /✗ not allowed: the BMC is usable from here, but the driver pool would refuse it: BMC 10\.0\.0\.5 is outside/,
+      driver: true,
+    },
+    {
+      name: 'refused credentials outside the allowed networks: the BMC verdict, and the pool as a hint',
+      argv: ['bmc', 'check', 'ipmi://10.0.0.5'],
+      options: { guard: () => Promise.reject(notAllowed), check: { reachable: true, authenticated: false, identity: {}, missing: [] } },
+      code: 6,
+      stream: 'err',
+      message: /✗ credentials rejected[\s\S]*- pool: the driver pool would refuse it: BMC 10\.0\.0\.5 is outside/,
+      driver: true,
+    },
+    {
+      name: 'usable and inside the allowed networks: the pool would accept it',
+      argv: ['bmc', 'check', REDFISH],
+      code: 0,
+      stream: 'out',
+      message: /✓ usable[\s\S]*- pool: the driver pool would accept it: 127\.0\.0\.1 is inside 127\.0\.0\.0\/8/,
+      driver: true,
     },
     {
       name: 'malformed network list',
@@ -278,7 +295,12 @@ describe('check verdicts', () => {
   it('--json prints one document with the verdict and the check', async () => {
     const result = await run(['bmc', 'check', IPMI, '--json'], { check: { reachable: true, authenticated: false, identity: {}, missing: [] } });
     expect(result.code).toBe(6);
-    expect(JSON.parse(result.out)).toMatchObject({ verdict: 'credentials', exitCode: 6, check: { reachable: true, authenticated: false } });
+    expect(JSON.parse(result.out)).toMatchObject({
+      verdict: 'credentials',
+      exitCode: 6,
+      check: { reachable: true, authenticated: false },
+      pool: { accepted: true },
+    });
   });
 
   it('--allowed-networks wins over ALLOWED_BMC_NETWORKS', async () => {
