@@ -9,7 +9,7 @@ import { KubeApi, MERGE_PATCH } from './api.js';
 import { unlessNotFound } from './errors.js';
 import { Reflector } from './reflector.js';
 import type { ListResult, ReflectorTransport, RestartReason, WatchStream } from './reflector.js';
-import { REQUEST_GROUP, REQUEST_VERSION } from './port.js';
+import { groupVersionOf, REQUEST_GROUP, REQUEST_VERSION } from './port.js';
 import type { CoreEvent, KubePort, KubeWatch, Lease, Secret, SecretMetadataPatch, StatusResource, WatchEvent, WatchOptions, WatchedResource } from './port.js';
 
 export interface KubeClientOptions {
@@ -33,7 +33,11 @@ export function loadKubeConfig(path: string | undefined): KubeConfig {
 
 function watchPath(resource: WatchedResource, namespace: string | undefined): string {
   const scope = namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`;
-  return resource === 'secrets' ? `/api/v1${scope}/secrets` : `/apis/${REQUEST_GROUP}/${REQUEST_VERSION}${scope}/${resource}`;
+  if (resource === 'secrets') {
+    return `/api/v1${scope}/secrets`;
+  }
+  const { group, version } = groupVersionOf(resource);
+  return `/apis/${group}/${version}${scope}/${resource}`;
 }
 
 /** A client-node typed Secret as plain JSON (only the fields the pool reads). */
@@ -143,7 +147,7 @@ export class KubeClient implements KubePort {
       );
       return { items: list.items.map(secretJSON), resourceVersion: list.metadata?.resourceVersion ?? '' };
     }
-    const request = { group: REQUEST_GROUP, version: REQUEST_VERSION, plural: resource, labelSelector };
+    const request = { ...groupVersionOf(resource), plural: resource, labelSelector };
     const list = (await this.call(what, (call) =>
       namespace === undefined
         ? this.api.custom.listClusterCustomObject(request, call)

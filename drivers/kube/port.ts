@@ -5,12 +5,18 @@
 import type { KObject, ObjectMeta, ObjectReference } from '../../domain/k8s.js';
 
 // Spelled out as literal unions: the chart test derives the pool's RBAC from them (test/support/helm.ts).
-export type WatchedResource = 'hostoperations' | 'bmcmonitors' | 'objectpatches' | 'nodeoperations' | 'secrets';
+export type WatchedResource = 'hostoperations' | 'bmcmonitors' | 'objectpatches' | 'nodeoperations' | 'secrets' | 'baremetalhosts';
 export type StatusResource = 'hostoperations' | 'bmcmonitors' | 'objectpatches' | 'nodeoperations';
 /** The request kinds (ironhook.dev/v1alpha1) the pool executes and writes the status of. */
 export type RequestResource = StatusResource;
 export const REQUEST_GROUP = 'ironhook.dev';
 export const REQUEST_VERSION = 'v1alpha1';
+
+/** The API group and version of a watched custom resource (Secrets are core/v1). */
+export function groupVersionOf(resource: Exclude<WatchedResource, 'secrets'>): { group: string; version: string } {
+  // Read only, for the hosts-per-state gauges (drivers/pool/fleet.ts).
+  return resource === 'baremetalhosts' ? { group: 'metal3.io', version: 'v1alpha1' } : { group: REQUEST_GROUP, version: REQUEST_VERSION };
+}
 
 export interface WatchEvent<T extends KObject = KObject> {
   type: 'added' | 'modified' | 'deleted';

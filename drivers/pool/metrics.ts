@@ -2,6 +2,7 @@
 // where the pool does what BMO did, plus the pool's own ironhook_* gauges and BMC call latency.
 // One Registry per pool, never prom-client's global one.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { FleetSnapshot } from './fleet.js';
 
 const HOST_LABELS = ['namespace', 'host'] as const;
 // BMC calls: tens of milliseconds on a LAN, seconds for slow BMCs, up to the call timeout.
@@ -31,6 +32,8 @@ export interface PoolMetrics {
   readonly watchRestarts: Counter<'resource' | 'reason'>;
   readonly monitorRefreshes: Counter<'result'>;
   readonly leader: Gauge;
+  /** Where the ironhook_hosts* gauges read from: the leader's pool attaches its fleet, none on a standby. */
+  readonly fleet: { source?: () => FleetSnapshot };
   /** The host labels, or empty values when per-host labels are turned off (METRICS_HOST_LABELS). */
   hostLabels(namespace: string, host: string): Record<HostLabel, string>;
 }
@@ -77,6 +80,50 @@ function poolGauges(registry: Registry): Pick<PoolMetrics, 'queueDepth' | 'inFli
     delayed: new Gauge({ name: 'ironhook_pool_delayed', help: 'Requests waiting for a provisioning slot (phase Delayed).', registers }),
     leader: new Gauge({ name: 'ironhook_pool_is_leader', help: 'Whether this replica holds the lease and executes requests (1) or stands by (0).', registers }),
   };
+}
+
+/** A gauge whose series are set from the fleet on every scrape (none while no fleet is attached). */
+function fleetGauge(
+  registry: Registry,
+  fleet: PoolMetrics['fleet'],
+  config: { name: string; help: string; label: string; pick: (s: FleetSnapshot) => Map<string, number> },
+): void {
+  new Gauge({
+    name: config.name,
+    help: config.help,
+    labelNames: [config.label],
+    registers: [registry],
+    collect() {
+      this.reset();
+      const snapshot = fleet.source?.();
+      for (const [value, count] of snapshot === undefined ? [] : config.pick(snapshot)) {
+        this.set({ [config.label]: value }, count);
+      }
+    },
+  });
+}
+
+function fleetGauges(registry: Registry): PoolMetrics['fleet'] {
+  const fleet: PoolMetrics['fleet'] = {};
+  fleetGauge(registry, fleet, {
+    name: 'ironhook_hosts',
+    help: 'BareMetalHosts by provisioning state (none: not reconciled yet), as the leading pool replica sees them.',
+    label: 'state',
+    pick: (s) => s.hostsByState,
+  });
+  fleetGauge(registry, fleet, {
+    name: 'ironhook_hosts_oldest_in_state_seconds',
+    help: 'How long the longest-waiting BareMetalHost has been in each provisioning state.',
+    label: 'state',
+    pick: (s) => s.oldestSecondsByState,
+  });
+  fleetGauge(registry, fleet, {
+    name: 'ironhook_hosts_errors',
+    help: 'BareMetalHosts whose status.errorType is set, by error type.',
+    label: 'error_type',
+    pick: (s) => s.errorsByType,
+  });
+  return fleet;
 }
 
 export function createPoolMetrics(options: { registry?: Registry; defaultMetrics?: boolean; hostLabels?: boolean } = {}): PoolMetrics {
@@ -145,6 +192,7 @@ export function createPoolMetrics(options: { registry?: Registry; defaultMetrics
       labelNames: ['result'],
       registers,
     }),
+    fleet: fleetGauges(registry),
     hostLabels: (namespace, host) => (perHost ? { namespace, host } : { namespace: '', host: '' }),
   };
 }

@@ -11,6 +11,7 @@ import type { PoolConfig } from './config.js';
 import type { ConnectDeps } from './connect.js';
 import { SECRET_LABEL, SECRET_LABEL_VALUE } from './credentials.js';
 import { EventRecorder } from './events.js';
+import { HostFleet } from './fleet.js';
 import type { Executor, HostServices } from './executors/index.js';
 import type { KubePort, KubeWatch, WatchEvent, WatchedResource } from '../kube/port.js';
 import type { Logger } from './logging.js';
@@ -63,6 +64,7 @@ export class DriverPool {
   readonly events: EventRecorder;
   readonly gate: BMCGate;
   readonly guard: NetworkGuard;
+  readonly fleet: HostFleet;
   private watches: KubeWatch[] = [];
   private synced = false;
   private stopping = false;
@@ -71,6 +73,7 @@ export class DriverPool {
     const { settings, clock, logger, metrics, kube } = deps;
     this.guard = deps.guard ?? createNetworkGuard({ allowed: settings.allowedNetworks, denied: settings.deniedNetworks });
     this.gate = new BMCGate(clock, metrics);
+    this.fleet = new HostFleet(() => clock.now());
     this.events = new EventRecorder({ kube, clock, windowMs: settings.eventDedupWindowMs, instance: deps.instance, logger });
     const connectDeps: ConnectDeps = {
       guard: this.guard,
@@ -136,10 +139,20 @@ export class DriverPool {
     const monitors = this.watchAll('bmcmonitors', (event) => {
       this.monitor.onMonitorEvent(event as WatchEvent<BMCMonitor>);
     });
-    this.watches = [...secrets, ...monitors];
+    const hosts = this.watchAll('baremetalhosts', (event) => {
+      this.fleet.onEvent(event);
+    });
+    this.watches = [...secrets, ...monitors, ...hosts];
     for (const group of [secrets, monitors]) {
       await Promise.all(group.map((watch) => watch.start()));
     }
+    // Only the gauges depend on the host list: readiness does not wait for it.
+    for (const watch of hosts) {
+      void watch.start().catch((error: unknown) => {
+        this.deps.logger.warn({ err: error }, 'the BareMetalHost watch for the ironhook_hosts gauges failed to start');
+      });
+    }
+    this.deps.metrics.fleet.source = () => this.fleet.snapshot();
     await this.operations.start();
     this.synced = true;
     this.deps.logger.info({ namespaces: this.deps.settings.namespaces.length === 0 ? 'all' : this.deps.settings.namespaces }, 'driver pool started');
@@ -154,6 +167,8 @@ export class DriverPool {
     for (const watch of this.watches) {
       watch.stop();
     }
+    this.deps.metrics.fleet.source = undefined;
+    this.fleet.clear();
     this.monitor.stop();
     await this.operations.stop(this.deps.settings.shutdownTimeoutMs);
     this.deps.logger.info({}, 'driver pool stopped');

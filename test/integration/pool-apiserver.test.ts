@@ -14,6 +14,7 @@ import { KubeClient, loadKubeConfig } from '../../drivers/kube/client.js';
 import type { KubePort } from '../../drivers/kube/port.js';
 import { createLogger } from '../../drivers/pool/logging.js';
 import { createPoolMetrics } from '../../drivers/pool/metrics.js';
+import type { PoolMetrics } from '../../drivers/pool/metrics.js';
 import { DriverPool } from '../../drivers/pool/pool.js';
 import { startControlPlane } from '../../devenv/controlplane.js';
 import type { ControlPlane } from '../../devenv/controlplane.js';
@@ -73,6 +74,7 @@ async function waitForPhase(ns: string, name: string, phase: string): Promise<Ho
 interface RunningPool {
   pool: DriverPool;
   logs: LogCapture;
+  metrics: PoolMetrics;
   stop(): Promise<void>;
 }
 
@@ -81,18 +83,19 @@ async function startPool(fleet: FakeFleet, agent: FakeAgentService, ns: string, 
   const logger = createLogger({ level: 'debug', destination: logs });
   const client = kube ?? new KubeClient(loadKubeConfig(kubeconfig), { clock: systemClock, livenessMs: 60_000, watchTimeoutSeconds: 60 });
   const settings = { ...DEFAULT_SETTINGS, namespaces: [ns], powerSettleTimeoutMs: 20_000 };
+  const metrics = createPoolMetrics({ defaultMetrics: false });
   const pool = new DriverPool({
     kube: client,
     clock: systemClock,
     logger,
-    metrics: createPoolMetrics({ defaultMetrics: false }),
+    metrics,
     agent,
     factory: fleet.factory,
     settings,
     instance: 'pool-it',
   });
   await pool.start();
-  return { pool, logs, stop: () => pool.stop() };
+  return { pool, logs, metrics, stop: () => pool.stop() };
 }
 
 /** A KubePort that "dies" when `deadly` matches a status write: from then on every call hangs, as for a killed process. */
@@ -147,10 +150,18 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ironhook-pool-'));
   plane = await startControlPlane({ dir, controllerManager: false });
   kubeconfig = plane.kubeconfig;
-  for (const crd of ['ironhook.dev_hostoperations.yaml', 'ironhook.dev_bmcmonitors.yaml']) {
+  for (const crd of ['ironhook.dev_hostoperations.yaml', 'ironhook.dev_bmcmonitors.yaml', 'metal3.io_baremetalhosts.yaml']) {
     await kubectl('apply', '--server-side', '-f', join(REPO_ROOT, 'manifests', 'crds', crd));
   }
-  await kubectl('wait', '--for=condition=Established', '--timeout=60s', 'crd', 'hostoperations.ironhook.dev', 'bmcmonitors.ironhook.dev');
+  await kubectl(
+    'wait',
+    '--for=condition=Established',
+    '--timeout=60s',
+    'crd',
+    'hostoperations.ironhook.dev',
+    'bmcmonitors.ironhook.dev',
+    'baremetalhosts.metal3.io',
+  );
 });
 
 afterAll(async () => {
@@ -158,7 +169,50 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Sets a BareMetalHost's status through the status subresource, as the hook would. */
+async function setHostState(ns: string, name: string, state: string, errorType?: string): Promise<void> {
+  const status = {
+    operationalStatus: errorType === undefined ? 'OK' : 'error',
+    errorMessage: '',
+    errorCount: 0,
+    poweredOn: false,
+    provisioningFailCount: 0,
+    provisioning: { ID: '', state },
+    ...(errorType === undefined ? {} : { errorType }),
+  };
+  await kubectl('patch', 'baremetalhost', name, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status }));
+}
+
 describe('driver pool against a real apiserver', () => {
+  it('counts BareMetalHosts by state for the ironhook_hosts gauges from its watch, following status writes', async () => {
+    const ns = await namespace();
+    for (const name of ['host-a', 'host-b']) {
+      await apply({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name, namespace: ns }, spec: { online: false } });
+    }
+    await setHostState(ns, 'host-a', 'available');
+    const { fleet, agent } = fleetWith(REDFISH);
+    const running = await startPool(fleet, agent, ns);
+    try {
+      await setHostState(ns, 'host-b', 'registering', 'registration error');
+      let text = '';
+      await waitFor(
+        'ironhook_hosts to show both hosts',
+        async () => {
+          text = await running.metrics.registry.metrics();
+          return text.includes('ironhook_hosts{state="registering"} 1');
+        },
+        30_000,
+        200,
+      );
+      expect(text).toContain('ironhook_hosts{state="available"} 1');
+      expect(text).toContain('ironhook_hosts_errors{error_type="registration error"} 1');
+      await kubectl('delete', 'baremetalhost', 'host-a', '-n', ns, '--wait=true');
+      await waitFor('host-a to leave the gauges', async () => !(await running.metrics.registry.metrics()).includes('state="available"'), 30_000, 200);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('executes requests created by the test, writes their status (spec untouched) and records Events', async () => {
     const ns = await namespace();
     const { fleet, bmc, agent } = fleetWith(REDFISH);

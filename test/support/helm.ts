@@ -217,7 +217,8 @@ const CLIENT_VERBS: Record<string, string> = { read: 'get', list: 'list', create
 export function poolApiCalls(): string[] {
   const watched = literalUnion('drivers/kube/port.ts', 'WatchedResource');
   const status = literalUnion('drivers/kube/port.ts', 'StatusResource');
-  const custom = (resources: string[], sub: string): string[] => resources.filter((r) => r !== 'secrets').map((r) => `ironhook.dev ${r}${sub}`);
+  const groupOf = (resource: string): string => (resource === 'baremetalhosts' ? 'metal3.io' : 'ironhook.dev');
+  const custom = (resources: string[], sub: string): string[] => resources.filter((r) => r !== 'secrets').map((r) => `${groupOf(r)} ${r}${sub}`);
   const kinds: Record<string, string[]> = {
     Secret: ['core secrets'],
     Event: ['core events'],
@@ -225,7 +226,7 @@ export function poolApiCalls(): string[] {
     CustomObject: custom(watched, ''),
     CustomObjectStatus: custom(status, '/status'),
   };
-  const out = new Set(watched.map((r) => (r === 'secrets' ? 'core secrets watch' : `ironhook.dev ${r} watch`)));
+  const out = new Set(watched.map((r) => (r === 'secrets' ? 'core secrets watch' : `${groupOf(r)} ${r} watch`)));
   for (const file of ['drivers/kube/client.ts', 'drivers/agent/secret-store.ts']) {
     const text = readFileSync(join(ROOT, file), 'utf8');
     for (const m of text.matchAll(

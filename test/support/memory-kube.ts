@@ -63,6 +63,7 @@ export class MemoryKube implements KubePort {
     ['objectpatches', new Map()],
     ['nodeoperations', new Map()],
     ['secrets', new Map()],
+    ['baremetalhosts', new Map()],
   ]);
   /** The request resources the apiserver serves (remove one to test a missing CRD). */
   readonly served = new Set<string>(['hostoperations', 'bmcmonitors', 'objectpatches', 'nodeoperations']);

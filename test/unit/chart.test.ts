@@ -661,7 +661,8 @@ describe('RBAC', () => {
         .filter((r) => r.verbs?.includes('update') === true)
         .map((r) => r.resourceNames),
     ).toEqual([['ironhook-drivers']]);
-    expect([...verbsOn(cluster, 'metal3.io', 'baremetalhosts')].sort()).toEqual(['get', 'patch', 'update']);
+    // list/watch for the hosts-per-state gauges; get/patch/update for the Cluster API requests.
+    expect([...verbsOn(cluster, 'metal3.io', 'baremetalhosts')].sort()).toEqual(['get', 'list', 'patch', 'update', 'watch']);
     expect(named(objects, 'ClusterRoleBinding', 'ironhook-drivers')?.subjects).toEqual([
       { kind: 'ServiceAccount', name: 'ironhook-drivers', namespace: NAMESPACE },
     ]);
