@@ -17,13 +17,24 @@ export interface CommonOptions {
   json: boolean;
 }
 
+/** --image without a BMC address: only the image URL is checked. */
+export interface ImageOnlyCommand {
+  kind: 'image-check';
+  image: string;
+  insecure: boolean;
+  caFile?: string;
+  timeoutSeconds: number;
+  json: boolean;
+}
+
 export type BMCCommand =
-  | ({ kind: 'check' } & CommonOptions)
+  | ({ kind: 'check'; image?: string } & CommonOptions)
   | ({ kind: 'power'; verb: PowerVerb; soft: boolean; wait: boolean } & CommonOptions)
   | ({ kind: 'boot'; device: 'pxe' | 'disk' | 'cdrom'; persistent: boolean; mode: 'UEFI' | 'legacy' } & CommonOptions)
   | ({ kind: 'inventory' } & CommonOptions);
 
-export type ParsedCLI = { kind: 'help'; text: string } | { kind: 'command'; command: BMCCommand } | { kind: 'usage'; message: string };
+export type ParsedCLI =
+  { kind: 'help'; text: string } | { kind: 'command'; command: BMCCommand } | { kind: 'image'; command: ImageOnlyCommand } | { kind: 'usage'; message: string };
 
 export const USAGE = `Usage: ironhook bmc <command> <bmc-address> [options]
        ironhook explain <host> [-n <namespace>] [-o json] [--watch]   (see ironhook explain --help)
@@ -31,6 +42,7 @@ export const USAGE = `Usage: ironhook bmc <command> <bmc-address> [options]
 Commands:
   check <address>                       reachability, credentials and capabilities; exit 0 only when usable
                                         (the first thing to run when a host is stuck in registering)
+  check [<address>] --image <url>       also (or only) whether the image URL answers, its size and format
   power status|on|off|reboot <address>  read or change power (--soft: graceful off/reboot; --no-wait)
   boot <address> --device pxe|disk|cdrom [--persistent] [--mode UEFI|legacy]
   inventory <address>                   hardware as JSON, in the shape of status.hardware
@@ -55,6 +67,7 @@ const OPTIONS = {
   'ca-file': { type: 'string' },
   timeout: { type: 'string' },
   'allowed-networks': { type: 'string' },
+  image: { type: 'string' },
   json: { type: 'boolean', default: false },
   device: { type: 'string' },
   persistent: { type: 'boolean', default: false },
@@ -129,7 +142,7 @@ function commandOf(values: Values, positionals: string[]): BMCCommand {
   switch (name) {
     case 'check':
       tooMany(1);
-      return { kind: 'check', ...common(values, rest[0]) };
+      return { kind: 'check', ...(values.image === undefined ? {} : { image: values.image }), ...common(values, rest[0]) };
     case 'inventory':
       tooMany(1);
       return { kind: 'inventory', ...common(values, rest[0]) };
@@ -144,6 +157,19 @@ function commandOf(values: Values, positionals: string[]): BMCCommand {
   }
 }
 
+/** `bmc check --image <url>` with no address. */
+function imageOnly(values: Values, positionals: string[]): ImageOnlyCommand | undefined {
+  if (values.image === undefined || positionals.length !== 2 || positionals[0] !== 'bmc' || positionals[1] !== 'check') return undefined;
+  return {
+    kind: 'image-check',
+    image: values.image,
+    insecure: values.insecure,
+    ...(values['ca-file'] === undefined ? {} : { caFile: values['ca-file'] }),
+    timeoutSeconds: timeoutOf(values.timeout),
+    json: values.json,
+  };
+}
+
 export function parseCLI(argv: readonly string[]): ParsedCLI {
   const credentialFlag = argv.find((arg) => CREDENTIAL_FLAG.test(arg));
   if (credentialFlag !== undefined) {
@@ -155,6 +181,8 @@ export function parseCLI(argv: readonly string[]): ParsedCLI {
   try {
     const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
     if (values.help || positionals.length === 0) return { kind: 'help', text: USAGE };
+    const image = imageOnly(values, positionals);
+    if (image !== undefined) return { kind: 'image', command: image };
     return { kind: 'command', command: commandOf(values, positionals) };
   } catch (err) {
     if (err instanceof UsageError) return { kind: 'usage', message: err.message };

@@ -9,6 +9,7 @@ import { createNetworkGuard, parseNetworkList } from '../pool/network-guard.js';
 import { kubernetesSecretReader } from './credentials.js';
 import { runExplain, type ExplainDeps } from './explain.js';
 import { kubernetesExplainSource } from './explain-source.js';
+import { createImageFetch } from './image-fetch.js';
 import { runCLI, type CLIDeps } from './run.js';
 
 export function defaultDeps(): CLIDeps {
@@ -24,6 +25,7 @@ export function defaultDeps(): CLIDeps {
     readSecret: kubernetesSecretReader,
     createDriver: createBMCDriver,
     createGuard: (text) => createNetworkGuard({ allowed: parseNetworkList(text) }),
+    createImageFetch,
     sleep: (ms) => delay(ms),
     now: () => Date.now(),
   };

@@ -3,8 +3,10 @@
 // unit tests run it against fakes; main.ts wires the real ones.
 import { parseBMCAddress, type ParsedBMCAddress } from '../../domain/bmc/index.js';
 import type { BMCConnectionOptions, BMCCredentials, BMCDriver, PowerAction, PowerState } from '../bmc/types.js';
-import { parseCLI, type BMCCommand, type CommonOptions } from './args.js';
+import { parseCLI, type BMCCommand, type CommonOptions, type ImageOnlyCommand } from './args.js';
 import { CredentialsError, resolveCredentials, type CredentialSources } from './credentials.js';
+import type { ImageFetchOptions } from './image-fetch.js';
+import { checkImage, imageErrorVerdict, imageURLProblem, imageVerdict, PROBE_BYTES, type ImageCheck, type ImageFetch } from './image-check.js';
 import { addressVerdict, checkVerdict, errorVerdict, EXIT_CODES, notAllowedVerdict, scrub, type Verdict } from './verdict.js';
 
 export interface HostGuard {
@@ -18,6 +20,8 @@ export interface CLIDeps extends CredentialSources {
   createDriver(options: BMCConnectionOptions): BMCDriver;
   /** Builds the guard from a comma-separated CIDR list; throws on a malformed list. */
   createGuard(allowedNetworks: string): HostGuard;
+  /** The HTTP client of --image, with the command's TLS options. */
+  createImageFetch(options: ImageFetchOptions): { fetch: ImageFetch; close(): Promise<void> };
   sleep(ms: number): Promise<void>;
   now(): number;
 }
@@ -133,6 +137,62 @@ async function prepare(command: BMCCommand, deps: CLIDeps): Promise<Prepared | V
   }
 }
 
+interface ImageResult {
+  verdict: Verdict;
+  check?: ImageCheck;
+}
+
+async function imageResult(url: string, tls: { insecure: boolean; caBundle?: string; timeoutSeconds: number }, deps: CLIDeps): Promise<ImageResult> {
+  const problem = imageURLProblem(url);
+  if (problem !== undefined) return { verdict: { kind: 'usage', exitCode: EXIT_CODES.usage, headline: `✗ ${problem}`, hints: [] } };
+  const fetcher = deps.createImageFetch({
+    insecure: tls.insecure,
+    ...(tls.caBundle === undefined ? {} : { caBundle: tls.caBundle }),
+    timeoutMs: tls.timeoutSeconds * 1000,
+    maxBytes: PROBE_BYTES,
+  });
+  try {
+    const check = await checkImage(url, fetcher.fetch);
+    return { verdict: imageVerdict(check), check };
+  } catch (err) {
+    return { verdict: imageErrorVerdict(url, err) };
+  } finally {
+    await fetcher.close().catch(() => undefined);
+  }
+}
+
+/** The BMC's verdict, then the image's; the exit code is the first failure's. */
+function printBoth(printer: Printer, bmc: { verdict: Verdict; extra: Record<string, unknown> }, image: ImageResult, json: boolean): number {
+  const exitCode = bmc.verdict.exitCode === 0 ? image.verdict.exitCode : bmc.verdict.exitCode;
+  if (json) {
+    const { kind, exitCode: imageExit, headline, hints } = image.verdict;
+    printer.verdict(
+      { ...bmc.verdict, exitCode },
+      { ...bmc.extra, image: { verdict: kind, exitCode: imageExit, message: headline.slice(2), hints, check: image.check } },
+    );
+    return exitCode;
+  }
+  printer.verdict(bmc.verdict);
+  printer.verdict(image.verdict);
+  return exitCode;
+}
+
+async function runImageOnly(command: ImageOnlyCommand, deps: CLIDeps): Promise<number> {
+  const printer = new Printer(deps, command.json);
+  let caBundle: string | undefined;
+  try {
+    caBundle = await readCA(command.caFile, deps);
+  } catch (err) {
+    return printer.verdict({ kind: 'usage', exitCode: EXIT_CODES.usage, headline: `✗ ${err instanceof Error ? err.message : String(err)}`, hints: [] });
+  }
+  const image = await imageResult(
+    command.image,
+    { insecure: command.insecure, timeoutSeconds: command.timeoutSeconds, ...(caBundle === undefined ? {} : { caBundle }) },
+    deps,
+  );
+  return printer.verdict(image.verdict, { check: image.check });
+}
+
 const POWER_ACTIONS: Record<'on' | 'off' | 'reboot', [PowerAction, PowerAction, PowerState]> = {
   on: ['on', 'on', 'on'],
   off: ['off', 'soft-off', 'off'],
@@ -170,19 +230,26 @@ async function power(driver: BMCDriver, command: Extract<BMCCommand, { kind: 'po
   return EXIT_CODES.error;
 }
 
+function identityLines(identity: Record<string, string>): string {
+  return Object.entries(identity)
+    .map(([key, value]) => `  ${key}: ${value}`)
+    .join('\n');
+}
+
 async function execute(driver: BMCDriver, command: BMCCommand, context: { printer: Printer; prepared: Prepared; deps: CLIDeps }): Promise<number> {
   const { printer, prepared, deps } = context;
   switch (command.kind) {
     case 'check': {
       const check = await driver.check();
       const verdict = withPool(checkVerdict(check, { address: prepared.address, username: prepared.credentials.username }), prepared.pool);
-      if (!command.json)
-        printer.out(
-          Object.entries(check.identity)
-            .map(([key, value]) => `  ${key}: ${value}`)
-            .join('\n'),
-        );
-      return printer.verdict(verdict, { check, pool: prepared.pool });
+      if (!command.json) printer.out(identityLines(check.identity));
+      if (command.image === undefined) return printer.verdict(verdict, { check, pool: prepared.pool });
+      const tls = {
+        insecure: command.insecure,
+        timeoutSeconds: command.timeoutSeconds,
+        ...(prepared.caBundle === undefined ? {} : { caBundle: prepared.caBundle }),
+      };
+      return printBoth(printer, { verdict, extra: { check, pool: prepared.pool } }, await imageResult(command.image, tls, deps), command.json);
     }
     case 'power':
       return power(driver, command, printer, deps);
@@ -230,5 +297,6 @@ export async function runCLI(argv: readonly string[], deps: CLIDeps): Promise<nu
     deps.err(`ironhook: ${parsed.message}\n(run "ironhook bmc --help" for usage)`);
     return EXIT_CODES.usage;
   }
+  if (parsed.kind === 'image') return runImageOnly(parsed.command, deps);
   return runBMCCommand(parsed.command, deps);
 }

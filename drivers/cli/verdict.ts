@@ -5,7 +5,17 @@ import type { BMCAddressError, ParsedBMCAddress } from '../../domain/bmc/index.j
 import { BMCError, type BMCCheck } from '../bmc/types.js';
 
 export type VerdictKind =
-  'usable' | 'error' | 'usage' | 'invalid-address' | 'unknown-scheme' | 'not-allowed' | 'unreachable' | 'tls' | 'credentials' | 'missing-capability';
+  | 'usable'
+  | 'error'
+  | 'usage'
+  | 'invalid-address'
+  | 'unknown-scheme'
+  | 'not-allowed'
+  | 'unreachable'
+  | 'tls'
+  | 'credentials'
+  | 'missing-capability'
+  | 'image-unavailable';
 
 /** Exit codes (docs/cli.md): 0 only when the BMC is usable. */
 export const EXIT_CODES: Record<VerdictKind, number> = {
@@ -19,6 +29,7 @@ export const EXIT_CODES: Record<VerdictKind, number> = {
   tls: 5,
   credentials: 6,
   'missing-capability': 7,
+  'image-unavailable': 8,
 };
 
 export interface Verdict {

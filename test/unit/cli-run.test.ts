@@ -5,10 +5,13 @@ import { BMCError } from '../../drivers/bmc/types.js';
 import type { BMCCheck, BMCConnectionOptions, BMCDriver, BootOptions, PowerAction, PowerState } from '../../drivers/bmc/types.js';
 import { runCLI } from '../../drivers/cli/run.js';
 import type { CLIDeps, HostGuard } from '../../drivers/cli/run.js';
+import type { ImageFetch, ImageResponse } from '../../drivers/cli/image-check.js';
 
 const CANARY = 'canary-Pa55w0rd-9d1e';
 const REDFISH = 'redfish-virtualmedia+http://127.0.0.1:8000/redfish/v1/Systems/host-0';
 const IPMI = 'ipmi://127.0.0.1:6230';
+const IMAGE = 'http://127.0.0.1:18080/images/os.qcow2';
+const QCOW2 = new Uint8Array([0x51, 0x46, 0x49, 0xfb, 0, 0, 0, 3]);
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 class FakeDriver implements BMCDriver {
@@ -77,6 +80,15 @@ interface Options {
   guard?: (host: string) => Promise<string[]>;
   power?: PowerState;
   settleAfter?: number;
+  /** What the image server answers, per URL (every method); an Error is a failed connection. */
+  image?: Record<string, ImageResponse | Error>;
+}
+
+function fakeImageFetch(answers: Options['image'] = {}): ImageFetch {
+  return (url) => {
+    const answer = answers[url] ?? { status: 404, url, headers: {} };
+    return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+  };
 }
 
 async function run(argv: string[], options: Options = {}) {
@@ -107,6 +119,7 @@ async function run(argv: string[], options: Options = {}) {
       guards.push(text);
       return { checkHost: options.guard ?? ((host) => Promise.resolve([host])) };
     },
+    createImageFetch: () => ({ fetch: fakeImageFetch(options.image), close: () => Promise.resolve() }),
     sleep: (ms) => {
       now += ms;
       return Promise.resolve();
@@ -257,6 +270,41 @@ describe('check verdicts', () => {
       driver: false,
     },
     {
+      name: 'usable BMC, image reachable',
+      argv: ['bmc', 'check', REDFISH, '--image', IMAGE],
+      options: { image: { [IMAGE]: { status: 206, url: IMAGE, headers: { 'content-range': 'bytes 0-34815/2147483648' }, bytes: QCOW2 } } },
+      code: 0,
+      stream: 'out',
+      message: /✓ usable[\s\S]*✓ image reachable: 2\.0 GiB, qcow2/,
+      driver: true,
+    },
+    {
+      name: 'usable BMC, image missing: the image decides',
+      argv: ['bmc', 'check', REDFISH, '--image', IMAGE],
+      code: 8,
+      stream: 'err',
+      message: /✗ image not available: HTTP 404/,
+      driver: true,
+    },
+    {
+      name: 'image only, no address and no credentials needed',
+      argv: ['bmc', 'check', '--image', IMAGE],
+      options: { env: {}, image: { [IMAGE]: new Error('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:9') }) } },
+      code: 5,
+      stream: 'err',
+      message: /✗ image unreachable: .*ECONNREFUSED/,
+      driver: false,
+    },
+    {
+      name: 'image only, oci:// is not checked from here',
+      argv: ['bmc', 'check', '--image', 'oci://registry.example/os:1'],
+      options: { env: {} },
+      code: 2,
+      stream: 'err',
+      message: /oci:\/\/ images are pulled from their registry by the agent/,
+      driver: false,
+    },
+    {
       name: 'no credentials',
       argv: ['bmc', 'check', REDFISH],
       options: { env: { ALLOWED_BMC_NETWORKS: '127.0.0.1/32' } },
@@ -301,6 +349,12 @@ describe('check verdicts', () => {
       check: { reachable: true, authenticated: false },
       pool: { accepted: true },
     });
+  });
+
+  it('--json with --image carries both verdicts, the exit code of the first failure', async () => {
+    const result = await run(['bmc', 'check', REDFISH, '--image', IMAGE, '--json']);
+    expect(result.code).toBe(8);
+    expect(JSON.parse(result.out)).toMatchObject({ verdict: 'usable', exitCode: 8, image: { verdict: 'image-unavailable', exitCode: 8 } });
   });
 
   it('--allowed-networks wins over ALLOWED_BMC_NETWORKS', async () => {

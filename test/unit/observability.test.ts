@@ -13,6 +13,7 @@ import { createPoolMetrics } from '../../drivers/pool/metrics.js';
 import { createHookMetrics } from '../../hooks/server/metrics.js';
 import { DASHBOARD_FILE, dashboardJSON } from '../../scripts/dashboard.js';
 import { ROOT } from '../../scripts/chart-sync.js';
+import { hostsByState, renderHostsSVG } from '../../scripts/metrics-svg.js';
 import { ofKind } from '../support/controller-objects.js';
 import { prepareChart, removeScratchCharts, render, type RenderedObject } from '../support/helm.js';
 
@@ -147,5 +148,32 @@ describe('the chart', () => {
       const anchor = annotations.runbook_url.split('#')[1] ?? '';
       expect({ alert, anchor, known: anchors.has(anchor) }).toEqual({ alert, anchor, known: true });
     }
+  });
+});
+
+describe('the rendered panel (scripts/metrics-svg.ts)', () => {
+  const exposition = [
+    '# TYPE ironhook_hosts gauge',
+    'ironhook_hosts{state="available"} 2',
+    'ironhook_hosts{state="registering"} 1',
+    'ironhook_hosts_errors{error_type="x"} 1',
+  ].join('\n');
+
+  it('reads ironhook_hosts from a real exposition', async () => {
+    const metrics = createPoolMetrics({ defaultMetrics: false });
+    metrics.fleet.source = () => ({ hostsByState: new Map([['provisioned', 3]]), oldestSecondsByState: new Map(), errorsByType: new Map() });
+    expect(hostsByState(await metrics.registry.metrics())).toEqual({ provisioned: 3 });
+    expect(hostsByState(exposition)).toEqual({ available: 2, registering: 1 });
+  });
+
+  it('stacks the states in lifecycle order, one band and one legend entry each, deterministically', () => {
+    const samples = [
+      { t: 0, hostsByState: { registering: 3 } },
+      { t: 10, hostsByState: hostsByState(exposition) },
+    ];
+    const svg = renderHostsSVG(samples, 'Hosts');
+    expect(svg).toBe(renderHostsSVG(samples, 'Hosts'));
+    expect(svg.match(/<polygon /g)).toHaveLength(2);
+    expect([...svg.matchAll(/<text x="\d+" y="\d+">([a-z ]+)<\/text>/g)].map((m) => m[1])).toEqual(['available', 'registering']);
   });
 });
