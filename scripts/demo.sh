@@ -70,6 +70,32 @@ stage=none
 echo
 echo "== applying the demo hosts (examples/demo/hosts.yaml; their BMCs are emulators on 127.0.0.1)"
 "$KUBECTL" apply -f examples/demo/hosts.yaml
+applied=$SECONDS
+# Seconds since the hosts were applied, for the phase lines.
+since() { echo "+$((SECONDS - applied))s"; }
+# When each host first reached each state, for the summary at the end ("demo-02: registering +1s, …").
+declare -A reached=()
+declare -a reached_order=()
+record_states() {
+  local host state
+  while read -r host state; do
+    [ -n "$host" ] && [ -n "$state" ] || continue
+    if [ -z "${reached[$host/$state]:-}" ]; then
+      reached[$host/$state]=$(since)
+      reached_order+=("$host/$state")
+    fi
+  done < <("$KUBECTL" get bmh -o jsonpath='{range .items[*]}{.metadata.name} {.status.provisioning.state}{"\n"}{end}' 2>/dev/null)
+}
+print_phases() {
+  local host key line
+  for host in $("$KUBECTL" get bmh -o jsonpath='{.items[*].metadata.name}' 2>/dev/null); do
+    line=""
+    for key in "${reached_order[@]}"; do
+      [ "${key%%/*}" = "$host" ] && line+="${line:+, }${key#*/} ${reached[$key]}"
+    done
+    printf '   %-10s %s\n' "$host:" "$line"
+  done
+}
 
 # hosts → cluster: once the pool's hosts are available, apply examples/demo/cluster.yaml.
 # cluster → kubelet: once Cluster API's machine holds a provisioned host, play that host's kubelet:
@@ -88,7 +114,7 @@ advance() {
       local states
       states="$("$KUBECTL" get bmh -l "$POOL" -o jsonpath='{.items[*].status.provisioning.state}' 2>/dev/null)"
       if all_available "$states"; then
-        printf '\n== the worker pool is available (%s): applying examples/demo/cluster.yaml\n' "$POOL"
+        printf '\n== %s the worker pool is available (%s): applying examples/demo/cluster.yaml\n' "$(since)" "$POOL"
         "$KUBECTL" apply -f examples/demo/cluster.yaml
         stage=cluster
       fi
@@ -97,7 +123,7 @@ advance() {
       local host uid state
       read -r host uid state < <("$KUBECTL" get bmh -l "$POOL" -o jsonpath='{range .items[?(@.spec.consumerRef.kind=="Metal3Machine")]}{.metadata.name} {.metadata.uid} {.status.provisioning.state}{"\n"}{end}' 2>/dev/null | head -1) || true
       if [ "${state:-}" = provisioned ]; then
-        printf '\n== %s is provisioned: playing its kubelet (Node %s, label metal3.io/uuid=%s, in the workload cluster)\n' "$host" "$host" "$uid"
+        printf '\n== %s %s is provisioned: playing its kubelet (Node %s, label metal3.io/uuid=%s, in the workload cluster)\n' "$(since)" "$host" "$host" "$uid"
         "$KUBECTL" --kubeconfig "$WORKLOAD_KUBECONFIG" create -f - <<<"{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"$host\",\"labels\":{\"kubernetes.io/hostname\":\"$host\",\"metal3.io/uuid\":\"$uid\"}}}"
         stage=kubelet
       fi
@@ -128,14 +154,18 @@ last=""
 end=$((SECONDS + DEMO_SECONDS))
 while [ $SECONDS -lt $end ]; do
   advance
+  record_states
   # Without the AGE column, so a snapshot is printed only when something changed.
   now="$(snapshot | sed -E 's/ +(AGE|[0-9]+[smhd]([0-9]+[smhd])?|<invalid>)$//')"
   if [ "$now" != "$last" ]; then
-    printf '\n--- %s\n%s\n' "$(date +%T)" "$now"
+    printf '\n--- %s (%s)\n%s\n' "$(date +%T)" "$(since)" "$now"
     last="$now"
   fi
   sleep 2
 done
+echo
+echo "== when each host reached each state (seconds after the hosts were applied)"
+print_phases
 echo
 if [ -f .ironhook/logs/hooks.log ]; then
   echo "== the last hook calls upstream Metacontroller made (.ironhook/logs/hooks.log)"

@@ -217,6 +217,15 @@ async function startClusterAPI(kubeconfig: string, processes: StartedProcess[]):
   return workload.controlPlane.server;
 }
 
+/** Runs one phase of env:up between a heading and its duration, so a slow start says where it is. */
+async function phase<T>(name: string, run: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  process.stdout.write(`== ${name}\n`);
+  const result = await run();
+  process.stdout.write(`   ${name}: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  return result;
+}
+
 /** One line per started process: name, PID and log. */
 function printStarted(processes: StartedProcess[]): void {
   for (const started of processes) {
@@ -306,7 +315,10 @@ async function up(withNode: boolean): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  execFileSync('bash', [join(REPO_ROOT, 'scripts', 'setup-test-binaries.sh')], { stdio: 'inherit' });
+  await phase('test binaries (built once into ~/.cache/ironhook/bin)', () => {
+    execFileSync('bash', [join(REPO_ROOT, 'scripts', 'setup-test-binaries.sh')], { stdio: 'inherit' });
+    return Promise.resolve();
+  });
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(LOGS, { recursive: true });
   await (withNode ? upWithNode(images) : upWithProcesses());
@@ -314,18 +326,23 @@ async function up(withNode: boolean): Promise<void> {
 
 /** The default: hook server, Metacontroller and driver pool as processes beside the control plane. */
 async function upWithProcesses(): Promise<void> {
-  const environment = await startEnvironment({
-    dir: DIR,
-    detached: true,
-    hookPort: Number(process.env.PORT ?? 8080),
-    conversionPort: Number(process.env.CONVERSION_TLS_PORT ?? 8443),
-    hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10', LOG_LEVEL: HOOK_LOG_LEVEL },
-  });
+  const started = Date.now();
+  const environment = await phase('etcd, kube-apiserver, controller-manager, the hook server and Metacontroller', () =>
+    startEnvironment({
+      dir: DIR,
+      detached: true,
+      hookPort: Number(process.env.PORT ?? 8080),
+      conversionPort: Number(process.env.CONVERSION_TLS_PORT ?? 8443),
+      hookEnv: { BMC_MONITOR_INTERVAL_SECONDS: '10', LOG_LEVEL: HOOK_LOG_LEVEL },
+    }),
+  );
   let workloadServer: string | undefined;
   try {
-    environment.processes.push(...(await startBMCProcesses(environment.kubeconfig, true)));
+    const bmcs = await phase('file server, emulated BMCs, fake agent and driver pool', () => startBMCProcesses(environment.kubeconfig, true));
+    environment.processes.push(...bmcs);
     await createSecret(environment.kubeconfig);
-    workloadServer = await startClusterAPI(environment.kubeconfig, environment.processes);
+    workloadServer = await phase('workload cluster and Cluster API manager', () => startClusterAPI(environment.kubeconfig, environment.processes));
+    process.stdout.write(`== environment up in ${((Date.now() - started) / 1000).toFixed(1)} s\n\n`);
   } finally {
     writeFileSync(PIDS, JSON.stringify(environment.processes, null, 2));
   }
