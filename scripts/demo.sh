@@ -164,7 +164,7 @@ while [ $SECONDS -lt $end ]; do
   sleep 2
 done
 echo
-echo "== when each host reached each state (seconds after the hosts were applied)"
+echo "== when each host reached each state (seconds after the hosts were applied, sampled every 2 s, so a state shorter than that may be missing)"
 print_phases
 echo
 if [ -f .ironhook/logs/hooks.log ]; then

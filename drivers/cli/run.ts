@@ -221,6 +221,8 @@ async function power(driver: BMCDriver, command: Extract<BMCCommand, { kind: 'po
     printer.out(`power ${action}: accepted by the BMC`);
     return 0;
   }
+  // On stderr, so stdout keeps only the result: says what the wait is for, and for how long at most.
+  if (!command.json) printer.err(`power ${action}: accepted; waiting up to ${String(command.timeoutSeconds)} s for the BMC to report power ${target}`);
   const settled = await waitForPower(driver, target, command.timeoutSeconds * 1000, deps);
   if (settled) {
     printer.out(`power ${action}: the BMC reports power ${target}`);
