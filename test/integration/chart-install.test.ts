@@ -7,6 +7,7 @@
 // and with the cluster's own (false). Helm's dry run stops before creating anything, so the
 // manifest it reports is then created with `kubectl create --dry-run=server` too: every object
 // through admission, with PodSecurity 'restricted' on the release namespace.
+// With the Prometheus Operator's CRDs (from its Go module) the monitoring objects are admitted too.
 //
 // A dry run skips the CRDs in crds/ folders (helm warns "Rendering may fail"), which a real
 // install creates first; so the cluster gets the bundled chart's Metacontroller CRDs up front, as
@@ -21,6 +22,7 @@ import { startControlPlane, type ControlPlane } from '../../devenv/controlplane.
 import { kubectlOrThrow } from '../../devenv/environment.js';
 import { CHART_DIR, helm, NAMESPACE, parseObjects, prepareChart, RELEASE, type HelmResult, type RenderedObject } from '../support/helm.js';
 import { binary } from '../../devenv/processes.js';
+import { prometheusOperatorCRDFiles } from '../support/prometheus-operator.js';
 
 const execFileAsync = promisify(execFile);
 const DEPENDENCY = join(CHART_DIR, 'charts', 'metacontroller-helm-4.17.2.tgz');
@@ -133,5 +135,30 @@ describe('helm install --dry-run=server into a kube-apiserver', () => {
     const res = await dryRun('--set', 'metrics.serviceMonitor.enabled=true');
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/ServiceMonitor/);
+  });
+
+  // After the test above: from here on the cluster serves the Prometheus Operator's kinds.
+  it("is admitted with ServiceMonitors, the Grafana dashboard and the PrometheusRule, against the Prometheus Operator's own CRDs", async () => {
+    for (const file of await prometheusOperatorCRDFiles()) await kubectl('create', '-f', file);
+    await kubectl(
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      'crd/servicemonitors.monitoring.coreos.com',
+      'crd/prometheusrules.monitoring.coreos.com',
+    );
+    const monitoring = [
+      '--set',
+      'metrics.serviceMonitor.enabled=true',
+      '--set',
+      'metrics.dashboard.enabled=true',
+      '--set',
+      'metrics.prometheusRule.enabled=true',
+    ];
+    expect(names(manifestOf(await dryRun(...monitoring)), 'PrometheusRule')).toEqual(['ironhook']);
+    const { stdout } = await admit(...monitoring);
+    expect(stdout).toMatch(/prometheusrule\.monitoring\.coreos\.com\/ironhook created \(server dry run\)/);
+    expect(stdout).toMatch(/servicemonitor\.monitoring\.coreos\.com\/ironhook-drivers created \(server dry run\)/);
+    expect(stdout).toMatch(/configmap\/ironhook-dashboard created \(server dry run\)/);
   });
 });
