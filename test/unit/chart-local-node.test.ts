@@ -44,9 +44,9 @@ describe('update strategies', () => {
       drivers: undefined,
     },
     {
-      name: 'local node: the old pod goes first',
+      name: 'local node: the old pod goes first, and helm --wait waits for the new one',
       objects: () => local,
-      hooks: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
+      hooks: { type: 'Recreate' },
       drivers: { type: 'Recreate' },
     },
   ])('$name', ({ objects, hooks, drivers }) => {
