@@ -10,6 +10,9 @@
 # images (npm run image, docs/images.md), which test/integration/images.test.ts runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# This command installs every real peer, so a test that finds one missing fails instead of
+# skipping (test/support/peers.ts).
+export IRONHOOK_REQUIRE_PEERS=1
 
 tiers=("$@")
 [ ${#tiers[@]} -gt 0 ] || tiers=(check unit fixtures differential integration e2e)

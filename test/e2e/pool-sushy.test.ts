@@ -9,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBMCAddress } from '../../domain/bmc/index.js';
 import { createBMCDriver } from '../../drivers/bmc/registry.js';
 import { waitFor } from '../../devenv/processes.js';
-import { startSushy, sushyAvailable } from '../support/sushy.js';
+import { startSushy, SUSHY_PEER } from '../support/sushy.js';
 import type { RunningSushy, SushySystem } from '../support/sushy.js';
 import type { Cluster } from './support.js';
 import { apply, bmcsOf, createNamespace, openCluster, poolHostYAML, waitForGone, waitForPoolState } from './support.js';
+import { missingPeer } from '../support/peers.js';
 
 const PASSWORD = 'canary-Sushy-2b8';
 const NODE: SushySystem = {
@@ -25,9 +26,7 @@ let cluster: Cluster;
 let sushy: RunningSushy;
 
 beforeAll(async () => {
-  if (!sushyAvailable()) {
-    return;
-  }
+  if (!SUSHY_PEER.present) return;
   cluster = await openCluster({ bmcs: { password: PASSWORD } });
   sushy = await startSushy({ username: 'admin', password: PASSWORD, systems: [NODE], tls: false });
 }, 240_000);
@@ -73,7 +72,7 @@ async function sushyVirtualMedia(): Promise<{ inserted: boolean; image?: string 
   }
 }
 
-describe.skipIf(!sushyAvailable())('the driver pool with sushy-tools (fake driver)', () => {
+describe.skipIf(missingPeer(SUSHY_PEER))('the driver pool with sushy-tools (fake driver)', () => {
   it('registers, inspects out of band, boots a live ISO, changes power and deletes the host', async () => {
     const env = cluster.env;
     const bmcs = bmcsOf(env);

@@ -13,7 +13,8 @@ import { defaultDeps } from '../../drivers/cli/main.js';
 import { runCLI } from '../../drivers/cli/run.js';
 import { IPMISimulator } from '../../emulators/ipmi/simulator.js';
 import { startRedfishEmulator, type RedfishEmulator } from '../../emulators/redfish/index.js';
-import { startSushy, sushyAvailable, type RunningSushy } from '../support/sushy.js';
+import { startSushy, SUSHY_PEER, type RunningSushy } from '../support/sushy.js';
+import { missingPeer } from '../support/peers.js';
 
 const PASSWORD = 'cli-canary-Pa55w0rd';
 const LOOPBACK = '127.0.0.0/8';
@@ -172,7 +173,7 @@ describe('check against ipmi_sim', () => {
   });
 });
 
-describe.skipIf(!sushyAvailable())('check against sushy-tools', () => {
+describe.skipIf(missingPeer(SUSHY_PEER))('check against sushy-tools', () => {
   let sushy: RunningSushy;
   beforeAll(async () => {
     sushy = await startSushy({

@@ -17,13 +17,18 @@ import type { RedfishEmulator } from '../../emulators/redfish/index.js';
 import { emulatedConnection } from '../../emulators/redfish/testing.js';
 import { RedfishClient, createRedfishDriver } from '../../drivers/redfish/index.js';
 import { freePort, startProcess, stopProcess, waitFor } from '../../devenv/processes.js';
+import { missingPeer } from '../support/peers.js';
 
 const run = promisify(execFile);
 const PASSWORD = 'crosscheck-Pa55-word';
 const REDFISHTOOL = '/usr/bin/redfishtool';
 const PYTHON = '/usr/bin/python3';
-const haveRedfishtool = existsSync(REDFISHTOOL);
-const haveSushy = existsSync('/usr/lib/python3/dist-packages/sushy/__init__.py');
+const REDFISHTOOL_PEER = { name: 'redfishtool', present: existsSync(REDFISHTOOL), install: 'apt-get install redfishtool' };
+const SUSHY_LIBRARY_PEER = {
+  name: 'python3-sushy',
+  present: existsSync('/usr/lib/python3/dist-packages/sushy/__init__.py'),
+  install: 'apt-get install python3-sushy',
+};
 
 let dir = '';
 
@@ -35,7 +40,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!haveRedfishtool)('redfishtool against the emulator program (main.ts)', () => {
+describe.skipIf(missingPeer(REDFISHTOOL_PEER))('redfishtool against the emulator program (main.ts)', () => {
   let pid = 0;
   let port = 0;
   let ca = '';
@@ -153,7 +158,7 @@ auth.close()
 print(json.dumps(out))
 `;
 
-describe.skipIf(!haveSushy)('python3-sushy against the emulator', () => {
+describe.skipIf(missingPeer(SUSHY_LIBRARY_PEER))('python3-sushy against the emulator', () => {
   let emulator: RedfishEmulator;
 
   beforeAll(async () => {

@@ -11,9 +11,10 @@ import { BMCError } from '../../drivers/bmc/types.js';
 import type { BMCConnectionOptions } from '../../drivers/bmc/types.js';
 import { Reason, RedfishClient, createRedfishDriver, waitForPower } from '../../drivers/redfish/index.js';
 import type { RedfishDriver } from '../../drivers/redfish/index.js';
-import { startSushy, sushyAvailable } from '../support/sushy.js';
+import { startSushy, SUSHY_PEER } from '../support/sushy.js';
 import type { RunningSushy, SushySystem } from '../support/sushy.js';
 import { rejectionOf } from '../support/rejection.js';
+import { missingPeer } from '../support/peers.js';
 
 const PASSWORD = 'sushy-integration-Pa55';
 const NODE_0: SushySystem = {
@@ -94,7 +95,7 @@ async function systemBoot(uuid: string): Promise<Record<string, unknown>> {
   return system.resource.Boot as Record<string, unknown>;
 }
 
-describe.skipIf(!sushyAvailable())('Redfish driver against sushy-tools (fake driver)', () => {
+describe.skipIf(missingPeer(SUSHY_PEER))('Redfish driver against sushy-tools (fake driver)', () => {
   it('check(): reachable, basic auth (no SessionService), identity, virtual media present', async () => {
     const driver = driverFor(NODE_0.uuid, { scheme: 'redfish-virtualmedia' });
     const check = await driver.check();

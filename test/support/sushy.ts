@@ -15,9 +15,14 @@ import { CACHE_DIR, freePort, startProcess, stopProcess, waitFor } from '../../d
 const SUSHY_VENV = join(CACHE_DIR, 'venv');
 const SUSHY_EMULATOR = join(SUSHY_VENV, 'bin', 'sushy-emulator');
 
-export function sushyAvailable(): boolean {
-  return existsSync(SUSHY_EMULATOR);
-}
+/** sushy-tools as a peer for missingPeer (test/support/peers.ts). */
+export const SUSHY_PEER = {
+  name: 'sushy-tools',
+  get present(): boolean {
+    return existsSync(SUSHY_EMULATOR);
+  },
+  install: 'scripts/setup-system-deps.sh',
+};
 
 export interface SushySystem {
   uuid: string;
