@@ -25,17 +25,6 @@ const NODE: SushySystem = {
 let cluster: Cluster;
 let sushy: RunningSushy;
 
-beforeAll(async () => {
-  if (!SUSHY_PEER.present) return;
-  cluster = await openCluster({ bmcs: { password: PASSWORD } });
-  sushy = await startSushy({ username: 'admin', password: PASSWORD, systems: [NODE], tls: false });
-}, 240_000);
-
-afterAll(async () => {
-  await (sushy as RunningSushy | undefined)?.stop();
-  await (cluster as Cluster | undefined)?.close();
-}, 60_000);
-
 async function sushyGet(path: string): Promise<Record<string, unknown>> {
   const response = await fetch(`${sushy.url}${path}`, { headers: { authorization: `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}` } });
   return (await response.json()) as Record<string, unknown>;
@@ -73,6 +62,16 @@ async function sushyVirtualMedia(): Promise<{ inserted: boolean; image?: string 
 }
 
 describe.skipIf(missingPeer(SUSHY_PEER))('the driver pool with sushy-tools (fake driver)', () => {
+  beforeAll(async () => {
+    cluster = await openCluster({ bmcs: { password: PASSWORD } });
+    sushy = await startSushy({ username: 'admin', password: PASSWORD, systems: [NODE], tls: false });
+  }, 240_000);
+
+  afterAll(async () => {
+    await (sushy as RunningSushy | undefined)?.stop();
+    await (cluster as Cluster | undefined)?.close();
+  }, 60_000);
+
   it('registers, inspects out of band, boots a live ISO, changes power and deletes the host', async () => {
     const env = cluster.env;
     const bmcs = bmcsOf(env);

@@ -7,11 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/chart-sync.js';
 
 function markdownFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return markdownFiles(path);
-    return entry.name.endsWith('.md') ? [path] : [];
-  });
+  return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => join(dir, file));
 }
 
 const withoutCode = (text: string): string => text.replace(/```[\s\S]*?```/g, '');

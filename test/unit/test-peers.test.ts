@@ -2,11 +2,11 @@
 // test skips on anything but a peer, through missingPeer: a bare skipIf would hide a broken
 // install in CI.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT } from '../../scripts/chart-sync.js';
 import { missingPeer } from '../support/peers.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const PEER = { name: 'sushy-tools', install: 'scripts/setup-system-deps.sh' };
 
 describe('missingPeer', () => {
@@ -26,20 +26,18 @@ describe('missingPeer', () => {
   });
 });
 
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return testFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
+/** Every .ts file under test/, relative to the repository root. */
+const testFiles = (): string[] =>
+  readdirSync(join(ROOT, 'test'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join('test', file));
 
 describe('skips in the test tree', () => {
   it('every conditional skip asks missingPeer, and nothing is skipped outright', () => {
-    const offenders = testFiles(join(ROOT, 'test')).flatMap((file) =>
-      readFileSync(file, 'utf8')
+    const offenders = testFiles().flatMap((file) =>
+      readFileSync(join(ROOT, file), 'utf8')
         .split('\n')
-        .map((line, index) => ({ line, at: `${relative(ROOT, file)}:${String(index + 1)}` }))
+        .map((line, index) => ({ line, at: `${file}:${String(index + 1)}` }))
         .filter(({ line }) => /\b(?:it|describe|test)\.(?:skip|todo)\b|\.skipIf\((?!missingPeer\()|\.runIf\(|\bctx\.skip\(/u.test(line))
         .map(({ at, line }) => `${at}: ${line.trim()}`),
     );
