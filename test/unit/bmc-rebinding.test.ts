@@ -11,6 +11,9 @@ import { createServer as createHTTPSServer } from 'node:https';
 import { isIP, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { requireOpenssl } from '../../devenv/tls.js';
+import { AgentClient } from '../../drivers/agent/client.js';
+import { agentGuard } from '../../drivers/agent/guard.js';
+import { PinnedDispatchers } from '../../drivers/agent/tls.js';
 import { createBMCDriver } from '../../drivers/bmc/registry.js';
 import { BMCError, type BMCConnectionOptions } from '../../drivers/bmc/types.js';
 import { BMCGate } from '../../drivers/pool/bmc-gate.js';
@@ -94,7 +97,7 @@ interface Listener {
 
 const answerJSON: RequestListener = (_req, res) => {
   // Connection: close makes undici open a new socket for every request: each one is a reconnect.
-  res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end('{"ok":true}');
+  res.writeHead(200, { 'content-type': 'application/json', connection: 'close' }).end('{"ok":true,"commands":[]}');
 };
 
 /** Every server listen() started, closed after the file. */
@@ -252,6 +255,27 @@ describe('DNS rebinding: connections go only to the addresses the network guard 
     }
     expect({ allowed: transportAllowed.connections, rebound: reboundConnections(), systemLookups: fakeDNS.systemLookups }).toEqual({
       allowed: 3,
+      rebound: 0,
+      systemLookups: 0,
+    });
+  });
+
+  it.each([
+    { name: 'the agent callback over HTTPS (agent_verify_ca)', scheme: 'https', verifyCA: true },
+    { name: 'the agent callback over plain HTTP', scheme: 'http', verifyCA: false },
+  ])('$name: each request goes to the checked address; the next check refuses the rebound one', async ({ scheme, verifyCA }) => {
+    const server = scheme === 'https' ? transportAllowed : await listen(ALLOWED, 0, undefined);
+    const reboundHere = scheme === 'https' ? undefined : await listen(REBOUND, server.port, undefined);
+    const client = new AgentClient({ dispatchers: new PinnedDispatchers(), guard: agentGuard(guard()), commandTimeoutMs: 5_000 });
+    const endpoint = { callbackURL: `${scheme}://${NAME}:${server.port}`, token: 'agent-token-0123456789', ...(verifyCA ? { verifyCA: named.cert } : {}) };
+    try {
+      await expect(client.list(endpoint)).resolves.toEqual([]);
+      await expect(client.list(endpoint)).rejects.toMatchObject({ kind: 'Permanent', reason: 'AgentAddressNotAllowed' });
+    } finally {
+      await client.close();
+    }
+    expect({ allowed: server.connections, rebound: reboundConnections() + (reboundHere?.connections ?? 0), systemLookups: fakeDNS.systemLookups }).toEqual({
+      allowed: 1,
       rebound: 0,
       systemLookups: 0,
     });
