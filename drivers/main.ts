@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
-import ipaddr from 'ipaddr.js';
+import { agentGuard } from './agent/guard.js';
 import { startAgentSide } from './agent/server.js';
 import { loadClusterRequestSettings } from './cluster/config.js';
 import type { ClusterRequestSettings } from './cluster/config.js';
@@ -44,17 +44,6 @@ interface Runtime {
   server: Server | undefined;
   elector: LeaderElector | undefined;
   stopping: boolean;
-}
-
-/** The agent client's synchronous guard: IP literals are checked; names were checked (resolved) before. */
-function agentGuard(guard: NetworkGuard): (url: URL) => string | undefined {
-  return (url) => {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (!ipaddr.isValid(host)) {
-      return undefined;
-    }
-    return guard.allows(host) ? undefined : `${host} is outside the networks the driver pool may contact`;
-  };
 }
 
 async function startAgent(config: PoolConfig, kube: KubeConfig, guard: NetworkGuard, logger: Logger): Promise<AgentSide> {

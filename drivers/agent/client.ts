@@ -1,7 +1,9 @@
 // Commands to an IPA-compatible agent: POST
 // /v1/commands/?wait=false, then poll GET /v1/commands/ until the command is no longer RUNNING,
 // with Ironic's timeouts. After a connection error on a POST, the last command is checked
-// before anything is sent again, so a command that did start is never started twice.
+// before anything is sent again, so a command that did start is never started twice. Before
+// every request the network guard checks the callback URL's host, and the request connects only
+// to the addresses it checked (a callback named by a host name that rebinds reaches nothing new).
 import { setTimeout as delay } from 'node:timers/promises';
 import { AgentError, abortError } from './errors.js';
 import { TransportError, redactedURL, undiciTransport, type JSONRequest, type JSONResponse, type JSONTransport } from './http.js';
@@ -50,8 +52,17 @@ export interface AgentClientOptions {
   postAttempts?: number;
   sleep?: Sleep;
   now?: () => number;
-  /** The network guard: a reason when the URL may not be contacted, undefined when it may. */
-  guard?: (url: URL) => string | undefined;
+  /** The network guard, asked before every request (none: every URL, resolved by the system). */
+  guard?: AgentGuard;
+}
+
+/** The network guard's answer for a URL: the addresses its host may be contacted at, or why not. */
+type AgentGuardAnswer = { addresses: readonly string[] } | { refused: string };
+export type AgentGuard = (url: URL) => Promise<AgentGuardAnswer>;
+
+interface Target {
+  url: URL;
+  addresses?: readonly string[];
 }
 
 export interface WaitOptions {
@@ -126,7 +137,7 @@ export class AgentClient {
   private readonly postAttempts: number;
   private readonly sleep: Sleep;
   private readonly now: () => number;
-  private readonly guard: (url: URL) => string | undefined;
+  private readonly guard: AgentGuard | undefined;
   private readonly dispatchers: PinnedDispatchers;
 
   constructor(options: AgentClientOptions = {}) {
@@ -137,23 +148,33 @@ export class AgentClient {
     this.postAttempts = options.postAttempts ?? 3;
     this.sleep = options.sleep ?? defaultSleep;
     this.now = options.now ?? Date.now;
-    this.guard = options.guard ?? (() => undefined);
+    this.guard = options.guard;
   }
 
-  private url(agent: AgentEndpoint, query: Record<string, string>): URL {
+  /** The command URL, checked by the network guard, with the addresses it may be reached at. */
+  private async target(agent: AgentEndpoint, query: Record<string, string>): Promise<Target> {
     const url = new URL('v1/commands/', agent.callbackURL.endsWith('/') ? agent.callbackURL : `${agent.callbackURL}/`);
     for (const [key, value] of Object.entries({ ...query, agent_token: agent.token })) {
       url.searchParams.set(key, value);
     }
-    const refusal = this.guard(url);
-    if (refusal !== undefined) {
-      throw new AgentError('AgentAddressNotAllowed', `agent ${redactedURL(url)}: ${refusal}`);
+    if (this.guard === undefined) {
+      return { url };
     }
-    return url;
+    const answer = await this.guard(url);
+    if ('refused' in answer) {
+      throw new AgentError('AgentAddressNotAllowed', `agent ${redactedURL(url)}: ${answer.refused}`);
+    }
+    return { url, addresses: answer.addresses };
   }
 
-  private call(agent: AgentEndpoint, req: Omit<JSONRequest, 'timeoutMs' | 'ca'>): Promise<JSONResponse> {
-    return this.transport({ ...req, timeoutMs: this.commandTimeoutMs, ...(agent.verifyCA === undefined ? {} : { ca: agent.verifyCA }) });
+  private call(agent: AgentEndpoint, target: Target, req: Omit<JSONRequest, 'timeoutMs' | 'ca' | 'url' | 'addresses'>): Promise<JSONResponse> {
+    return this.transport({
+      ...req,
+      url: target.url,
+      ...(target.addresses === undefined ? {} : { addresses: target.addresses }),
+      timeoutMs: this.commandTimeoutMs,
+      ...(agent.verifyCA === undefined ? {} : { ca: agent.verifyCA }),
+    });
   }
 
   /** Closes the pinned dispatchers of certificates that are not in `keep` (no host records them). */
@@ -167,8 +188,8 @@ export class AgentClient {
 
   /** GET /v1/commands/: every command the agent ran since it booted, oldest first. */
   async list(agent: AgentEndpoint, signal?: AbortSignal): Promise<CommandResult[]> {
-    const url = this.url(agent, {});
-    const response = await this.call(agent, { method: 'GET', url, ...(signal === undefined ? {} : { signal }) });
+    const target = await this.target(agent, {});
+    const response = await this.call(agent, target, { method: 'GET', ...(signal === undefined ? {} : { signal }) });
     const failure = statusError(response, 'listing agent commands');
     if (failure !== undefined) {
       throw failure;
@@ -181,9 +202,9 @@ export class AgentClient {
   }
 
   private async post(agent: AgentEndpoint, name: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<CommandResult> {
-    const url = this.url(agent, { wait: 'false' });
+    const target = await this.target(agent, { wait: 'false' });
     const body = { name, params };
-    const response = await this.call(agent, { method: 'POST', url, body, ...(signal === undefined ? {} : { signal }) });
+    const response = await this.call(agent, target, { method: 'POST', body, ...(signal === undefined ? {} : { signal }) });
     const failure = statusError(response, `sending ${name}`);
     if (failure !== undefined) {
       throw failure;

@@ -1,5 +1,6 @@
 // A small JSON-over-HTTP transport on undici for talking to agents. The client takes it as a
 // parameter, so unit tests replace it with a table of canned answers.
+import { isIP } from 'node:net';
 import { request, type Dispatcher } from 'undici';
 import { AgentError } from './errors.js';
 import { certificateErrorCode, PinnedDispatchers } from './tls.js';
@@ -13,6 +14,8 @@ export interface JSONRequest {
   timeoutMs: number;
   /** The agent's agent_verify_ca: for an https URL the only certificate trusted. */
   ca?: string;
+  /** The addresses the network guard checked for the URL's host name: the only ones connected to. */
+  addresses?: readonly string[];
 }
 
 export interface JSONResponse {
@@ -58,9 +61,18 @@ async function readJSON(body: Dispatcher.ResponseData['body']): Promise<unknown>
   }
 }
 
-/** The pinned dispatcher for an https URL with a recorded certificate; else undici's default (system CAs). */
+/**
+ * A host name the guard checked: a dispatcher that connects only to the checked addresses. Else the
+ * pinned-certificate dispatcher for an https URL with a recorded certificate, or undici's default.
+ */
 function dispatcherFor(req: JSONRequest, pinned: PinnedDispatchers): Dispatcher | undefined {
-  return req.ca !== undefined && req.url.protocol === 'https:' ? pinned.for(req.ca) : undefined;
+  const ca = req.url.protocol === 'https:' ? req.ca : undefined;
+  const host = req.url.hostname.replace(/^\[|\]$/g, '');
+  if (req.addresses !== undefined && isIP(host) === 0) {
+    pinned.pin(host, req.addresses);
+    return pinned.checkedFor(ca);
+  }
+  return ca === undefined ? undefined : pinned.for(ca);
 }
 
 /** A failed certificate check: nothing reached the agent, and trying again will not help soon. */

@@ -1,9 +1,12 @@
 // Agent TLS (docs/agent.md, "Agent TLS"): IPA with enable_auto_tls serves its command API over
 // HTTPS with a self-signed certificate and sends that certificate as agent_verify_ca in its
 // heartbeat. As Ironic, the pool checks it is X.509 PEM, records it with the callback URL and
-// trusts only it for that agent: one undici Agent per certificate, hostname checking on.
+// trusts only it for that agent: one undici Agent per certificate, hostname checking on. A
+// callback URL named by a host name is pinned to the addresses the network guard checked for it
+// (pin() before each request; the name stays the TLS servername and Host).
 import { X509Certificate } from 'node:crypto';
 import { Agent } from 'undici';
+import { pinnedLookup } from '../pinned-lookup.js';
 
 /** The longest agent_verify_ca accepted, in characters. */
 export const MAX_VERIFY_CA_LENGTH = 16_384;
@@ -79,19 +82,39 @@ export function certificateErrorCode(err: unknown): string | undefined {
 
 /**
  * One dispatcher per pinned certificate: it trusts that PEM only (not the system CAs) and keeps
- * Node's hostname check. Dispatchers of certificates no host records any more are closed.
+ * Node's hostname check. Dispatchers of certificates no host records any more are closed. The
+ * `checked` dispatchers (per certificate, or the system CAs) connect a host name only to the
+ * addresses last pinned for it, never through DNS.
  */
 export class PinnedDispatchers {
-  private readonly agents = new Map<string, Agent>();
+  private readonly agents = new Map<string, { ca: string | undefined; agent: Agent }>();
+  private readonly checked = new Map<string, readonly string[]>();
+  private readonly lookup = pinnedLookup((host) => this.checked.get(host));
+
+  private agent(ca: string | undefined, pinned: boolean): Agent {
+    const key = `${pinned ? 'checked' : 'any'}:${ca ?? ''}`;
+    let entry = this.agents.get(key);
+    if (entry === undefined) {
+      const connect = { rejectUnauthorized: true, ...(ca === undefined ? {} : { ca }), ...(pinned ? { lookup: this.lookup } : {}) };
+      entry = { ca, agent: new Agent({ connect }) };
+      this.agents.set(key, entry);
+    }
+    return entry.agent;
+  }
 
   /** The dispatcher that trusts exactly `ca`. */
   for(ca: string): Agent {
-    let agent = this.agents.get(ca);
-    if (agent === undefined) {
-      agent = new Agent({ connect: { ca, rejectUnauthorized: true } });
-      this.agents.set(ca, agent);
-    }
-    return agent;
+    return this.agent(ca, false);
+  }
+
+  /** Records the addresses the network guard just checked for a host name: new sockets to it go there only. */
+  pin(host: string, addresses: readonly string[]): void {
+    this.checked.set(host, [...addresses]);
+  }
+
+  /** The dispatcher for pinned host names: trusts `ca` (or the system CAs) and connects only to pinned addresses. */
+  checkedFor(ca: string | undefined): Agent {
+    return this.agent(ca, true);
   }
 
   /** How many dispatchers are open. */
@@ -101,12 +124,14 @@ export class PinnedDispatchers {
 
   /** Closes every dispatcher whose certificate is not in `keep` (requests in flight finish first). */
   async retain(keep: ReadonlySet<string>): Promise<void> {
-    const dropped = [...this.agents].filter(([ca]) => !keep.has(ca));
-    for (const [ca] of dropped) this.agents.delete(ca);
-    await Promise.all(dropped.map(([, agent]) => agent.close()));
+    const dropped = [...this.agents].filter(([, entry]) => entry.ca !== undefined && !keep.has(entry.ca));
+    for (const [key] of dropped) this.agents.delete(key);
+    await Promise.all(dropped.map(([, entry]) => entry.agent.close()));
   }
 
   async close(): Promise<void> {
-    await this.retain(new Set());
+    const all = [...this.agents.values()];
+    this.agents.clear();
+    await Promise.all(all.map((entry) => entry.agent.close()));
   }
 }

@@ -17,6 +17,11 @@ export interface BMCConnectionOptions {
   disableCertificateVerification: boolean;
   /** PEM bundle to trust for this BMC, when it has a private CA. */
   caBundle?: string;
+  /**
+   * The addresses the network guard checked for a host name in `address`: the driver connects to
+   * these only and never resolves the name again (TLS still verifies the certificate by the name).
+   */
+  pinnedAddresses?: readonly string[];
   /** Upper bound for one BMC call, connect to last byte. */
   timeoutMs: number;
 }

@@ -3,6 +3,7 @@
 // unit tests run it against fakes; main.ts wires the real ones.
 import { parseBMCAddress, type ParsedBMCAddress } from '../../domain/bmc/index.js';
 import type { BMCConnectionOptions, BMCCredentials, BMCDriver, PowerAction, PowerState } from '../bmc/types.js';
+import { pinTo } from '../pool/connect.js';
 import { parseCLI, type BMCCommand, type CommonOptions, type ImageOnlyCommand } from './args.js';
 import { CredentialsError, resolveCredentials, type CredentialSources } from './credentials.js';
 import type { ImageFetchOptions } from './image-fetch.js';
@@ -29,6 +30,8 @@ export interface CLIDeps extends CredentialSources {
 interface Prepared {
   address: ParsedBMCAddress;
   pool: PoolAcceptance;
+  /** The addresses the guard checked when it accepted the BMC: the only ones the CLI then contacts. */
+  checked?: string[];
   credentials: BMCCredentials;
   caBundle?: string;
 }
@@ -82,10 +85,18 @@ interface PoolAcceptance {
   message: string;
 }
 
-async function poolAcceptance(command: CommonOptions, address: ParsedBMCAddress, deps: CLIDeps): Promise<PoolAcceptance | Verdict> {
+/** The pool's answer, and the addresses its guard checked when it accepted (what the CLI then contacts). */
+interface Acceptance {
+  pool: PoolAcceptance;
+  checked?: string[];
+}
+
+async function poolAcceptance(command: CommonOptions, address: ParsedBMCAddress, deps: CLIDeps): Promise<Acceptance | Verdict> {
   const networks = allowedNetworks(command, deps.env);
   if (networks === undefined) {
-    return { accepted: false, message: 'the driver pool would refuse it: no allowed networks are configured (ALLOWED_BMC_NETWORKS, e.g. 10.0.0.0/24)' };
+    return {
+      pool: { accepted: false, message: 'the driver pool would refuse it: no allowed networks are configured (ALLOWED_BMC_NETWORKS, e.g. 10.0.0.0/24)' },
+    };
   }
   let guard: HostGuard;
   try {
@@ -96,9 +107,9 @@ async function poolAcceptance(command: CommonOptions, address: ParsedBMCAddress,
   try {
     const addresses = await guard.checkHost(address.host, 'BMC');
     const resolved = addresses.join(', ') === address.host ? '' : ` (${addresses.join(', ')})`;
-    return { accepted: true, message: `the driver pool would accept it: ${address.host}${resolved} is inside ${networks}` };
+    return { pool: { accepted: true, message: `the driver pool would accept it: ${address.host}${resolved} is inside ${networks}` }, checked: addresses };
   } catch (err) {
-    return { accepted: false, message: `the driver pool would refuse it: ${err instanceof Error ? err.message : String(err)}` };
+    return { pool: { accepted: false, message: `the driver pool would refuse it: ${err instanceof Error ? err.message : String(err)}` } };
   }
 }
 
@@ -125,12 +136,13 @@ async function prepare(command: BMCCommand, deps: CLIDeps): Promise<Prepared | V
   if (parsed.kind === 'none') return { kind: 'usage', exitCode: EXIT_CODES.usage, headline: '✗ empty BMC address', hints: [] };
   if (parsed.kind === 'invalid') return addressVerdict(parsed.error);
   // Typing an address is explicit intent: the CLI contacts it whatever the pool's guard says, and reports that.
-  const pool = await poolAcceptance(command, parsed.bmc, deps);
-  if ('exitCode' in pool) return pool;
+  // When the guard accepted it, the CLI contacts the addresses the guard checked and no others (DNS rebinding).
+  const acceptance = await poolAcceptance(command, parsed.bmc, deps);
+  if ('exitCode' in acceptance) return acceptance;
   try {
     const credentials = await resolveCredentials(command, deps);
     const caBundle = await readCA(command.caFile, deps);
-    return { address: parsed.bmc, pool, credentials, ...(caBundle === undefined ? {} : { caBundle }) };
+    return { address: parsed.bmc, ...acceptance, credentials, ...(caBundle === undefined ? {} : { caBundle }) };
   } catch (err) {
     if (!(err instanceof CredentialsError)) throw err;
     return { kind: 'usage', exitCode: EXIT_CODES.usage, headline: `✗ ${err.message}`, hints: [] };
@@ -273,7 +285,7 @@ async function runBMCCommand(command: BMCCommand, deps: CLIDeps): Promise<number
   printer.secrets.push(prepared.credentials.password);
   if (command.kind !== 'check' && !prepared.pool.accepted) printer.err(`note: ${prepared.pool.message}`);
   const driver = deps.createDriver({
-    address: prepared.address,
+    ...(prepared.checked === undefined ? { address: prepared.address } : pinTo(prepared.address, prepared.checked)),
     credentials: prepared.credentials,
     disableCertificateVerification: command.insecure,
     ...(prepared.caBundle === undefined ? {} : { caBundle: prepared.caBundle }),

@@ -1,11 +1,14 @@
 // From a request's spec.bmc to a usable driver: parse the address with domain/bmc, check it
-// against the network guard (resolving names; the resolved address is pinned for IPMI and plain
-// HTTP, where no certificate names the host), read the credentials, create the driver through
-// the registry and put it behind the per-BMC gate.
+// against the network guard (resolving names), read the credentials, create the driver through
+// the registry and put it behind the per-BMC gate. Every connection goes to an address the guard
+// checked: IPMI and plain HTTP get the checked address instead of the name (no certificate names
+// the host); HTTPS keeps the name for SNI and the certificate check and connects only to the
+// checked addresses (pinnedAddresses), so a name that rebinds after the check reaches nothing new.
+// Each connect() checks again: a later request follows the name's new addresses only if allowed.
 import { hostPortOf, parseBMCAddress } from '../../domain/bmc/index.js';
 import type { ParsedBMCAddress } from '../../domain/bmc/index.js';
 import type { BMCDetails } from '../../domain/baremetalhost.js';
-import type { BMCDriver, BMCDriverFactory } from '../bmc/types.js';
+import type { BMCConnectionOptions, BMCDriver, BMCDriverFactory } from '../bmc/types.js';
 import { gatedDriver } from './bmc-gate.js';
 import type { BMCGate } from './bmc-gate.js';
 import { permanent } from './errors.js';
@@ -47,23 +50,23 @@ export function tryParseAddress(address: string): ParsedBMCAddress | undefined {
   return parsed.kind === 'parsed' ? parsed.bmc : undefined;
 }
 
-function pinned(address: ParsedBMCAddress, resolved: string[]): ParsedBMCAddress {
-  const first = resolved[0];
-  if (address.protocol === 'https' || first === undefined || first === address.host) {
-    return address;
+/** The driver's address and pinned addresses for a BMC whose host the guard checked as `checked`. */
+export function pinTo(address: ParsedBMCAddress, checked: readonly string[]): Pick<BMCConnectionOptions, 'address' | 'pinnedAddresses'> {
+  const first = checked[0];
+  if (first === undefined || first === address.host) {
+    return { address };
   }
-  return { ...address, host: first };
-}
-
-async function guardAddress(guard: NetworkGuard, address: ParsedBMCAddress): Promise<ParsedBMCAddress> {
-  return pinned(address, await guard.checkHost(address.host, 'BMC address'));
+  if (address.protocol === 'https') {
+    return { address, pinnedAddresses: [...checked] };
+  }
+  return { address: { ...address, host: first } };
 }
 
 export async function connect(deps: ConnectDeps, bmc: BMCDetails, credentials: ReadCredentials, signal?: AbortSignal): Promise<Connection> {
   const parsed = parseAddress(bmc);
-  const address = await guardAddress(deps.guard, parsed);
+  const checked = await deps.guard.checkHost(parsed.host, 'BMC address');
   const driver = deps.factory({
-    address,
+    ...pinTo(parsed, checked),
     credentials: credentials.credentials,
     disableCertificateVerification: bmc.disableCertificateVerification === true,
     timeoutMs: deps.timeoutMs,

@@ -25,6 +25,8 @@ export interface RedfishClientOptions {
   readonly timeoutMs: number;
   readonly insecure: boolean;
   readonly caBundle?: string;
+  /** The addresses the network guard checked for the origin's host name (transport.ts). */
+  readonly pinnedAddresses?: readonly string[];
   /** Default "auto": a session when offered, basic otherwise. */
   readonly authMode?: AuthMode;
   readonly clock?: Clock;

@@ -101,6 +101,7 @@ export class RedfishDriver implements BMCDriver {
 function optional(options: RedfishDriverOptions): Partial<ConstructorParameters<typeof RedfishClient>[0]> {
   const picked = {
     caBundle: options.caBundle,
+    pinnedAddresses: options.pinnedAddresses,
     authMode: options.authMode,
     getRetries: options.getRetries,
     retryDelayMs: options.retryDelayMs,

@@ -1,9 +1,12 @@
 // HTTP to one BMC on undici 7: one Pool per BMC origin with a
 // small connection limit, connect/headers/body timeouts plus an overall deadline, TLS
 // verification on unless disableCertificateVerification, and an optional per-BMC CA bundle.
-// Bodies are sent as strings (Content-Length, never chunked). Nothing here knows about auth.
+// A host name's sockets go only to the addresses the network guard checked (pinnedAddresses):
+// every new socket, keep-alive reconnects included, while TLS verifies the certificate against
+// the name. Bodies are sent as strings (Content-Length, never chunked). Nothing here knows about auth.
 import { Pool } from 'undici';
 import type { Dispatcher } from 'undici';
+import { pinnedLookup } from '../pinned-lookup.js';
 import { networkError } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -40,6 +43,8 @@ export interface TransportOptions {
   readonly caBundle?: string;
   /** Parallel connections to this BMC; BMCs tolerate very few. */
   readonly connections?: number;
+  /** The addresses the network guard checked for the origin's host name: the only ones connected to. */
+  readonly pinnedAddresses?: readonly string[];
 }
 
 const BASE_HEADERS: Readonly<Record<string, string>> = {
@@ -82,6 +87,11 @@ function requestOptions(request: HttpRequest, timeoutMs: number): Dispatcher.Req
   };
 }
 
+/** Connect options that send every socket to the checked addresses (none: the system resolver). */
+function pinning(addresses: readonly string[] | undefined): { lookup?: ReturnType<typeof pinnedLookup> } {
+  return addresses === undefined ? {} : { lookup: pinnedLookup(() => addresses) };
+}
+
 class UndiciTransport implements HttpTransport {
   private readonly pool: Pool;
 
@@ -96,6 +106,7 @@ class UndiciTransport implements HttpTransport {
         timeout: options.timeoutMs,
         rejectUnauthorized: !options.insecure,
         ...(options.caBundle === undefined ? {} : { ca: options.caBundle }),
+        ...pinning(options.pinnedAddresses),
       },
     });
   }

@@ -3,7 +3,7 @@
 // and — after a connection error on POST — checked before anything is sent again.
 import { describe, expect, it } from 'vitest';
 import { AgentClient, bareName, commandFailure, sanitizeMessage } from '../../drivers/agent/client.js';
-import type { AgentEndpoint, CommandResult } from '../../drivers/agent/client.js';
+import type { AgentEndpoint, AgentGuard, CommandResult } from '../../drivers/agent/client.js';
 import { AgentError } from '../../drivers/agent/errors.js';
 import { TransportError } from '../../drivers/agent/http.js';
 import type { JSONRequest, JSONResponse } from '../../drivers/agent/http.js';
@@ -20,7 +20,7 @@ const list = (...commands: CommandResult[]): JSONResponse => ({ status: 200, bod
 const ok = (command: CommandResult): JSONResponse => ({ status: 200, body: command });
 const refused = (): TransportError => new TransportError('POST http://127.0.0.1:9999/v1/commands/: ECONNRESET', 'ECONNRESET');
 
-function harness(steps: Step[], options: { pollIntervalMs?: number; guard?: (url: URL) => string | undefined } = {}) {
+function harness(steps: Step[], options: { pollIntervalMs?: number; guard?: AgentGuard } = {}) {
   const requests: JSONRequest[] = [];
   const sleeps: number[] = [];
   let now = 0;
@@ -132,9 +132,25 @@ describe('send: POST after a snapshot; after a connection error, check before re
   });
 
   it('the network guard refuses before anything is sent', async () => {
-    const h = harness([], { guard: () => 'outside the allowed networks' });
+    const h = harness([], { guard: () => Promise.resolve({ refused: 'outside the allowed networks' }) });
     await expect(h.client.send(AGENT, 'standby.power_off', {})).rejects.toMatchObject({ reason: 'AgentAddressNotAllowed', kind: 'Permanent' });
     expect(h.requests).toHaveLength(0);
+  });
+
+  it('every request is checked again and carries the addresses the guard checked (DNS rebinding)', async () => {
+    const checked: string[] = [];
+    const answers = [['127.0.0.1'], ['127.0.0.3']];
+    const guard: AgentGuard = (url) => {
+      checked.push(url.hostname);
+      return Promise.resolve({ addresses: answers.shift() ?? [] });
+    };
+    const h = harness([list(), ok(cmd('power_off', 'RUNNING'))], { guard });
+    await h.client.send({ ...AGENT, callbackURL: 'http://agent.example.test:9999' }, 'standby.power_off', {});
+    expect(checked).toEqual(['agent.example.test', 'agent.example.test']);
+    expect(h.requests.map((req) => [req.method, req.addresses])).toEqual([
+      ['GET', ['127.0.0.1']],
+      ['POST', ['127.0.0.3']],
+    ]);
   });
 });
 

@@ -363,6 +363,46 @@ describe('check verdicts', () => {
   });
 });
 
+describe('a BMC named by a host name: the CLI contacts the addresses the guard checked (DNS rebinding)', () => {
+  const rebindingGuard = (host: string) => (host === 'bmc.example.test' ? Promise.resolve(['127.0.0.1']) : Promise.reject(notAllowed));
+  it.each([
+    {
+      name: 'HTTPS Redfish accepted: the name stays for TLS, the connection is pinned',
+      argv: ['bmc', 'check', 'redfish://bmc.example.test/redfish/v1/Systems/1'],
+      env: undefined,
+      expected: { host: 'bmc.example.test', pinnedAddresses: ['127.0.0.1'] },
+    },
+    {
+      name: 'IPMI accepted: the checked address replaces the name',
+      argv: ['bmc', 'power', 'status', 'ipmi://bmc.example.test'],
+      env: undefined,
+      expected: { host: '127.0.0.1', pinnedAddresses: undefined },
+    },
+    {
+      name: 'plain-HTTP Redfish accepted: same',
+      argv: ['bmc', 'inventory', 'redfish+http://bmc.example.test/redfish/v1/Systems/1'],
+      env: undefined,
+      expected: { host: '127.0.0.1', pinnedAddresses: undefined },
+    },
+    {
+      name: 'refused by the guard: contacted as typed (explicit intent), the verdict says the pool would refuse it',
+      argv: ['bmc', 'check', 'redfish://other.example.test/redfish/v1/Systems/1'],
+      env: undefined,
+      expected: { host: 'other.example.test', pinnedAddresses: undefined },
+    },
+    {
+      name: 'no allowed networks: contacted as typed',
+      argv: ['bmc', 'check', 'redfish://bmc.example.test/redfish/v1/Systems/1'],
+      env: { BMC_USERNAME: 'admin', BMC_PASSWORD: CANARY },
+      expected: { host: 'bmc.example.test', pinnedAddresses: undefined },
+    },
+  ])('$name', async ({ argv, env, expected }) => {
+    const result = await run(argv, { guard: rebindingGuard, ...(env === undefined ? {} : { env }) });
+    const options = result.drivers[0]!.options;
+    expect({ host: options.address.host, pinnedAddresses: options.pinnedAddresses }).toEqual(expected);
+  });
+});
+
 describe('credential sources', () => {
   const env = { ALLOWED_BMC_NETWORKS: '127.0.0.0/8' };
   interface Row {

@@ -1,7 +1,12 @@
-// The pool's pure parts: the network guard, configuration parsing and error classification.
+// The pool's pure parts: the network guard (and the connections pinned to what it checked),
+// configuration parsing and error classification.
+import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
+import { parseBMCAddress } from '../../domain/bmc/index.js';
+import { pinnedLookup } from '../../drivers/pinned-lookup.js';
 import { BMCError } from '../../drivers/bmc/types.js';
 import { loadConfig } from '../../drivers/pool/config.js';
+import { pinTo } from '../../drivers/pool/connect.js';
 import { classify, OperationFailure, scrub, TimeoutFailure } from '../../drivers/pool/errors.js';
 import { createNetworkGuard, parseNetworkList } from '../../drivers/pool/network-guard.js';
 import { KubeStatusError } from '../../drivers/kube/errors.js';
@@ -64,6 +69,69 @@ describe('network guard', () => {
   it('rejects invalid CIDRs at configuration time', () => {
     expect(parseNetworkList(' 127.0.0.0/8 , ::1 ')).toEqual(['127.0.0.0/8', '::1']);
     expect(() => parseNetworkList('10.0.0.0/33')).toThrow('invalid network "10.0.0.0/33"');
+  });
+});
+
+describe('connections pinned to the checked addresses (DNS rebinding, test/unit/bmc-rebinding.test.ts)', () => {
+  function parsed(address: string): ReturnType<typeof pinTo>['address'] {
+    const result = parseBMCAddress(address);
+    if (result.kind !== 'parsed') throw new Error(`${address} does not parse`);
+    return result.bmc;
+  }
+
+  it.each([
+    { name: 'IPMI by name: the checked address replaces the name', address: 'ipmi://bmc.example.test:6230', host: '127.0.0.1', pinned: undefined },
+    { name: 'plain-HTTP Redfish by name: same', address: 'redfish+http://bmc.example.test/redfish/v1/Systems/1', host: '127.0.0.1', pinned: undefined },
+    {
+      name: 'HTTPS Redfish by name: the name stays (SNI, certificate), the socket is pinned',
+      address: 'redfish://bmc.example.test/redfish/v1/Systems/1',
+      host: 'bmc.example.test',
+      pinned: ['127.0.0.1', '::1'],
+    },
+    {
+      name: 'HTTPS virtual media by name: same',
+      address: 'redfish-virtualmedia+https://bmc.example.test/redfish/v1/Systems/1',
+      host: 'bmc.example.test',
+      pinned: ['127.0.0.1', '::1'],
+    },
+    { name: 'HTTPS by address: nothing to pin', address: 'redfish://127.0.0.1/redfish/v1/Systems/1', host: '127.0.0.1', pinned: undefined },
+  ])('$name', ({ address, host, pinned }) => {
+    const checked = address.includes('bmc.example.test') ? ['127.0.0.1', '::1'] : ['127.0.0.1'];
+    const options = pinTo(parsed(address), checked);
+    expect({ host: options.address.host, pinned: options.pinnedAddresses }).toEqual({ host, pinned });
+  });
+
+  const lookup = pinnedLookup((host) => (host === 'bmc.example.test' ? ['127.0.0.1', '::1'] : undefined));
+  type Answer = { error?: string; answer?: string | LookupAddress[]; family?: number };
+  function ask(host: string, options: { all?: boolean; family?: number }): Promise<Answer> {
+    return new Promise((resolve) => {
+      lookup(host, options, (error, answer, family) => {
+        resolve(error === null ? { answer, ...(family === undefined ? {} : { family }) } : { error: `${String(error.code)}: ${error.message}` });
+      });
+    });
+  }
+  it.each([
+    {
+      name: 'all addresses (net with autoSelectFamily)',
+      host: 'bmc.example.test',
+      options: { all: true },
+      expected: {
+        answer: [
+          { address: '127.0.0.1', family: 4 },
+          { address: '::1', family: 6 },
+        ],
+      },
+    },
+    { name: 'one address', host: 'bmc.example.test', options: {}, expected: { answer: '127.0.0.1', family: 4 } },
+    { name: 'only the family asked for', host: 'bmc.example.test', options: { family: 6 }, expected: { answer: '::1', family: 6 } },
+    {
+      name: 'a name the guard did not check: no address at all',
+      host: 'other.example.test',
+      options: { all: true },
+      expected: { error: 'ENOTFOUND: other.example.test: no address checked by the network guard' },
+    },
+  ])('the pinned lookup: $name', async ({ host, options, expected }) => {
+    await expect(ask(host, options)).resolves.toEqual(expected);
   });
 });
 
