@@ -547,6 +547,21 @@ describe('Provision', () => {
     expect(reasons(h)).toEqual(['ProvisioningStarted', 'ProvisioningError']);
   });
 
+  it.each([
+    { name: 'userData', provision: { image: IMAGE, userData: { name: 'foreign', namespace: 'kube-system' } } },
+    { name: 'networkData', provision: { image: IMAGE, networkData: { name: 'foreign', namespace: 'kube-system' } } },
+    { name: 'metaData', provision: { image: IMAGE, metaData: { name: 'foreign', namespace: 'kube-system' } } },
+  ])('$name in another namespace: Permanent CrossNamespaceSecret, the Secret is not used', async ({ name, provision }) => {
+    const { h } = await setup(IPMI, (_bmc, harness) => {
+      harness.kube.put('secrets', dataSecret('foreign', { [name]: 'stolen' }, 'kube-system'));
+    });
+    const status = await run(h, 'Provision', { address: IPMI, provision });
+    expect(status.error).toMatchObject({ kind: 'Permanent', reason: 'CrossNamespaceSecret' });
+    expect(status.error?.message).toContain(`${name} names a Secret in namespace kube-system, not the host's namespace ${NAMESPACE}`);
+    expect(h.agent.images).toEqual([]);
+    expect(JSON.stringify(status)).not.toContain('stolen');
+  });
+
   it('an agent failure carrying its own classification is kept', async () => {
     const { h } = await setup(IPMI, (_bmc, harness) => {
       harness.agent.failures.set('writeImage', Object.assign(new Error('image checksum mismatch'), { kind: 'Permanent', reason: 'ImageChecksumMismatch' }));
