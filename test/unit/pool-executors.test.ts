@@ -179,6 +179,20 @@ describe('Register', () => {
     }
   });
 
+  it('a credentialsName naming another namespace fails Permanent CredentialsInvalid without reading any Secret', async () => {
+    const { h } = await setup(REDFISH, (_bmc, harness) => {
+      harness.kube.failures.set('getSecret', new Error('the pool must not ask for this Secret'));
+    });
+    const status = await run(h, 'Register', { bmc: { address: REDFISH, credentialsName: 'kube-system/bmc-secret' } });
+    expect(status.error).toMatchObject({
+      kind: 'Permanent',
+      reason: 'CredentialsInvalid',
+      message:
+        "BMC CredentialsName kube-system/bmc-secret is not the name of a Secret in the host's namespace: cross-namespace Secret references are not allowed",
+    });
+    expect(h.kube.failures.has('getSecret')).toBe(true);
+  });
+
   it('a rejected login fails the CheckBMC step, so the steps show where registration stopped', async () => {
     const { h } = await setup(REDFISH, (bmc) => {
       bmc.password = 'other';
@@ -639,5 +653,15 @@ describe('Detach and Delete', () => {
     const status = await run(h, 'Delete');
     expect(status.phase).toBe(Phase.Succeeded);
     expect(status.steps?.[0]?.message).toBe('no finalizer to remove');
+  });
+
+  it('Delete of a host whose credentialsName names another namespace succeeds without asking for any Secret', async () => {
+    const { h } = await setup(REDFISH, (_bmc, harness) => {
+      harness.kube.failures.set('getSecret', new Error('the pool must not ask for this Secret'));
+    });
+    const status = await run(h, 'Delete', { bmc: { address: REDFISH, credentialsName: 'kube-system/bmc-secret' } });
+    expect(status.phase).toBe(Phase.Succeeded);
+    expect(status.steps?.[0]?.message).toBe('no finalizer to remove');
+    expect(h.kube.failures.has('getSecret')).toBe(true);
   });
 });
