@@ -30,6 +30,7 @@ export interface HostBMCInput {
 
 type BMCIssueCode =
   | 'credentials-name-empty'
+  | 'credentials-name-namespaced'
   | 'address-empty'
   | 'address-invalid'
   | 'raid-unsupported'
@@ -44,6 +45,10 @@ export interface BMCIssue {
   readonly code: BMCIssueCode;
   readonly message: string;
 }
+
+/** The CRD's CEL message for a credentialsName with a '/' (manifests/crds/metal3.io_baremetalhosts.yaml). */
+const CREDENTIALS_NAME_NAMESPACED =
+  "credentialsName is the name of a Secret in the host's own namespace, not namespace/name: a BMC Secret in another namespace is not allowed; create it next to the host";
 
 type Check = (bmc: ParsedBMCAddress, input: HostBMCInput) => BMCIssue | undefined;
 
@@ -119,6 +124,10 @@ export function validateHostBMCIssues(input: HostBMCInput, registry: BMCSchemeRe
   const issues: BMCIssue[] = [];
   if (input.credentialsName === '') {
     issues.push(issue('credentials-name-empty', 'No BMC CredentialsName defined The BMC secret reference is empty'));
+  }
+  if (input.credentialsName.includes('/')) {
+    // The CRD refuses it on apply (CEL); a host stored before that rule is refused here.
+    issues.push(issue('credentials-name-namespaced', CREDENTIALS_NAME_NAMESPACED));
   }
   const parsed = parseBMCAddress(input.address, registry);
   if (parsed.kind === 'none') {

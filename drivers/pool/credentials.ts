@@ -73,8 +73,22 @@ export function missingSecret(namespace: string, name: string): Error {
   return permanent('CredentialsNotFound', `BMC CredentialsName secret doesn't exist: ${namespace}/${name} does not exist`);
 }
 
+/**
+ * A credentials name with a '/' (namespace/name) is refused before any API call: the pool reads
+ * BMC Secrets only from the host's own namespace (the CRD and the hook refuse it too).
+ */
+export function refuseNamespacedName(name: string): void {
+  if (name.includes('/')) {
+    throw permanent(
+      'CredentialsInvalid',
+      `BMC CredentialsName ${name} is not the name of a Secret in the host's namespace: cross-namespace Secret references are not allowed`,
+    );
+  }
+}
+
 /** Reads the Secret fresh from the apiserver. */
 export async function readCredentials(kube: KubePort, namespace: string, name: string): Promise<ReadCredentials> {
+  refuseNamespacedName(name);
   const secret = name === '' ? undefined : await kube.getSecret(namespace, name);
   if (secret === undefined) {
     throw missingSecret(namespace, name);
@@ -129,7 +143,8 @@ export async function claimSecret(kube: KubePort, secret: Secret, host: HostIden
 }
 
 async function removeFinalizer(kube: KubePort, namespace: string, name: string): Promise<boolean> {
-  const secret = name === '' ? undefined : await kube.getSecret(namespace, name);
+  // A namespace/name was never read, so never claimed: nothing to release, and nothing is asked for.
+  const secret = name === '' || name.includes('/') ? undefined : await kube.getSecret(namespace, name);
   const finalizers = secret?.metadata.finalizers ?? [];
   if (secret === undefined || !finalizers.includes(SECRET_FINALIZER)) {
     return false;

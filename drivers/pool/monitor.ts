@@ -11,7 +11,7 @@ import { withTimeout } from './bmc-gate.js';
 import type { BMCGate } from './bmc-gate.js';
 import type { Clock, Timer } from './clock.js';
 import { connect } from './connect.js';
-import { credentialsFrom, missingSecret } from './credentials.js';
+import { credentialsFrom, missingSecret, refuseNamespacedName } from './credentials.js';
 import type { ReadCredentials } from './credentials.js';
 import { classify } from './errors.js';
 import { objectKey } from '../kube/port.js';
@@ -227,6 +227,7 @@ export class MonitorRefresher {
   private async readCredentials(monitor: BMCMonitor): Promise<ReadCredentials> {
     const namespace = monitor.metadata.namespace ?? '';
     const name = monitor.spec.bmc.credentialsName;
+    refuseNamespacedName(name);
     const secret = await this.secretFor(namespace, name);
     if (secret === undefined) {
       throw missingSecret(namespace, name);

@@ -76,7 +76,17 @@ function baseClaim(obj: KObject, kind: ClaimKind, ours: ReadonlySet<string>): Po
   };
 }
 
-/** IPClaims whose `spec.pool.name` is the pool (the namespace in the reference is ignored, as upstream). */
+/** The namespace an IPClaim's `spec.pool` names when it is not the claim's own, else undefined. */
+export function foreignPoolNamespace(claim: KObject): string | undefined {
+  const named = stringField(rec(rec(claim.spec).pool).namespace) ?? '';
+  return named !== '' && named !== claim.metadata.namespace ? named : undefined;
+}
+
+/**
+ * IPClaims whose `spec.pool.name` is the pool. A claim naming another namespace's pool (upstream
+ * ignores the namespace and serves it from its own) gets no address here: it is frozen, so an
+ * address an older version gave it stays until the claim is deleted.
+ */
 export function metal3Claims(objects: readonly KObject[], poolName: string): PoolClaim[] {
   const claims: PoolClaim[] = [];
   for (const obj of objects) {
@@ -84,7 +94,8 @@ export function metal3Claims(objects: readonly KObject[], poolName: string): Poo
     if (stringField(pool.name) !== poolName) continue;
     const address = rec(rec(obj.status).address);
     const reportedName = stringField(address.name);
-    const claim = baseClaim(obj, Kind.IPClaim, METAL3_RELEASE_FINALIZERS);
+    const base = baseClaim(obj, Kind.IPClaim, METAL3_RELEASE_FINALIZERS);
+    const claim = { ...base, frozen: foreignPoolNamespace(obj) !== undefined && !base.deleting };
     claims.push(reportedName === undefined ? claim : { ...claim, reportedName });
   }
   return claims;

@@ -9,6 +9,7 @@ import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } fr
 import { labelValue } from '../../domain/naming.js';
 import { canonicalAddress } from '../../domain/ipam/address.js';
 import { compareCandidates, type Candidate } from './preference.js';
+import { foreignPoolNamespace } from './claims.js';
 import { objectsOf, parseComposite, parseCustomize, rec, relatedRule, relatedType } from '../kit/index.js';
 import { stringField, stringMap } from './request.js';
 
@@ -86,9 +87,19 @@ function poolError(v: ClaimView): string | undefined {
   return stringField(ironhook.unlistedClaimMessage);
 }
 
+/** Ironhook's rule (upstream serves such a claim from its own namespace's pool): no cross-namespace pool. */
+function crossNamespaceError(v: ClaimView): string | undefined {
+  const named = foreignPoolNamespace(v.claim);
+  if (named === undefined) return undefined;
+  return `spec.pool.namespace ${named} differs from the claim's namespace ${v.namespace}: cross-namespace IPPool references are not allowed`;
+}
+
 function claimStatus(v: ClaimView): IPClaimStatus {
   const address = chosenAddress(v);
-  if (address !== undefined) return { address: { name: address.metadata.name ?? '', namespace: v.namespace } };
+  const foreign = crossNamespaceError(v);
+  const held = address === undefined ? {} : { address: { name: address.metadata.name ?? '', namespace: v.namespace } };
+  if (foreign !== undefined) return { ...held, errorMessage: foreign };
+  if (address !== undefined) return held;
   const error = v.pool === undefined ? undefined : poolError(v);
   return error === undefined ? {} : { errorMessage: error };
 }

@@ -14,10 +14,10 @@ import { CAPI_IPAM_GROUP, IPAM_API_VERSION } from '../../domain/ipam/types.js';
 import type { CompositeSyncResponse, CustomizeResponse, RelatedResourceRule } from '../../domain/metacontroller.js';
 import { labelValue } from '../../domain/naming.js';
 import { DATA_LABEL, Kind, RenderAnnotation, Resource, type Metal3DataStatus } from '../../domain/metal3data/types.js';
-import { allClaims, heldAddresses, keepAll, readyStatus, secretState, waiting, type DesiredData } from './data-children.js';
+import { allClaims, heldAddresses, keepAll, readyStatus, secretState, statusOf, waiting, type DesiredData } from './data-children.js';
 import { render } from './data-render.js';
 import { capiApiVersionOf, claimNameOf, liveClaim, neededSecrets, readView, secretNames, templateNameOf, type DataView } from './data-view.js';
-import { parseComposite, parseCustomize, rec, relatedRule, relatedType, versionOf, type RelatedType } from '../kit/index.js';
+import { parseComposite, parseCustomize, rec, relatedRule, relatedType, str, versionOf, type RelatedType } from '../kit/index.js';
 
 function byName(names: readonly string[]): string[] {
   return [...new Set(names.filter((n) => n !== ''))].sort();
@@ -63,7 +63,21 @@ export function metal3dataCustomize(request: unknown): CustomizeResponse {
   };
 }
 
+/** Ironhook's rule: every reference stays in the data's namespace (an empty namespace means that one). */
+function crossNamespaceError(v: DataView): string | undefined {
+  const namespace = v.data.metadata.namespace ?? '';
+  const spec = rec(v.data.spec);
+  const foreign = (['template', 'claim', 'metaData', 'networkData'] as const).flatMap((field) => {
+    const named = str(rec(spec[field]).namespace);
+    return named !== '' && named !== namespace ? [`spec.${field}.namespace ${named}`] : [];
+  });
+  if (foreign.length === 0) return undefined;
+  return `${foreign.join(', ')} differs from the Metal3Data's namespace ${namespace}: cross-namespace references are not allowed`;
+}
+
 function reconcile(v: DataView): DesiredData {
+  const foreign = crossNamespaceError(v);
+  if (foreign !== undefined) return { children: keepAll(v), status: { errorMessage: foreign, ...statusOf(v, false) } };
   if (v.template === undefined) return waiting(v, `Metal3DataTemplate ${templateNameOf(v.data)}`);
   const needed = neededSecrets(v);
   if (needed.some((s) => s.name === '')) return waiting(v, 'the Metal3Machine name (annotation ironhook.dev/metal3machine)');

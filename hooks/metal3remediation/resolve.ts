@@ -28,13 +28,21 @@ function ownerMachineName(remediation: KObject): string {
   return ownerOf(remediation, CapiKind.Machine, CAPI_GROUP)?.name ?? remediation.metadata.name ?? '';
 }
 
+/** Only references within the machine's namespace count: another namespace's host is never this machine's. */
+function inNamespace(namespace: string, named: string): boolean {
+  return named === '' || named === namespace;
+}
+
 function hostOf(m3m: KObject, hosts: readonly KObject[]): KObject | undefined {
+  const namespace = m3m.metadata.namespace ?? '';
   const annotated = m3m.metadata.annotations?.[BAREMETALHOST_ANNOTATION] ?? '';
-  const name = annotated.slice(annotated.indexOf('/') + 1);
+  const slash = annotated.indexOf('/');
+  if (!inNamespace(namespace, slash < 0 ? '' : annotated.slice(0, slash))) return undefined;
+  const name = annotated.slice(slash + 1);
   if (name !== '') return named(hosts, name);
   return hosts.find((host) => {
     const consumer = rec(rec(host.spec).consumerRef);
-    return consumer.kind === CapiKind.Metal3Machine && consumer.name === m3m.metadata.name;
+    return consumer.kind === CapiKind.Metal3Machine && consumer.name === m3m.metadata.name && inNamespace(namespace, str(consumer.namespace));
   });
 }
 

@@ -6,13 +6,12 @@
 // 127.0.0.1); set IRONHOOK_E2E_KUBECONFIG to run against an API server that is already up
 // instead (nothing is started or stopped then).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KObject } from '../../domain/k8s.js';
 import {
-  ADMISSION_POLICY,
   CRD_DIR,
   EXAMPLES_DIR,
   FIXTURE_NAMESPACE,
@@ -23,6 +22,7 @@ import {
   fullMonitor,
   fullOperations,
   invalidCases,
+  POLICY_DIR,
   softwareRaidHost,
 } from '../support/crds.js';
 import { startControlPlane } from '../../devenv/controlplane.js';
@@ -101,21 +101,21 @@ beforeAll(async () => {
 });
 
 /**
- * Applies the optional admission policy and waits until the API server enforces it (policies
- * are picked up asynchronously): polls with a known-bad host, bounded by a deadline.
+ * Applies the optional admission policies (every file in manifests/policies, as the chart and the
+ * local environment install them) and waits until the API server enforces each one (policies are
+ * picked up asynchronously): polls with every policy case until a ValidatingAdmissionPolicy
+ * refuses it, bounded by a deadline.
  */
 async function applyAdmissionPolicy(): Promise<void> {
-  await mustKubectl(['apply', '-f', ADMISSION_POLICY]);
-  const probe = join(EXAMPLES_DIR, 'invalid', 'annotation-inspect-unknown-value.yaml');
+  await mustKubectl(['apply', '-f', POLICY_DIR]);
   const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const result = await kubectl(['create', '--dry-run=server', '-n', NAMESPACE, '-f', probe]);
-    if (result.stderr.includes('ValidatingAdmissionPolicy')) {
-      return;
+  for (const { file } of invalidCases().filter((c) => c.layer === 'policy')) {
+    const probe = join(EXAMPLES_DIR, 'invalid', file);
+    while (!(await kubectl(['create', '--dry-run=server', '-n', NAMESPACE, '-f', probe])).stderr.includes('ValidatingAdmissionPolicy')) {
+      if (Date.now() > deadline) throw new Error(`the admission policy for ${file} was not enforced within 60 s`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error('the admission policy was not enforced within 60 s');
 }
 
 afterAll(async () => {
@@ -166,6 +166,25 @@ describe('invalid manifests are rejected with their message', () => {
     const result = await kubectl(['apply', '--dry-run=server', '-n', NAMESPACE, '-f', join(EXAMPLES_DIR, 'invalid', file)]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(expected);
+  });
+});
+
+// Each cross-namespace example is refused for its reference alone: the same manifest naming the
+// object's own namespace is accepted.
+describe('cross-namespace examples pointed at their own namespace are accepted', () => {
+  const foreign = invalidCases().filter(
+    (c) => c.layer === 'policy' && readFileSync(join(EXAMPLES_DIR, 'invalid', c.file), 'utf8').includes('namespace: kube-system'),
+  );
+
+  it('covers every policy example that names another namespace', () => {
+    expect(foreign.length).toBeGreaterThanOrEqual(20);
+  });
+
+  it.each(foreign.map((c) => c.file))('%s', async (file) => {
+    const manifest = readFileSync(join(EXAMPLES_DIR, 'invalid', file), 'utf8').replaceAll('kube-system', NAMESPACE);
+    const result = await kubectl(['create', '--dry-run=server', '-n', NAMESPACE, '-f', '-'], manifest);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
   });
 });
 

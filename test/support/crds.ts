@@ -21,7 +21,8 @@ import type { Action, BMCMonitor, HostOperation, HostOperationSpec, HostOperatio
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CRD_DIR = join(ROOT, 'manifests', 'crds');
 export const EXAMPLES_DIR = join(ROOT, 'examples');
-export const ADMISSION_POLICY = join(EXAMPLES_DIR, '..', 'manifests', 'policies', 'baremetalhost-metadata-policy.yaml');
+export const POLICY_DIR = join(ROOT, 'manifests', 'policies');
+export const ADMISSION_POLICY = join(POLICY_DIR, 'baremetalhost-metadata-policy.yaml');
 
 /** An OpenAPI v3 schema node as CRDs use it (structural subset plus the x-kubernetes extensions). */
 export interface SchemaNode {

@@ -139,6 +139,13 @@ describe('validateHostBMC', () => {
     { name: 'empty credentials name', input: input({ credentialsName: '' }), errors: ['No BMC CredentialsName defined The BMC secret reference is empty'] },
     { name: 'empty address', input: input({ address: '' }), errors: ["Empty BMC address Missing BMC connection detail 'Address'"] },
     {
+      name: 'credentials Secret named as namespace/name (stored before the CEL rule)',
+      input: input({ credentialsName: 'kube-system/bmc-secret' }),
+      errors: [
+        "credentialsName is the name of a Secret in the host's own namespace, not namespace/name: a BMC Secret in another namespace is not allowed; create it next to the host",
+      ],
+    },
+    {
       name: 'both empty: credentials first, as upstream',
       input: input({ address: '', credentialsName: '' }),
       errors: ['No BMC CredentialsName defined The BMC secret reference is empty', "Empty BMC address Missing BMC connection detail 'Address'"],

@@ -39,6 +39,8 @@ describe('IPClaim sync', () => {
     ['not processed yet', claim('c'), { pools: [POOL] }, {}],
     ['pool missing: waiting, not an error (upstream)', claim('b'), {}, {}],
     ['an IPAddress of another pool is not ours', claim('a', { pool: 'other' }), { addresses: [ADDRESS_A] }, {}],
+    ['a pool in another namespace: an error naming both namespaces', claim('c', { poolNamespace: 'kube-system' }), { pools: [POOL] }, { errorMessage: `spec.pool.namespace kube-system differs from the claim's namespace ${NS}: cross-namespace IPPool references are not allowed` }],
+    ['a pool in another namespace, an address held from before: kept and reported, with the error', claim('a', { poolNamespace: 'kube-system' }), { pools: [POOL], addresses: [ADDRESS_A] }, { address: { name: 'p-10-0-0-1', namespace: NS }, errorMessage: `spec.pool.namespace kube-system differs from the claim's namespace ${NS}: cross-namespace IPPool references are not allowed` }],
     ['a terminating IPAddress is not reported', claim('a'), { pools: [POOL], addresses: [{ ...ADDRESS_A, metadata: { ...ADDRESS_A.metadata, deletionTimestamp: at(4) } }] }, {}],
   ];
   it.each(rows)('%s', (_name, parent, related, status) => {

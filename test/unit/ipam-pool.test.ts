@@ -48,6 +48,11 @@ describe('allocation', () => {
       want: { a: '10.0.0.3', b: '10.0.0.1', c: '10.0.0.2' },
     },
     {
+      name: "a claim naming another namespace's pool gets no address from this pool (upstream would serve it)",
+      claims: [claim('a', { created: at(0), poolNamespace: 'kube-system' }), claim('b', { created: at(1) })],
+      want: { b: '10.0.0.1' },
+    },
+    {
       name: 'pre-allocation by claim name, reserved even before the claim exists',
       spec: { ...SMALL, preAllocations: { b: '10.0.0.1', ghost: '10.0.0.2' } },
       claims: [claim('a'), claim('b')],
@@ -223,6 +228,11 @@ describe('memory: existing allocations never move', () => {
     expect(addresses(response)).toEqual({ a: '10.0.0.1', b: '10.0.0.2' });
   });
 
+  it("keeps the address a claim naming another namespace's pool already holds (given before this rule), allocating nothing new", () => {
+    const foreign = claim('a', { poolNamespace: 'kube-system' });
+    expect(addresses(run({ pool: p, claims: [foreign, claim('b')], children: [child('a', '10.0.0.3')] }))).toEqual({ a: '10.0.0.3', b: '10.0.0.1' });
+  });
+
   it('does not reuse a released address while its object still exists', () => {
     const response = run({ pool: p, claims: [claim('b')], children: [child('gone', '10.0.0.1')] });
     expect(addresses(response)).toEqual({ b: '10.0.0.2' });
@@ -243,6 +253,8 @@ describe('release', () => {
     ['claim deleting with only IPAM finalizers', [claim('a', { deletionTimestamp: at(3), finalizers: ['metacontroller.io/compositecontroller-ironhook-ipclaim', 'ipclaim.ipam.metal3.io'] })], false],
     ['claim deleting while CAPM3 still holds it', [claim('a', { deletionTimestamp: at(3), finalizers: ['metal3data.infrastructure.cluster.x-k8s.io'] })], true],
     ['claim alive', [claim('a')], true],
+    ["claim naming another namespace's pool, alive", [claim('a', { poolNamespace: 'kube-system' })], true],
+    ["claim naming another namespace's pool, deleting with only IPAM finalizers", [claim('a', { poolNamespace: 'kube-system', deletionTimestamp: at(3), finalizers: ['ipclaim.ipam.metal3.io'] })], false],
   ];
   it.each(rows)('%s', (_name, claims, kept) => {
     expect(run({ pool: p, claims, children: [child] }).children.length).toBe(kept ? 1 : 0);

@@ -35,6 +35,8 @@ const rows: Row[] = [
   { name: 'new, Machine missing: waits', world: { noMachine: true }, expected: { retryCount: 0, children: [], resync: 5 } },
   { name: 'new, Metal3Machine missing: waits', world: { noMetal3Machine: true }, expected: { retryCount: 0, children: [], resync: 5 } },
   { name: 'new, host missing: waits', world: { noHost: true }, expected: { retryCount: 0, children: [], resync: 5 } },
+  { name: "new, the Metal3Machine's host annotation names another namespace: no host here, waits", world: { hostAnnotation: 'kube-system/host-0' }, expected: { retryCount: 0, children: [], resync: 5 } },
+  { name: "new, the host's consumerRef names a Metal3Machine of another namespace: not this machine's host, waits", world: { hostByConsumerRef: true, consumerNamespace: 'kube-system' }, expected: { retryCount: 0, children: [], resync: 5 } },
   { name: 'new, host online: false → Failed', world: { online: false }, expected: { phase: 'Failed', retryCount: 0, children: [] } },
   { name: 'new, strategy not Reboot: nothing', world: { strategy: { type: 'Other' } }, expected: { retryCount: 0, children: [] } },
   // Running

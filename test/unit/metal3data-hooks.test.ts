@@ -170,6 +170,23 @@ describe('Metal3Data hook', () => {
     expect(response.children.map((c) => c.metadata.name)).toEqual(['workers-4-pool']);
   });
 
+  it.each([
+    ['template', { template: { name: 'workers', namespace: 'kube-system' } }],
+    ['claim', { claim: { name: 'w-abc', namespace: 'kube-system' } }],
+    ['metaData', { metaData: { name: 'stolen', namespace: 'kube-system' } }],
+    ['networkData', { networkData: { name: 'stolen', namespace: 'kube-system' } }],
+  ])('spec.%s in another namespace: an error, nothing rendered, every child kept', (field, spec) => {
+    const ipClaim = obj(['ipam.metal3.io/v1alpha1', 'IPClaim'], 'workers-4-pool', { spec: { pool: { name: 'pool', namespace: NS } } });
+    const foreign = { ...theData, spec: { ...(theData.spec as Record<string, unknown>), ...spec } };
+    const related = [metaOnly({ strings: [{ key: 'a', value: 'b' }] }), claim, m3m, machine, host];
+    const response = metal3dataSync(request(foreign, related, [ipClaim]));
+    expect(response.status).toMatchObject({
+      ready: false,
+      errorMessage: `spec.${field}.namespace kube-system differs from the Metal3Data's namespace ${NS}: cross-namespace references are not allowed`,
+    });
+    expect(response.children.map((c) => c.metadata.name)).toEqual(['workers-4-pool']);
+  });
+
   it('a template with neither metaData nor networkData needs no Secret: ready at once', () => {
     expect(metal3dataSync(request(theData, [template, claim]))).toEqual({ children: [], status: { ready: true } });
   });

@@ -179,6 +179,20 @@ describe('Register', () => {
     }
   });
 
+  it('a credentialsName naming another namespace fails Permanent CredentialsInvalid without reading any Secret', async () => {
+    const { h } = await setup(REDFISH, (_bmc, harness) => {
+      harness.kube.failures.set('getSecret', new Error('the pool must not ask for this Secret'));
+    });
+    const status = await run(h, 'Register', { bmc: { address: REDFISH, credentialsName: 'kube-system/bmc-secret' } });
+    expect(status.error).toMatchObject({
+      kind: 'Permanent',
+      reason: 'CredentialsInvalid',
+      message:
+        "BMC CredentialsName kube-system/bmc-secret is not the name of a Secret in the host's namespace: cross-namespace Secret references are not allowed",
+    });
+    expect(h.kube.failures.has('getSecret')).toBe(true);
+  });
+
   it('a rejected login fails the CheckBMC step, so the steps show where registration stopped', async () => {
     const { h } = await setup(REDFISH, (bmc) => {
       bmc.password = 'other';
@@ -547,6 +561,21 @@ describe('Provision', () => {
     expect(reasons(h)).toEqual(['ProvisioningStarted', 'ProvisioningError']);
   });
 
+  it.each([
+    { name: 'userData', provision: { image: IMAGE, userData: { name: 'foreign', namespace: 'kube-system' } } },
+    { name: 'networkData', provision: { image: IMAGE, networkData: { name: 'foreign', namespace: 'kube-system' } } },
+    { name: 'metaData', provision: { image: IMAGE, metaData: { name: 'foreign', namespace: 'kube-system' } } },
+  ])('$name in another namespace: Permanent CrossNamespaceSecret, the Secret is not used', async ({ name, provision }) => {
+    const { h } = await setup(IPMI, (_bmc, harness) => {
+      harness.kube.put('secrets', dataSecret('foreign', { [name]: 'stolen' }, 'kube-system'));
+    });
+    const status = await run(h, 'Provision', { address: IPMI, provision });
+    expect(status.error).toMatchObject({ kind: 'Permanent', reason: 'CrossNamespaceSecret' });
+    expect(status.error?.message).toContain(`${name} names a Secret in namespace kube-system, not the host's namespace ${NAMESPACE}`);
+    expect(h.agent.images).toEqual([]);
+    expect(JSON.stringify(status)).not.toContain('stolen');
+  });
+
   it('an agent failure carrying its own classification is kept', async () => {
     const { h } = await setup(IPMI, (_bmc, harness) => {
       harness.agent.failures.set('writeImage', Object.assign(new Error('image checksum mismatch'), { kind: 'Permanent', reason: 'ImageChecksumMismatch' }));
@@ -624,5 +653,15 @@ describe('Detach and Delete', () => {
     const status = await run(h, 'Delete');
     expect(status.phase).toBe(Phase.Succeeded);
     expect(status.steps?.[0]?.message).toBe('no finalizer to remove');
+  });
+
+  it('Delete of a host whose credentialsName names another namespace succeeds without asking for any Secret', async () => {
+    const { h } = await setup(REDFISH, (_bmc, harness) => {
+      harness.kube.failures.set('getSecret', new Error('the pool must not ask for this Secret'));
+    });
+    const status = await run(h, 'Delete', { bmc: { address: REDFISH, credentialsName: 'kube-system/bmc-secret' } });
+    expect(status.phase).toBe(Phase.Succeeded);
+    expect(status.steps?.[0]?.message).toBe('no finalizer to remove');
+    expect(h.kube.failures.has('getSecret')).toBe(true);
   });
 });

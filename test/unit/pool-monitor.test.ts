@@ -123,6 +123,18 @@ describe('monitor refresh', () => {
     expect(bmc.calls).toEqual([]);
   });
 
+  it('a credentialsName naming another namespace: Permanent CredentialsInvalid, no Secret read, the BMC not contacted', async () => {
+    const { h, bmc } = await setup((_bmc, harness) => {
+      harness.kube.put('bmcmonitors', monitor('server-01', { credentialsName: 'kube-system/bmc-secret' }));
+      harness.kube.failures.set('getSecret', new Error('the pool must not ask for this Secret'));
+    });
+    const status = statusOf(h);
+    expect(status.error).toMatchObject({ kind: 'Permanent', reason: 'CredentialsInvalid' });
+    expect(status.error?.message).toContain('cross-namespace Secret references are not allowed');
+    expect(h.kube.failures.has('getSecret')).toBe(true);
+    expect(bmc.calls).toEqual([]);
+  });
+
   it('refreshes at once when the claimed Secret changes and reports the new version', async () => {
     const { h } = await setup();
     const before = statusOf(h).credentials?.credentialsVersion;

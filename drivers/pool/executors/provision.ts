@@ -16,9 +16,20 @@ import { ensurePower } from './power.js';
 
 const CONFIG_DRIVE_KEYS = ['userData', 'networkData', 'metaData'] as const;
 
+/** The hook refuses these too; the pool reads no Secret outside the request's namespace even so. */
+function refuseOtherNamespace(key: string, named: string, own: string): void {
+  if (named !== '' && named !== own) {
+    throw permanent(
+      'CrossNamespaceSecret',
+      `${key} names a Secret in namespace ${named}, not the host's namespace ${own}: cross-namespace Secret references are not allowed`,
+    );
+  }
+}
+
 async function readConfigValue(ctx: ExecutionContext, key: (typeof CONFIG_DRIVE_KEYS)[number], ref: { name?: string; namespace?: string }): Promise<string> {
-  const namespace = ref.namespace === undefined || ref.namespace === '' ? ctx.host.namespace : ref.namespace;
+  const namespace = ctx.host.namespace;
   const name = ref.name ?? '';
+  refuseOtherNamespace(key, ref.namespace ?? '', namespace);
   const secret = name === '' ? undefined : await ctx.services.kube.getSecret(namespace, name);
   if (secret === undefined) {
     throw permanent('SecretNotFound', `${key} secret ${namespace}/${name} does not exist`);

@@ -9,7 +9,7 @@ import { consumerOf, isInFlight, patchReason } from '../observed.js';
 import { cont, RESYNC_SECONDS, wait, type Outcome, type RequestIntent } from '../outcome.js';
 import { associateOps, claimOps, credentialsLabelOps, credentialsName, hostTarget, secretTarget, selfTarget } from '../patches.js';
 import { patchIntent, progressOf, targetName, unchangedSince } from '../requests.js';
-import { annotatedHostName } from './host.js';
+import { annotatedHostName, foreignAnnotationNamespace } from './host.js';
 
 function permanent(reason: string): Outcome {
   return { kind: 'permanent', reason, conditionReason: Reason.AssociateFailed, failureReason: FailureReason.Create };
@@ -82,6 +82,12 @@ function annotated(ctx: MachineContext, hostName: string): Outcome {
 }
 
 export function handleAssociating(ctx: MachineContext): Outcome {
+  const foreign = foreignAnnotationNamespace(ctx);
+  if (foreign !== '') {
+    return permanent(
+      `the metal3.io/BareMetalHost annotation names a BareMetalHost in namespace ${foreign}, not the machine's namespace ${ctx.namespace}: cross-namespace references are not allowed`,
+    );
+  }
   const hostName = annotatedHostName(ctx);
   if (hostName !== '') return annotated(ctx, hostName);
   const claim = latestRequest(ctx, Purpose.Claim);

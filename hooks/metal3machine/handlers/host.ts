@@ -8,9 +8,24 @@ import { Purpose } from '../names.js';
 import { isInFlight, patchReason } from '../observed.js';
 import { targetName } from '../requests.js';
 
-/** The host named by the `metal3.io/BareMetalHost` annotation (`<ns>/<name>`; the namespace is ignored). */
+function hostAnnotation(ctx: MachineContext): string {
+  return ctx.m3m.metadata.annotations?.[BAREMETALHOST_ANNOTATION] ?? '';
+}
+
+/** The namespace the `metal3.io/BareMetalHost` annotation names when it is not the machine's, else ''. */
+export function foreignAnnotationNamespace(ctx: MachineContext): string {
+  const value = hostAnnotation(ctx);
+  const namespace = value.includes('/') ? value.slice(0, value.indexOf('/')) : '';
+  return namespace !== '' && namespace !== ctx.namespace ? namespace : '';
+}
+
+/**
+ * The host named by the `metal3.io/BareMetalHost` annotation (`<ns>/<name>`), looked up in the
+ * machine's namespace only: an annotation naming another namespace names no host here.
+ */
 export function annotatedHostName(ctx: MachineContext): string {
-  const value = ctx.m3m.metadata.annotations?.[BAREMETALHOST_ANNOTATION] ?? '';
+  if (foreignAnnotationNamespace(ctx) !== '') return '';
+  const value = hostAnnotation(ctx);
   return value.slice(value.indexOf('/') + 1);
 }
 

@@ -16,17 +16,31 @@ function hasRef(value: unknown): boolean {
   return str(rec(value).name) !== '';
 }
 
-/** A secret reference of the spec when it stays in the machine's namespace (upstream's webhook rule). */
-function sameNamespaceRef(ctx: MachineContext, value: unknown): Record<string, unknown> | undefined {
-  const ref = rec(value);
-  const namespace = str(ref.namespace);
-  return hasRef(ref) && (namespace === '' || namespace === ctx.namespace) ? ref : undefined;
+/** The references this machine makes; each must stay in the machine's namespace (empty means that one). */
+function references(ctx: MachineContext): [string, unknown][] {
+  return [
+    ['spec.userData', ctx.spec.userData],
+    ['spec.metaData', ctx.spec.metaData],
+    ['spec.networkData', ctx.spec.networkData],
+    ['spec.dataTemplate', ctx.spec.dataTemplate],
+    ['status.userData', ctx.status.userData],
+  ];
+}
+
+/** Upstream's webhook rule (and Ironhook's for dataTemplate), enforced here too: nothing reaches into another namespace. */
+function crossNamespaceReferences(ctx: MachineContext): string[] {
+  return references(ctx).flatMap(([field, value]) => {
+    const namespace = str(rec(value).namespace);
+    return hasRef(value) && namespace !== '' && namespace !== ctx.namespace
+      ? [`${field}.namespace ${namespace} differs from the machine's namespace ${ctx.namespace}: cross-namespace references are not allowed`]
+      : [];
+  });
 }
 
 function specSecrets(ctx: MachineContext): Record<string, unknown> {
-  const metaData = sameNamespaceRef(ctx, ctx.spec.metaData);
-  const networkData = sameNamespaceRef(ctx, ctx.spec.networkData);
-  return { ...(metaData && { metaData }), ...(networkData && { networkData }) };
+  const metaData = hasRef(ctx.spec.metaData) ? ctx.spec.metaData : undefined;
+  const networkData = hasRef(ctx.spec.networkData) ? ctx.spec.networkData : undefined;
+  return { ...(metaData !== undefined && { metaData }), ...(networkData !== undefined && { networkData }) };
 }
 
 function dataWait(ctx: MachineContext, data: KObject | undefined): Outcome {
@@ -36,18 +50,12 @@ function dataWait(ctx: MachineContext, data: KObject | undefined): Outcome {
 }
 
 export function handleWaitingForData(ctx: MachineContext): Outcome {
-  const fromSpec = specSecrets(ctx);
-  const template = rec(ctx.spec.dataTemplate);
-  if (!hasRef(template)) return cont(S.SettingHostSpec, 'no dataTemplate to wait for', { status: fromSpec });
-  const namespace = str(template.namespace);
-  if (namespace !== '' && namespace !== ctx.namespace) {
-    return {
-      kind: 'permanent',
-      reason: `spec.dataTemplate.namespace ${namespace} differs from the machine's namespace`,
-      conditionReason: Reason.MetaDataFailed,
-      failureReason: FailureReason.Create,
-    };
+  const foreign = crossNamespaceReferences(ctx);
+  if (foreign.length > 0) {
+    return { kind: 'permanent', reason: foreign.join('; '), conditionReason: Reason.MetaDataFailed, failureReason: FailureReason.Create };
   }
+  const fromSpec = specSecrets(ctx);
+  if (!hasRef(ctx.spec.dataTemplate)) return cont(S.SettingHostSpec, 'no dataTemplate to wait for', { status: fromSpec });
   const data = ctx.datas[0];
   if (data === undefined || data.metadata.deletionTimestamp !== undefined || rec(data.status).ready !== true) return dataWait(ctx, data);
   return cont(S.SettingHostSpec, `Metal3Data ${data.metadata.name ?? ''} is ready`, { status: renderedStatus(ctx, data, fromSpec) });

@@ -49,6 +49,18 @@ export const registrationRows: Row[] = [
     },
   },
   {
+    name: 'new host whose credentialsName names another namespace (stored before the CEL rule): registration error, nothing requested',
+    from: S.None,
+    given: host().spec({ bmc: { address: 'redfish://127.0.0.1/redfish/v1/Systems/1', credentialsName: 'kube-system/bmc-secret' } }),
+    expect: {
+      state: S.Registering,
+      operationalStatus: 'error',
+      errorType: 'registration error',
+      errorMessage: /credentialsName is the name of a Secret in the host's own namespace, not namespace\/name/u,
+      children: [],
+    },
+  },
+  {
     name: 'new host with libvirt BMC and no boot MAC: registration error',
     from: S.None,
     given: host().spec({ bmc: { address: 'libvirt://127.0.0.1', credentialsName: 'c' }, bootMACAddress: undefined }),

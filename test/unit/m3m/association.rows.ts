@@ -7,6 +7,17 @@ const mine = { consumer: 'me', labels: { 'cluster.x-k8s.io/cluster-name': 'c1' }
 
 export const associationRows: Row[] = [
   {
+    name: 'the host annotation names another namespace: permanent AssociateBareMetalHostFailed, the same-named host here is not touched',
+    state: S.Associating,
+    given: machine().annotate('metal3.io/BareMetalHost', 'kube-system/host-a').host('host-a', mine),
+    expect: {
+      failureMessage:
+        /the metal3\.io\/BareMetalHost annotation names a BareMetalHost in namespace kube-system, not the machine's namespace metal3: cross-namespace references are not allowed/u,
+      condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'AssociateBareMetalHostFailed' },
+      children: [],
+    },
+  },
+  {
     name: 'associated through a claim that took the node-reuse label: reason AssociateBareMetalHostViaNodeReuseSuccess',
     state: S.SettingHostSpec,
     given: machine()

@@ -60,6 +60,62 @@ export const provisioningRows: Row[] = [
     },
   },
   {
+    name: 'spec.metaData in another namespace: permanent AssociateM3MetaDataFailed, no host spec request',
+    state: S.WaitingForData,
+    given: machine()
+      .spec({ metaData: { name: 'stolen', namespace: 'kube-system' } })
+      .associated('host-a')
+      .host('host-a', mine)
+      .patch('credentials-label', 1, { target: 'host-a-bmc-secret' }),
+    expect: {
+      failureMessage: /spec\.metaData\.namespace kube-system differs from the machine's namespace metal3: cross-namespace references are not allowed/u,
+      condition: { type: 'AssociateMetal3MachineMetaData', status: 'False', reason: 'AssociateM3MetaDataFailed' },
+      children: ['w-1-credentials-label-1'],
+    },
+  },
+  {
+    name: 'spec.networkData in another namespace: permanent AssociateM3MetaDataFailed, no host spec request',
+    state: S.WaitingForData,
+    given: machine()
+      .spec({ networkData: { name: 'stolen', namespace: 'kube-system' } })
+      .associated('host-a')
+      .host('host-a', mine)
+      .patch('credentials-label', 1, { target: 'host-a-bmc-secret' }),
+    expect: {
+      failureMessage: /spec\.networkData\.namespace kube-system differs from the machine's namespace metal3: cross-namespace references are not allowed/u,
+      condition: { type: 'AssociateMetal3MachineMetaData', status: 'False', reason: 'AssociateM3MetaDataFailed' },
+      children: ['w-1-credentials-label-1'],
+    },
+  },
+  {
+    name: 'spec.userData in another namespace: permanent AssociateM3MetaDataFailed, no host spec request',
+    state: S.WaitingForData,
+    given: machine()
+      .spec({ userData: { name: 'stolen', namespace: 'kube-system' } })
+      .associated('host-a')
+      .host('host-a', mine)
+      .patch('credentials-label', 1, { target: 'host-a-bmc-secret' }),
+    expect: {
+      failureMessage: /spec\.userData\.namespace kube-system differs from the machine's namespace metal3: cross-namespace references are not allowed/u,
+      condition: { type: 'AssociateMetal3MachineMetaData', status: 'False', reason: 'AssociateM3MetaDataFailed' },
+      children: ['w-1-credentials-label-1'],
+    },
+  },
+  {
+    name: 'status.userData in another namespace: permanent AssociateM3MetaDataFailed, no host spec request',
+    state: S.WaitingForData,
+    given: machine()
+      .status({ userData: { name: 'stolen', namespace: 'kube-system' } })
+      .associated('host-a')
+      .host('host-a', mine)
+      .patch('credentials-label', 1, { target: 'host-a-bmc-secret' }),
+    expect: {
+      failureMessage: /status\.userData\.namespace kube-system differs from the machine's namespace metal3: cross-namespace references are not allowed/u,
+      condition: { type: 'AssociateMetal3MachineMetaData', status: 'False', reason: 'AssociateM3MetaDataFailed' },
+      children: ['w-1-credentials-label-1'],
+    },
+  },
+  {
     name: 'Metal3Data ready: rendered Secrets recorded, the host spec asked for with them',
     state: S.SettingHostSpec,
     given: withTemplate().claimChild().data(true),

@@ -21,6 +21,10 @@ export interface World {
   noMetal3Machine?: boolean;
   noHost?: boolean;
   hostByConsumerRef?: boolean;
+  /** The namespace in the host's consumerRef (default the machine's, metal3). */
+  consumerNamespace?: string;
+  /** The Metal3Machine's metal3.io/BareMetalHost annotation (default metal3/host-0). */
+  hostAnnotation?: string;
   children?: KObject[];
   deleting?: boolean;
 }
@@ -53,7 +57,10 @@ export function host(w: World): KObject {
     'BareMetalHost',
     { name: 'host-0', resourceVersion: '555', ...(annotations && { annotations }) },
     {
-      spec: { online: w.online ?? true, consumerRef: { apiVersion: INFRA, kind: 'Metal3Machine', name: 'worker-0-m3m', namespace: 'metal3' } },
+      spec: {
+        online: w.online ?? true,
+        consumerRef: { apiVersion: INFRA, kind: 'Metal3Machine', name: 'worker-0-m3m', namespace: w.consumerNamespace ?? 'metal3' },
+      },
       status: { poweredOn: w.poweredOn ?? true, lastUpdated: w.hostLastUpdated ?? at(0), provisioning: { state: 'provisioned' } },
     },
   );
@@ -63,7 +70,7 @@ export function m3mFor(w: World): KObject {
   return obj(
     INFRA,
     'Metal3Machine',
-    { name: 'worker-0-m3m', ...(w.hostByConsumerRef !== true && { annotations: { 'metal3.io/BareMetalHost': 'metal3/host-0' } }) },
+    { name: 'worker-0-m3m', ...(w.hostByConsumerRef !== true && { annotations: { 'metal3.io/BareMetalHost': w.hostAnnotation ?? 'metal3/host-0' } }) },
     { spec: {} },
   );
 }
