@@ -26,6 +26,8 @@ export interface ControlPlaneOptions {
   dir: string;
   detached?: boolean;
   controllerManager?: boolean;
+  /** Outside node mode: the kube-controller-manager controllers (default: garbage collector, namespaces, ServiceAccounts). */
+  controllers?: readonly string[];
   /**
    * Node mode, for a real kubelet (devenv/node.ts): a client CA, Node,RBAC authorization with
    * NodeRestriction, ServiceAccount admission, the controllers pods and workloads need, the
@@ -128,10 +130,18 @@ async function apiserverReady(server: string, token: string): Promise<boolean> {
   });
 }
 
-function startControllerManager(dir: string, kubeconfig: string, logDir: string, options: { detached: boolean; node?: NodeAccess }): StartedProcess {
+/** Kubernetes 1.36 names controllers with the -controller suffix. */
+const DEFAULT_CONTROLLERS = ['garbage-collector-controller', 'namespace-controller', 'serviceaccount-controller'];
+
+interface ControllerManagerOptions {
+  detached: boolean;
+  node?: NodeAccess;
+  controllers?: readonly string[] | undefined;
+}
+
+function startControllerManager(dir: string, kubeconfig: string, logDir: string, options: ControllerManagerOptions): StartedProcess {
   const { detached, node } = options;
-  // Kubernetes 1.36 names controllers with the -controller suffix.
-  const controllers = node === undefined ? ['garbage-collector-controller', 'namespace-controller', 'serviceaccount-controller'] : NODE_CONTROLLERS;
+  const controllers = node === undefined ? (options.controllers ?? DEFAULT_CONTROLLERS) : NODE_CONTROLLERS;
   return startProcess({
     name: 'kube-controller-manager',
     command: binary('kube-controller-manager'),
@@ -177,7 +187,7 @@ async function startControllers(options: ControlPlaneOptions, setup: NodeModeSet
     return startNodeMode(setup, processes);
   }
   if (options.controllerManager !== false && existsSync(binary('kube-controller-manager'))) {
-    processes.push(startControllerManager(setup.dir, setup.kubeconfig, setup.logDir, { detached: setup.detached }));
+    processes.push(startControllerManager(setup.dir, setup.kubeconfig, setup.logDir, { detached: setup.detached, controllers: options.controllers }));
   }
   return undefined;
 }

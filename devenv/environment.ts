@@ -16,6 +16,7 @@ import { METACONTROLLER_CRDS, startMetacontroller } from './metacontroller.js';
 import type { MetacontrollerProcess } from './metacontroller.js';
 import { binary, freePort, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
+import { httpsOk } from './tls.js';
 
 const run = promisify(execFile);
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -70,6 +71,10 @@ export interface EnvironmentOptions {
   hookEnv?: NodeJS.ProcessEnv;
   /** Also start the file server, the emulators, the fake agent and the driver pool process. */
   bmcs?: boolean | BMCEnvironmentOptions;
+  /** The hook server serves HTTPS (hookEnv sets TLS_CERT_FILE/TLS_KEY_FILE): the CA file its readiness probe trusts. */
+  hookCAFile?: string;
+  /** Apply manifests/controllers pointed at the hook server (default true); false when the test applies its own. */
+  applyControllers?: boolean;
 }
 
 async function kubectlIn(kubeconfig: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -245,7 +250,9 @@ async function hookListeners(options: EnvironmentOptions): Promise<{ listeners: 
 
 /** Starts the hook server (added to `processes`), waits until it is ready, and returns its restart. */
 async function startHookServer(options: EnvironmentOptions, listeners: HookListeners, processes: StartedProcess[]): Promise<() => Promise<void>> {
-  const ready = async (): Promise<boolean> => (await fetch(`http://127.0.0.1:${String(listeners.port)}/readyz`)).ok;
+  const caFile = options.hookCAFile;
+  const readyz = `${caFile === undefined ? 'http' : 'https'}://127.0.0.1:${String(listeners.port)}/readyz`;
+  const ready = async (): Promise<boolean> => (caFile === undefined ? (await fetch(readyz)).ok : httpsOk(readyz, caFile));
   let hooks = startHooks(options.dir, listeners, options);
   processes.push(hooks);
   await waitFor('hook server /readyz', ready, 60_000);
@@ -267,7 +274,7 @@ async function startControllers(
 ): Promise<MetacontrollerProcess> {
   const metacontroller = await startMetacontroller({ kubeconfig, logDir: join(options.dir, 'logs'), detached: options.detached === true });
   processes.push(metacontroller);
-  await applyOrThrow(kubeconfig, ['apply', '-f', '-'], controllerManifests(hookPort));
+  if (options.applyControllers !== false) await applyOrThrow(kubeconfig, ['apply', '-f', '-'], controllerManifests(hookPort));
   return metacontroller;
 }
 

@@ -2,6 +2,7 @@
 // leaf certificates it signs, as PEM files in a directory the caller owns and removes.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
 import { join } from 'node:path';
 
 /** Fails with the reason when openssl cannot run: the TLS tests need it, never skip without it. */
@@ -72,3 +73,17 @@ export function makeLoopbackServingCert(dir: string, name: string, ca: string, d
 }
 
 export const readPem = (dir: string, file: string): string => readFileSync(join(dir, file), 'utf8');
+
+/** Whether a GET of `url` over HTTPS, trusting only the CA in `caFile`, answers 200 (false on any error). */
+export function httpsOk(url: string, caFile: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(url, { ca: readFileSync(caFile) }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => {
+      resolve(false);
+    });
+    req.end();
+  });
+}

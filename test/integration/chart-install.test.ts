@@ -120,6 +120,7 @@ describe('helm install --dry-run=server into a kube-apiserver', () => {
     expect(stderr).not.toMatch(/PodSecurity|Warning/);
     expect(stdout).toMatch(/statefulset\.apps\/ironhook-metacontroller created \(server dry run\)/);
     expect(stdout).toMatch(/clusterrole\.rbac\.authorization\.k8s\.io\/ironhook-metacontroller created \(server dry run\)/);
+    for (const policy of ['ironhook-hooks', 'ironhook-drivers']) expect(stdout).toContain(`networkpolicy.networking.k8s.io/${policy} created (server dry run)`);
   });
 
   it("is checked by PodSecurity: the bundled Metacontroller without the chart's securityContext is not restricted", async () => {
@@ -160,5 +161,17 @@ describe('helm install --dry-run=server into a kube-apiserver', () => {
     expect(stdout).toMatch(/prometheusrule\.monitoring\.coreos\.com\/ironhook created \(server dry run\)/);
     expect(stdout).toMatch(/servicemonitor\.monitoring\.coreos\.com\/ironhook-drivers created \(server dry run\)/);
     expect(stdout).toMatch(/configmap\/ironhook-dashboard created \(server dry run\)/);
+  });
+
+  // After the Prometheus Operator's CRDs are in: ci/tls-auth-values.yaml renders ServiceMonitors.
+  it('admits the TLS and auth configuration (ci/tls-auth-values.yaml), its NetworkPolicies and the webhook Role included', async () => {
+    const { stdout, stderr } = await admit('--values', join(CHART_DIR, 'ci', 'tls-auth-values.yaml'));
+    expect(stderr).not.toMatch(/PodSecurity|Warning/);
+    for (const object of [
+      'networkpolicy.networking.k8s.io/ironhook-hooks',
+      'networkpolicy.networking.k8s.io/ironhook-drivers',
+      'role.rbac.authorization.k8s.io/ironhook-metacontroller-webhook',
+    ])
+      expect(stdout).toContain(`${object} created (server dry run)`);
   });
 });

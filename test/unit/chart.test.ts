@@ -3,8 +3,9 @@
 // the release's Service with hook version v2, their own timeouts and explicit update strategies,
 // the Cluster API switch, restricted pods, least-privilege RBAC without wildcards (derived from
 // the controller objects, the customize fixtures run through the real hooks, and the driver
-// pool's API calls), the pool's environment and ports as drivers/ reads them, the values schema,
-// NetworkPolicy and NOTES.txt. Counts and names come from manifests/, never from this file.
+// pool's API calls), the pool's environment and ports as drivers/ reads them, the values schema
+// and NOTES.txt (the NetworkPolicies: chart-networkpolicy.test.ts). Counts and names come from
+// manifests/, never from this file.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -668,46 +669,6 @@ describe('RBAC', () => {
     ]);
     const memory = rulesOf(named(rendered('agent-api-values.yaml'), 'ClusterRole', 'ironhook-drivers')!);
     expect([...verbsOn(memory, '', 'secrets')].sort()).toEqual(['get', 'list', 'patch', 'watch']);
-  });
-});
-
-describe('NetworkPolicy', () => {
-  type Ingress = { from: Record<string, unknown>[]; ports: unknown[] }[];
-  const ingressOf = (objects: RenderedObject[], name = 'ironhook-hooks'): Ingress =>
-    (named(objects, 'NetworkPolicy', name)!.spec as { ingress: Ingress | null }).ingress ?? [];
-
-  it("admits only the bundled Metacontroller's pods, scrapers from the metrics namespaces and the chart's test pods to the hook port", () => {
-    const [rule] = ingressOf(rendered('default-values.yaml'));
-    expect(rule?.ports).toEqual([{ protocol: 'TCP', port: 'http' }]);
-    expect(rule?.from).toEqual([
-      {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': NAMESPACE } },
-        podSelector: { matchLabels: { 'app.kubernetes.io/instance': 'ironhook', 'app.kubernetes.io/name': 'metacontroller' } },
-      },
-      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
-      { podSelector: { matchLabels: { 'ironhook.dev/helm-test': 'ironhook' } } },
-    ]);
-  });
-
-  it('uses the configured selectors for an existing Metacontroller', () => {
-    const [rule] = ingressOf(rendered('no-metacontroller-values.yaml'));
-    expect(rule?.from[0]).toEqual({
-      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'metacontroller' } },
-      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'metacontroller-helm' } },
-    });
-  });
-  it("admits scrapers to the pool's metrics port, and the agents' networks (networkPolicy.agentAPI.cidrs, else drivers.allowedBMCNetworks) to its agent API port", () => {
-    const agentRule = (file: string): Ingress[number] | undefined =>
-      ingressOf(rendered(file), 'ironhook-drivers').find((r) => JSON.stringify(r.ports) === JSON.stringify([{ protocol: 'TCP', port: 'agent-api' }]));
-    const [metrics] = ingressOf(rendered('default-values.yaml'), 'ironhook-drivers');
-    expect(metrics).toEqual({
-      from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
-      ports: [{ protocol: 'TCP', port: 'metrics' }],
-    });
-    expect(agentRule('default-values.yaml'), 'no networks, no agents').toBeUndefined();
-    expect(agentRule('replicas-values.yaml')?.from).toEqual([{ ipBlock: { cidr: '10.10.0.0/16' } }, { ipBlock: { cidr: 'fd00:10::/64' } }]);
-    expect(agentRule('agent-api-values.yaml')?.from).toEqual([{ ipBlock: { cidr: '172.22.0.0/24' } }, { ipBlock: { cidr: '172.23.0.0/24' } }]);
-    expect(named(rendered('drivers-disabled-values.yaml'), 'NetworkPolicy', 'ironhook-drivers')).toBeUndefined();
   });
 });
 
