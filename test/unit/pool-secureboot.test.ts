@@ -6,6 +6,7 @@
 // agent boots. Virtual time only.
 import { describe, expect, it } from 'vitest';
 import { Phase } from '../../domain/operations.js';
+import { BMCError } from '../../drivers/bmc/types.js';
 import type { HostOperation, HostOperationSpec } from '../../domain/operations.js';
 import { createHarness, credentialsSecret, operation, NAMESPACE } from '../support/fake-driver.js';
 import type { FakeBMC, Harness, OperationOptions } from '../support/fake-driver.js';
@@ -105,6 +106,23 @@ describe('Provision', () => {
         'SetSecureBoot',
         'PowerOn',
       ]);
+    }
+  });
+
+  it.each([
+    { name: 'UEFI: a note, the OS boots', bootMode: 'UEFI' as const, phase: Phase.Succeeded },
+    { name: 'UEFISecureBoot: the request fails', bootMode: 'UEFISecureBoot' as const, phase: Phase.Failed },
+  ])('a SecureBoot resource linked but not served (404), $name', async ({ bootMode, phase }) => {
+    const { h, bmc } = await setup(REDFISH, (b) => {
+      b.failures.set('getSecureBoot', new BMCError('Permanent', 'ResourceNotFound', 'GET /redfish/v1/Systems/1/SecureBoot: 404'));
+    });
+    const status = await run(h, 'Provision', REDFISH, { bootMode, provision: { image: IMAGE } });
+    expect(status.phase).toBe(phase);
+    if (phase === Phase.Succeeded) {
+      expect(stepsOf(status)).toContain("SetSecureBoot: the BMC's secure boot state cannot be read (ResourceNotFound); left as it is");
+      expect(bmc.commands.at(-1)).toBe('power:on');
+    } else {
+      expect(status.error).toMatchObject({ kind: 'Permanent', reason: 'ResourceNotFound' });
     }
   });
 

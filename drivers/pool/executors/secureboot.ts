@@ -9,6 +9,7 @@
 // value watched until it shows, and the power state from before restored. Every step reads
 // first, so a resumed request does not repeat a change that took.
 import type { BMCDriver } from '../../bmc/types.js';
+import { DriverError } from '../../errors.js';
 import { permanent, transient } from '../errors.js';
 import type { ExecutionContext } from './context.js';
 import { ensurePower } from './power.js';
@@ -56,9 +57,25 @@ async function applyByReboot(ctx: ExecutionContext, driver: BMCDriver, wanted: b
   }
 }
 
+/**
+ * The current value. A host that does not ask for secure boot is not failed by a BMC that links a
+ * SecureBoot resource it does not serve (sushy-tools outside its "full" feature set answers 404).
+ */
+async function readSecureBoot(ctx: ExecutionContext, driver: BMCDriver, wanted: boolean): Promise<boolean | undefined> {
+  try {
+    return await driver.getSecureBoot();
+  } catch (error) {
+    if (wanted || !(error instanceof DriverError) || error.kind !== 'Permanent') {
+      throw error;
+    }
+    await ctx.note('SetSecureBoot', `the BMC's secure boot state cannot be read (${error.reason}); left as it is`);
+    return undefined;
+  }
+}
+
 /** Brings UEFI secure boot to `wanted` and verifies it by reading it back. */
 export async function ensureSecureBoot(ctx: ExecutionContext, driver: BMCDriver, wanted: boolean): Promise<void> {
-  const current = await driver.getSecureBoot();
+  const current = await readSecureBoot(ctx, driver, wanted);
   if (!wanted && current !== true) {
     return;
   }
