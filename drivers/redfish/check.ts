@@ -1,8 +1,8 @@
 // `check()`: the first thing to run when a host is stuck registering. Reachable (the service root
 // answers), authenticated (the System can be read), identity (what the BMC says it is), and the
 // capabilities the address's scheme needs that this BMC lacks (and the SecureBoot resource when the
-// host asks for UEFISecureBoot). BMC-side failures are reported,
-// not thrown; the problem that stopped the check is kept for the CLI.
+// host asks for UEFISecureBoot). BMC-side failures are reported, not thrown; the problem that
+// stopped the check is kept for the CLI.
 import type { BMCSchemeCapabilities } from '../../domain/bmc/index.js';
 import type { BMCCheck, BMCCheckNeeds } from '../bmc/types.js';
 import { BMCError } from '../bmc/types.js';
