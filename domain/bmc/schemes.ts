@@ -27,14 +27,21 @@ export interface BMCSchemeCapabilities {
    * Redfish schemes (docs/compatibility.md). Without inspection every scheme needs a MAC.
    */
   readonly needsBootMAC: boolean;
+  /** UEFI secure boot: the Redfish family switches it through the System's SecureBoot resource. */
   readonly supportsSecureBoot: boolean;
   /** Boots ISOs through virtual media or UEFI HTTP: exempt from the provisioning limit. */
   readonly bootsISO: boolean;
-  /** Hardware RAID can be configured (upstream: RAID interface other than "no-raid"). */
+  /**
+   * Hardware RAID can be configured. False for every scheme: no Ironhook driver configures RAID
+   * yet, although upstream's Redfish family has a RAID interface (docs/compatibility.md, deviation 7).
+   */
   readonly supportsRAID: boolean;
   /** Out-of-band ("fast") inspection. */
   readonly supportsFastInspection: boolean;
-  /** BIOS settings and firmware updates (HostFirmwareSettings / HostFirmwareComponents). */
+  /**
+   * BIOS settings and firmware updates (HostFirmwareSettings / HostFirmwareComponents). False for
+   * every scheme: no Ironhook driver applies them yet (docs/compatibility.md, deviation 7).
+   */
   readonly supportsFirmware: boolean;
   /** Needs the provisioning network (fails when PROVISIONING_NETWORK_DISABLED=true). */
   readonly needsProvisioningNetwork: boolean;
@@ -76,9 +83,9 @@ const REDFISH_CAPABILITIES: BMCSchemeCapabilities = {
   needsBootMAC: false,
   supportsSecureBoot: true,
   bootsISO: false,
-  supportsRAID: true,
+  supportsRAID: false,
   supportsFastInspection: true,
-  supportsFirmware: true,
+  supportsFirmware: false,
   needsProvisioningNetwork: true,
 };
 

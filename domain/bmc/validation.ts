@@ -24,6 +24,8 @@ export interface HostBMCInput {
   readonly inspectDisabledByAnnotation?: boolean | undefined;
   /** spec.raid.hardwareRAIDVolumes is non-empty. */
   readonly hasHardwareRAID?: boolean | undefined;
+  /** spec.raid.softwareRAIDVolumes is non-empty. */
+  readonly hasSoftwareRAID?: boolean | undefined;
   /** PROVISIONING_NETWORK_DISABLED=true in the operator configuration. */
   readonly provisioningNetworkDisabled?: boolean | undefined;
 }
@@ -34,6 +36,7 @@ type BMCIssueCode =
   | 'address-empty'
   | 'address-invalid'
   | 'raid-unsupported'
+  | 'software-raid-unsupported'
   | 'boot-mac-required'
   | 'boot-mac-invalid'
   | 'secure-boot-unsupported'
@@ -60,9 +63,17 @@ function inspectionDisabled(input: Pick<HostBMCInput, 'inspectionMode' | 'inspec
   return input.inspectDisabledByAnnotation === true || input.inspectionMode === 'disabled';
 }
 
+// Upstream's text, then what to do: no scheme's driver configures RAID yet (ipmi-style addresses are
+// also refused at admission, with upstream's rule).
 const checkRAID: Check = (bmc, input) =>
   input.hasHardwareRAID === true && !bmc.capabilities.supportsRAID
-    ? issue('raid-unsupported', `BMC driver ${bmc.scheme} does not support configuring RAID`)
+    ? issue('raid-unsupported', `BMC driver ${bmc.scheme} does not support configuring RAID; remove spec.raid.hardwareRAIDVolumes`)
+    : undefined;
+
+// Not an upstream rule: Ironic builds software RAID through its agent; Ironhook's agent flow does not.
+const checkSoftwareRAID: Check = (_bmc, input) =>
+  input.hasSoftwareRAID === true
+    ? issue('software-raid-unsupported', 'software RAID is not implemented by the Ironhook agent flow; remove spec.raid.softwareRAIDVolumes')
     : undefined;
 
 // A MAC is required when the driver cannot discover it, or when inspection that would discover it is off.
@@ -101,6 +112,7 @@ const checkPrivilegeLevel: Check = (bmc) =>
 /** In upstream's order (webhook validateBMCAccess), then the registration-time checks. */
 const CAPABILITY_CHECKS: readonly Check[] = [
   checkRAID,
+  checkSoftwareRAID,
   checkMACRequired,
   checkMACSyntax,
   checkSecureBoot,

@@ -63,9 +63,15 @@ export interface BMCCheck {
   problem?: { kind: 'Transient' | 'Permanent'; reason: string; message: string };
 }
 
+/** What the host will ask of this BMC beyond its scheme's basics, checked at registration too. */
+export interface BMCCheckNeeds {
+  /** spec.bootMode is UEFISecureBoot: the BMC must be able to switch UEFI secure boot. */
+  secureBoot?: boolean;
+}
+
 export interface BMCDriver {
   readonly family: 'redfish' | 'ipmi' | 'idrac';
-  check(): Promise<BMCCheck>;
+  check(needs?: BMCCheckNeeds): Promise<BMCCheck>;
   getPower(): Promise<PowerState>;
   /** Returns once the BMC accepted the command; callers wait for the state with waitForPower. */
   setPower(action: PowerAction): Promise<void>;
@@ -73,6 +79,10 @@ export interface BMCDriver {
   insertVirtualMedia(url: string): Promise<void>;
   ejectVirtualMedia(): Promise<void>;
   getVirtualMedia(): Promise<VirtualMediaState>;
+  /** UEFI secure boot as the BMC reports it; undefined when the BMC cannot configure it. */
+  getSecureBoot(): Promise<boolean | undefined>;
+  /** Turns UEFI secure boot on or off (a no-op when already so); returns the value read back, which a BMC may change only at the next boot. */
+  setSecureBoot(enabled: boolean): Promise<boolean>;
   /** Out-of-band inventory in the shape of status.hardware. */
   inventory(): Promise<HardwareDetails>;
   /** Release sessions and connections. */

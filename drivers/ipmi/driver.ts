@@ -4,7 +4,17 @@
 import { IPMI_PRIVILEGE_LEVELS } from '../../domain/bmc/index.js';
 import type { HardwareDetails } from '../../domain/baremetalhost.js';
 import { BMCError } from '../bmc/types.js';
-import type { BMCCheck, BMCConnectionOptions, BMCDriver, BMCDriverFactory, BootOptions, PowerAction, PowerState, VirtualMediaState } from '../bmc/types.js';
+import type {
+  BMCCheck,
+  BMCCheckNeeds,
+  BMCConnectionOptions,
+  BMCDriver,
+  BMCDriverFactory,
+  BootOptions,
+  PowerAction,
+  PowerState,
+  VirtualMediaState,
+} from '../bmc/types.js';
 import { BOOT_PARAMETERS, FRU_PRINT, MC_INFO, POWER_STATUS, powerControl } from './argv.js';
 import type { IPMICommand, PowerControl } from './argv.js';
 import { bootSteps } from './boot.js';
@@ -66,8 +76,8 @@ export class IPMIDriver implements BMCDriver {
     return this.transport.bmc;
   }
 
-  async check(): Promise<BMCCheck> {
-    const result: BMCCheck = { reachable: false, authenticated: false, identity: {}, missing: this.missingCapabilities() };
+  async check(needs: BMCCheckNeeds = {}): Promise<BMCCheck> {
+    const result: BMCCheck = { reachable: false, authenticated: false, identity: {}, missing: this.missingCapabilities(needs) };
     try {
       const info = await this.refreshMCInfo();
       result.reachable = true;
@@ -142,6 +152,15 @@ export class IPMIDriver implements BMCDriver {
     return Promise.reject(new BMCError('Permanent', 'Unsupported', VIRTUAL_MEDIA_UNSUPPORTED));
   }
 
+  /** IPMI has no secure boot control (Ironic's ipmitool management interface has none either). */
+  getSecureBoot(): Promise<boolean | undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  setSecureBoot(): Promise<boolean> {
+    return Promise.reject(new BMCError('Permanent', 'Unsupported', 'IPMI cannot configure UEFI secure boot; use a redfish-family BMC address'));
+  }
+
   /**
    * What IPMI can tell: the system vendor, product and serial from FRU 0 (falling back to the
    * BMC's manufacturer from `mc info`). No CPU, RAM, NICs or disks: those need Redfish ("fast"
@@ -161,8 +180,11 @@ export class IPMIDriver implements BMCDriver {
     return Promise.resolve();
   }
 
-  private missingCapabilities(): string[] {
-    return this.options.address.capabilities.bootsISO ? ['VirtualMedia'] : [];
+  private missingCapabilities(needs: BMCCheckNeeds): string[] {
+    return [
+      ...(this.options.address.capabilities.bootsISO ? ['VirtualMedia'] : []),
+      ...(needs.secureBoot === true ? ['SecureBoot (spec.bootMode is UEFISecureBoot)'] : []),
+    ];
   }
 
   private identity(info: MCInfo): Record<string, string> {

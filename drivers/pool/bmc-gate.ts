@@ -167,13 +167,15 @@ export function gatedDriver(driver: BMCDriver, options: GatedDriverOptions): BMC
     });
   return {
     family: driver.family,
-    check: () => call('check'),
+    check: (needs) => call('check', needs),
     getPower: () => call('getPower'),
     setPower: (action) => call('setPower', action),
     setBootDevice: (boot) => call('setBootDevice', boot),
     insertVirtualMedia: (url) => call('insertVirtualMedia', url),
     ejectVirtualMedia: () => call('ejectVirtualMedia'),
     getVirtualMedia: () => call('getVirtualMedia'),
+    getSecureBoot: () => call('getSecureBoot'),
+    setSecureBoot: (enabled) => call('setSecureBoot', enabled),
     inventory: () => call('inventory'),
     close: () => driver.close(),
   };

@@ -1,9 +1,10 @@
 // `check()`: the first thing to run when a host is stuck registering. Reachable (the service root
 // answers), authenticated (the System can be read), identity (what the BMC says it is), and the
-// capabilities the address's scheme needs that this BMC lacks. BMC-side failures are reported,
-// not thrown; the problem that stopped the check is kept for the CLI.
+// capabilities the address's scheme needs that this BMC lacks (and the SecureBoot resource when the
+// host asks for UEFISecureBoot). BMC-side failures are reported, not thrown; the problem that
+// stopped the check is kept for the CLI.
 import type { BMCSchemeCapabilities } from '../../domain/bmc/index.js';
-import type { BMCCheck } from '../bmc/types.js';
+import type { BMCCheck, BMCCheckNeeds } from '../bmc/types.js';
 import { BMCError } from '../bmc/types.js';
 import type { Loaded } from './client.js';
 import type { RedfishContext } from './context.js';
@@ -55,7 +56,14 @@ async function missingVirtualMedia(context: RedfishContext, firmware: string | u
   return [];
 }
 
-async function missingFor(context: RedfishContext, system: Loaded, capabilities: BMCSchemeCapabilities, firmware: string | undefined): Promise<string[]> {
+interface Wanted {
+  readonly capabilities: BMCSchemeCapabilities;
+  readonly needs: BMCCheckNeeds;
+  readonly firmware: string | undefined;
+}
+
+async function missingFor(context: RedfishContext, system: Loaded, wanted: Wanted): Promise<string[]> {
+  const { capabilities, needs, firmware } = wanted;
   const missing: string[] = [];
   if (text(action(system.resource, 'ComputerSystem.Reset'), 'target') === undefined) {
     missing.push('ComputerSystem.Reset');
@@ -70,6 +78,9 @@ async function missingFor(context: RedfishContext, system: Loaded, capabilities:
   const targets = allowable(boot, 'BootSourceOverrideTarget');
   if (capabilities.bootMethod === 'uefi-http' && targets !== undefined && !targets.includes('UefiHttp')) {
     missing.push('UefiHttp boot');
+  }
+  if (needs.secureBoot === true && ref(system.resource, 'SecureBoot') === undefined) {
+    missing.push('SecureBoot (spec.bootMode is UEFISecureBoot)');
   }
   return missing;
 }
@@ -93,7 +104,7 @@ async function identify(context: RedfishContext, identity: Record<string, string
   return system;
 }
 
-export async function checkBMC(context: RedfishContext, capabilities: BMCSchemeCapabilities): Promise<RedfishCheck> {
+export async function checkBMC(context: RedfishContext, capabilities: BMCSchemeCapabilities, needs: BMCCheckNeeds = {}): Promise<RedfishCheck> {
   const identity: Record<string, string> = {};
   try {
     const system = await identify(context, identity);
@@ -101,7 +112,7 @@ export async function checkBMC(context: RedfishContext, capabilities: BMCSchemeC
     const firmware = text(manager, 'FirmwareVersion');
     put(identity, 'managerFirmware', firmware);
     put(identity, 'managerModel', text(manager, 'Model'));
-    const missing = await missingFor(context, system, capabilities, firmware);
+    const missing = await missingFor(context, system, { capabilities, needs, firmware });
     return { reachable: true, authenticated: true, powerState: powerStateOf(system), identity, missing };
   } catch (error) {
     return failed(error, identity);

@@ -3,7 +3,7 @@
 import type { HardwareDetails } from '../../domain/baremetalhost.js';
 import { redfishBaseURL } from '../../domain/bmc/index.js';
 import type { BMCSchemeCapabilities } from '../../domain/bmc/index.js';
-import type { BMCConnectionOptions, BMCDriver, BootOptions, PowerAction, PowerState, VirtualMediaState } from '../bmc/types.js';
+import type { BMCCheckNeeds, BMCConnectionOptions, BMCDriver, BootOptions, PowerAction, PowerState, VirtualMediaState } from '../bmc/types.js';
 import type { AuthMode } from './auth.js';
 import { reapplyPendingBoot, setBootDevice } from './boot.js';
 import { checkBMC } from './check.js';
@@ -15,6 +15,7 @@ import { SystemContext } from './context.js';
 import { Reason, permanentError } from './errors.js';
 import { readInventory } from './inventory.js';
 import { powerStateOf, setPower } from './power.js';
+import { getSecureBoot, setSecureBoot } from './secureboot.js';
 import type { HttpTransport } from './transport.js';
 import { ejectVirtualMedia, getVirtualMedia, insertVirtualMedia } from './vmedia.js';
 
@@ -60,8 +61,8 @@ export class RedfishDriver implements BMCDriver {
     this.context = new SystemContext({ client, clock, logger, powerTimeoutMs: options.powerTimeoutMs ?? 60_000, systemId: options.address.systemId });
   }
 
-  async check(): Promise<RedfishCheck> {
-    return checkBMC(this.context, this.capabilities);
+  async check(needs: BMCCheckNeeds = {}): Promise<RedfishCheck> {
+    return checkBMC(this.context, this.capabilities, needs);
   }
 
   async getPower(): Promise<PowerState> {
@@ -86,6 +87,14 @@ export class RedfishDriver implements BMCDriver {
 
   async getVirtualMedia(): Promise<VirtualMediaState> {
     return getVirtualMedia(this.context);
+  }
+
+  async getSecureBoot(): Promise<boolean | undefined> {
+    return getSecureBoot(this.context);
+  }
+
+  async setSecureBoot(enabled: boolean): Promise<boolean> {
+    return setSecureBoot(this.context, enabled);
   }
 
   async inventory(): Promise<HardwareDetails> {

@@ -115,6 +115,9 @@ const SYSTEM_KEYS = [
   'etag',
   'requireIfMatch',
   'continuousBoot',
+  'secureBoot',
+  'secureBootEnabled',
+  'secureBootAppliesAtBoot',
   'powerDelayMs',
   'transitionalStates',
   'asyncTasks',
@@ -149,6 +152,9 @@ function system(value: unknown, index: number): SystemConfig {
   requiredString(raw, 'password', path);
   checkEnums(raw, path);
   optionalNumber(raw, 'memoryGiB', path);
+  for (const key of ['secureBoot', 'secureBootEnabled', 'secureBootAppliesAtBoot']) {
+    optionalBoolean(raw, key, path);
+  }
   return {
     ...(raw as unknown as SystemConfig),
     macs: macs(raw.macs, `${path}.macs`),

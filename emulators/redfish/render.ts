@@ -119,9 +119,23 @@ export function computerSystem(system: EmulatedSystem, memoryGiB: number, proces
     Storage: link(`${path}/Storage`),
     SimpleStorage: link(`${path}/SimpleStorage`),
     Bios: link(`${path}/Bios`),
+    ...(config.secureBoot === false ? {} : { SecureBoot: link(`${path}/SecureBoot`) }),
     ...(personality.virtualMediaUnder === 'system' && system.mediaDevices().length > 0 ? { VirtualMedia: link(mediaCollectionPath(system)) } : {}),
     Links: { ManagedBy: [link(managerPath(system.id))], Chassis: [link(chassisPath(system.id))] },
     Actions: { '#ComputerSystem.Reset': resetAction(system) },
+  };
+}
+
+/** The SecureBoot resource (DMTF SecureBoot v1.1); SecureBootCurrentBoot is what the last boot ran with. */
+export function secureBootResource(system: EmulatedSystem): Json {
+  return {
+    '@odata.id': `${systemPath(system.id)}/SecureBoot`,
+    '@odata.type': '#SecureBoot.v1_1_0.SecureBoot',
+    Id: 'SecureBoot',
+    Name: 'UEFI Secure Boot',
+    SecureBootEnable: system.secureBoot.enabled,
+    SecureBootCurrentBoot: system.secureBoot.currentBoot,
+    SecureBootMode: 'DeployedMode',
   };
 }
 

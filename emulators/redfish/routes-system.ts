@@ -1,11 +1,12 @@
 // System routes: the ComputerSystem (GET with ETag, PATCH Boot with If-Match), the Reset action
-// (ResetType checked against the personality's AllowableValues), ResetActionInfo, and the
+// (ResetType checked against the personality's AllowableValues), ResetActionInfo, SecureBoot (GET,
+// PATCH SecureBootEnable; enabling is refused in Legacy boot mode, as real BMCs do), and the
 // inventory collections.
 import { bios, drives, ethernetInterfaces, memoryGiBOf, memoryModules, processors, simpleStorage, storage } from './inventory.js';
 import type { Member } from './inventory.js';
 import { errorReply, malformed, noContent, ok, valueNotInList, withETag } from './replies.js';
 import type { Json, Reply } from './replies.js';
-import { collection, computerSystem, resetActionInfo, systemPath } from './render.js';
+import { collection, computerSystem, resetActionInfo, secureBootResource, systemPath } from './render.js';
 import { actionReply, asObject, checkIfMatch, etagModeOf, forSystem } from './router.js';
 import type { EmulatorContext, EmulatorRequest, Route } from './router.js';
 import type { BootState, EmulatedSystem } from './system.js';
@@ -99,6 +100,39 @@ function patchSystem(system: EmulatedSystem, _context: EmulatorContext, request:
   return noContent();
 }
 
+function patchSecureBoot(system: EmulatedSystem, _context: EmulatorContext, request: EmulatorRequest): Reply | undefined {
+  if (system.config.secureBoot === false) {
+    return undefined;
+  }
+  const precondition = checkIfMatch(system, request, secureBootResource(system));
+  if (precondition !== undefined) {
+    return precondition;
+  }
+  const body = asObject(request.body) ?? {};
+  const others = Object.keys(body).filter((key) => key !== 'SecureBootEnable');
+  if (others.length > 0) {
+    return errorReply(400, {
+      messageId: 'PropertyNotWritable',
+      message: `The property ${others.join(', ')} is a read only property.`,
+      related: others.map((key) => `#/${key}`),
+    });
+  }
+  const enable = body.SecureBootEnable;
+  if (typeof enable !== 'boolean') {
+    return malformed('The request body must be a JSON object with a boolean SecureBootEnable.');
+  }
+  if (enable && system.boot.mode === 'Legacy') {
+    return errorReply(400, {
+      messageId: 'PropertyValueConflict',
+      message:
+        'The property SecureBootEnable could not be written because its value would conflict with the value of the BootSourceOverrideMode property (Legacy).',
+      related: ['#/SecureBootEnable', '#/Boot/BootSourceOverrideMode'],
+    });
+  }
+  system.setSecureBoot(enable);
+  return noContent();
+}
+
 function reset(system: EmulatedSystem, context: EmulatorContext, request: EmulatorRequest): Reply {
   const resetType = asObject(request.body)?.ResetType;
   if (typeof resetType !== 'string') {
@@ -161,6 +195,13 @@ export const SYSTEM_ROUTES: readonly Route[] = [
     scope: 'system',
     handler: forSystem((system) => (system.personality.resetActionInfo ? ok(resetActionInfo(system)) : undefined)),
   },
+  {
+    method: 'GET',
+    pattern: new RegExp(`${SYSTEM}/SecureBoot$`),
+    scope: 'system',
+    handler: forSystem((system) => (system.config.secureBoot === false ? undefined : withETag(secureBootResource(system), etagModeOf(system)))),
+  },
+  { method: 'PATCH', pattern: new RegExp(`${SYSTEM}/SecureBoot$`), scope: 'system', handler: forSystem(patchSecureBoot) },
   ...memberRoutes('Processors', 'Processors Collection', processors),
   ...memberRoutes('Memory', 'Memory Collection', memoryModules),
   ...memberRoutes('EthernetInterfaces', 'Ethernet Network Interface Collection', ethernetInterfaces),

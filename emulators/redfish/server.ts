@@ -21,7 +21,7 @@ import { SERVICE_ROUTES } from './routes-service.js';
 import { SYSTEM_ROUTES } from './routes-system.js';
 import { VMEDIA_ROUTES } from './routes-vmedia.js';
 import { EmulatedSystem } from './system.js';
-import type { ActionRecord, BootState, MediaState, PowerDisplay } from './system.js';
+import type { ActionRecord, BootState, MediaState, PowerDisplay, SecureBootState } from './system.js';
 import { TaskService } from './tasks.js';
 import { selfSignedCertificate } from './tls.js';
 import type { Certificate } from './tls.js';
@@ -61,6 +61,7 @@ interface SystemHandle {
   readonly id: string;
   readonly powerState: PowerDisplay;
   readonly boot: BootState;
+  readonly secureBoot: SecureBootState;
   /** The CD/DVD slot. */
   readonly virtualMedia: { inserted: boolean; image?: string };
   readonly media: ReadonlyMap<string, MediaState>;
@@ -244,6 +245,9 @@ function handleOf(system: EmulatedSystem): SystemHandle {
     },
     get boot() {
       return { ...system.boot };
+    },
+    get secureBoot() {
+      return { ...system.secureBoot };
     },
     get virtualMedia() {
       return system.cdMedia();

@@ -15,6 +15,13 @@ export interface BootState {
   httpBootUri?: string;
 }
 
+/** UEFI secure boot: the setting, a change staged for the next boot, and what the last boot ran with. */
+export interface SecureBootState {
+  enabled: boolean;
+  staged: boolean | undefined;
+  currentBoot: 'Enabled' | 'Disabled';
+}
+
 export interface MediaState {
   image: string | undefined;
   inserted: boolean;
@@ -58,6 +65,7 @@ export function nicsOf(config: SystemConfig): NICConfig[] {
 export class EmulatedSystem {
   readonly personality: Personality;
   boot: BootState;
+  readonly secureBoot: SecureBootState;
   readonly media = new Map<string, MediaState>();
   faults: FaultConfig;
   failedLogins = 0;
@@ -73,6 +81,8 @@ export class EmulatedSystem {
     this.personality = PERSONALITIES[config.personality ?? 'generic'];
     this.stable = config.powerState ?? 'Off';
     this.boot = { target: 'None', enabled: 'Disabled', mode: 'UEFI' };
+    const enabled = config.secureBootEnabled === true;
+    this.secureBoot = { enabled, staged: undefined, currentBoot: enabled ? 'Enabled' : 'Disabled' };
     this.faults = { ...config.faults };
     for (const device of this.mediaDevices()) {
       this.media.set(device.id, { image: undefined, inserted: false, writeProtected: true });
@@ -130,6 +140,17 @@ export class EmulatedSystem {
     }
     this.record('SetBoot', `${this.boot.target} ${this.boot.enabled} ${this.boot.mode}`);
     this.emitEvent('boot-override');
+  }
+
+  /** Applies a SecureBootEnable PATCH the route already validated: now, or at the next power-on. */
+  setSecureBoot(enabled: boolean): void {
+    const atBoot = this.config.secureBootAppliesAtBoot === true;
+    if (atBoot) {
+      this.secureBoot.staged = enabled;
+    } else {
+      this.secureBoot.enabled = enabled;
+    }
+    this.record('SetSecureBoot', `${enabled ? 'Enabled' : 'Disabled'}${atBoot ? ' at next boot' : ''}`);
   }
 
   insertMedia(device: string, image: string, writeProtected: boolean): void {
@@ -236,11 +257,21 @@ export class EmulatedSystem {
       this.emitEvent('power-off');
       return;
     }
+    this.bootSecureBoot();
     const booted = this.boot.enabled !== 'Disabled' && this.boot.target !== 'None' ? this.boot.target : 'Hdd';
     this.emitEvent('power-on', booted);
     if (this.boot.enabled === 'Once') {
       this.boot = { ...this.boot, enabled: 'Disabled', target: 'None' };
     }
+  }
+
+  /** A power-on applies a staged secure boot change; the boot runs secured only in UEFI mode. */
+  private bootSecureBoot(): void {
+    if (this.secureBoot.staged !== undefined) {
+      this.secureBoot.enabled = this.secureBoot.staged;
+      this.secureBoot.staged = undefined;
+    }
+    this.secureBoot.currentBoot = this.secureBoot.enabled && this.boot.mode === 'UEFI' ? 'Enabled' : 'Disabled';
   }
 
   private emitEvent(type: StateChangeEvent['type'], bootedFrom?: string): void {

@@ -88,6 +88,12 @@ export interface SystemConfig {
   requireIfMatch?: boolean;
   /** false: Continuous boot overrides are refused (400), like BMCs that dropped it. */
   continuousBoot?: boolean;
+  /** false: no SecureBoot resource (a BMC without UEFI secure boot); present by default. */
+  secureBoot?: boolean;
+  /** SecureBootEnable at start (default false). */
+  secureBootEnabled?: boolean;
+  /** A SecureBootEnable PATCH is staged and takes effect at the next power-on (BIOS-job BMCs such as iDRAC). */
+  secureBootAppliesAtBoot?: boolean;
   /** Power transitions take this long: a fixed delay or a [min, max] range (ms). */
   powerDelayMs?: number | [number, number];
   /** Show PoweringOn/PoweringOff while a transition is pending. */

@@ -83,8 +83,10 @@ function upstreamInIronhookTerms(facts: UpstreamFacts): Record<string, unknown> 
     // also says true for redfish, ilo5-redfish, idrac-redfish and redfish-uefihttp.
     needsMAC: facts.needsMAC && facts.type === 'libvirt',
     bootMethod: BOOT_METHOD_OF_INTERFACE[facts.bootInterface] ?? `boot interface ${facts.bootInterface}`,
-    supportsRAID: facts.raidInterface !== 'no-raid',
-    supportsFirmware: facts.firmwareInterface !== '',
+    // A documented deviation (7): no Ironhook driver configures RAID or applies firmware settings
+    // yet, so Ironhook's table says false where upstream's Redfish family has those interfaces.
+    supportsRAID: false,
+    supportsFirmware: false,
     oemInterfaces: oemInterfaces(facts),
     supportsSecureBoot: facts.supportsSecureBoot,
     bootsISO: facts.supportsISOPreprovisioningImage,
@@ -298,6 +300,16 @@ describe('documented deviations (docs/compatibility.md)', () => {
     expect(ironhookParsed(address).capabilities.needsBootMAC).toBe(ironhookNeedsMAC);
   });
 
+  it.each(['redfish://10.0.0.5', 'idrac-virtualmedia://10.0.0.5', 'redfish-uefihttp://10.0.0.5/x', 'ipmi://10.0.0.5'])(
+    "RAID and firmware as Ironhook's drivers can do them: %s has upstream's RAID and firmware interfaces or none, Ironhook claims neither",
+    (address) => {
+      const facts = upstreamFacts(address);
+      const redfishFamily = !address.startsWith('ipmi');
+      expect([facts.raidInterface !== 'no-raid', facts.firmwareInterface !== '']).toEqual([redfishFamily, redfishFamily]);
+      expect([ironhookParsed(address).capabilities.supportsRAID, ironhookParsed(address).capabilities.supportsFirmware]).toEqual([false, false]);
+    },
+  );
+
   it('Ironic interfaces have no Ironhook counterpart: the idrac family speaks standard Redfish', () => {
     const facts = upstreamFacts('idrac-virtualmedia://10.0.0.5');
     expect([facts.biosInterface, facts.managementInterface, facts.powerInterface, facts.raidInterface, facts.vendorInterface]).toEqual(
@@ -306,7 +318,7 @@ describe('documented deviations (docs/compatibility.md)', () => {
     expect(facts.bootInterface).toBe('idrac-redfish-virtual-media');
     expect(ironhookParsed('idrac-virtualmedia://10.0.0.5')).toMatchObject({
       driver: 'idrac',
-      capabilities: { bootMethod: 'virtual-media', supportsRAID: true },
+      capabilities: { bootMethod: 'virtual-media', supportsRAID: false },
     });
   });
 });

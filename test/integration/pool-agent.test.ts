@@ -2,7 +2,8 @@
 // registry, Ironhook's Redfish emulator, the agent side (agent API + AgentService) and the fake
 // agent booted by the emulator's power events, and a loopback file server for images. The
 // Kubernetes side is the in-memory port. Covers agent inspection over virtual media, disk
-// image provisioning over PXE with a verified download, metadata cleaning, and live-iso.
+// image provisioning over PXE with a verified download, metadata cleaning, live-iso, and UEFI
+// secure boot on for the provisioned OS and off again on deprovision.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Phase } from '../../domain/operations.js';
@@ -170,6 +171,27 @@ describe('executors on the real drivers, agent side and emulators', () => {
     expect(cleaned.error).toBeUndefined();
     expect(r.fleet.record('host-0').metadataErased).toBe(1);
     expect(system.powerState).toBe('Off');
+  });
+
+  it('UEFISecureBoot: secure boot on after the image and boot device, before the OS boots; off before the agent cleans', async () => {
+    const r = await setup();
+    const image = { url: `${filesURL}/images/disk.raw`, checksum: SHA256, checksumType: 'sha256' as const, format: 'raw' as const };
+    const provisioned = await run(r, 'Provision', 1, { scheme: 'redfish', bootMode: 'UEFISecureBoot', provision: { image } });
+    expect(provisioned.error).toBeUndefined();
+    const system = r.emulator.system('host-0');
+    expect(system.secureBoot).toMatchObject({ enabled: true, currentBoot: 'Enabled' });
+    const tail = (from: number): string[] => system.actions.slice(from).map((entry) => `${entry.action} ${entry.detail ?? ''}`);
+    const provisionActions = tail(0);
+    const secureAt = provisionActions.indexOf('SetSecureBoot Enabled');
+    expect(provisionActions.slice(secureAt - 1, secureAt + 2)).toEqual(['SetBoot Hdd Continuous UEFI', 'SetSecureBoot Enabled', 'Reset On']);
+    expect(r.fleet.record('host-0').osBoots).toBe(1);
+
+    const before = system.actions.length;
+    const cleaned = await run(r, 'Deprovision', 2, { scheme: 'redfish', bootMode: 'UEFISecureBoot', deprovision: { automatedCleaningMode: 'metadata' } });
+    expect(cleaned.error).toBeUndefined();
+    expect(tail(before)[0]).toBe('SetSecureBoot Disabled');
+    expect(system.secureBoot.enabled).toBe(false);
+    expect(r.fleet.record('host-0').metadataErased).toBe(1);
   });
 
   it('fails a disk image whose checksum does not match as Permanent', async () => {

@@ -2,7 +2,7 @@
 // - redfishtool (basic and session auth) against the emulator started as a program
 //   (emulators/redfish/main.ts with a YAML config), over HTTPS on 127.0.0.1;
 // - python3-sushy (the library Ironic uses) against the emulator in process, with the emulator's
-//   certificate pinned: power, boot override and virtual media through managers[0].
+//   certificate pinned: power, boot override, virtual media through managers[0], and secure boot.
 // Passwords reach the clients through 0600 files or the environment, never argv.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -154,6 +154,11 @@ cds = [m for m in manager.virtual_media.get_members() if any('cd' in str(t).lowe
 cds[0].insert_media(env['RF_IMAGE'])
 cds[0].refresh()
 out['media'] = [cds[0].image, cds[0].inserted]
+sb = system.secure_boot
+out['secure_boot_before'] = [sb.enabled, str(sb.current_boot), str(sb.mode)]
+sb.set_enabled(True)
+sb.refresh()
+out['secure_boot_after'] = sb.enabled
 auth.close()
 print(json.dumps(out))
 `;
@@ -172,7 +177,7 @@ describe.skipIf(missingPeer(SUSHY_LIBRARY_PEER))('python3-sushy against the emul
     await emulator.stop();
   });
 
-  it('reset, boot override, NICs and virtual media through sushy.Sushy with SessionOrBasicAuth and a pinned CA', async () => {
+  it('reset, boot override, NICs, virtual media and secure boot through sushy.Sushy with SessionOrBasicAuth and a pinned CA', async () => {
     const image = 'http://127.0.0.1:9/images/agent.iso';
     const env = {
       PATH: '/usr/bin:/bin',
@@ -191,6 +196,8 @@ describe.skipIf(missingPeer(SUSHY_LIBRARY_PEER))('python3-sushy against the emul
       boot: string[];
       macs: string[];
       media: [string, boolean];
+      secure_boot_before: [boolean, string, string];
+      secure_boot_after: boolean;
     };
     expect(out.power_before.toLowerCase()).toContain('off');
     expect(out.power_after.toLowerCase()).toContain('on');
@@ -198,7 +205,11 @@ describe.skipIf(missingPeer(SUSHY_LIBRARY_PEER))('python3-sushy against the emul
     expect(out.boot.map((value) => value.toLowerCase()).join(' ')).toMatch(/pxe.*once.*uefi/);
     expect(out.macs).toEqual(['52:54:00:00:00:0a', '52:54:00:00:00:0b']);
     expect(out.media).toEqual([image, true]);
+    expect(out.secure_boot_before[0]).toBe(false);
+    expect(out.secure_boot_before.slice(1).join(' ').toLowerCase()).toMatch(/disabled.*deployed/);
+    expect(out.secure_boot_after).toBe(true);
     const system = emulator.system('sushy-0');
+    expect(system.secureBoot.enabled).toBe(true);
     expect([system.powerState, system.boot.target, system.boot.enabled, system.virtualMedia]).toEqual(['On', 'Pxe', 'Once', { inserted: true, image }]);
     expect(emulator.requests().some((request) => request.auth === 'session')).toBe(true);
     expect(emulator.sessionCount()).toBe(0);
@@ -208,6 +219,7 @@ describe.skipIf(missingPeer(SUSHY_LIBRARY_PEER))('python3-sushy against the emul
     const driver = createRedfishDriver(emulatedConnection(emulator, 'sushy-0', { scheme: 'idrac-virtualmedia', username: 'admin', password: PASSWORD }));
     expect(await driver.getPower()).toBe('on');
     expect(await driver.getVirtualMedia()).toEqual({ inserted: true, image: 'http://127.0.0.1:9/images/agent.iso' });
+    expect(await driver.getSecureBoot()).toBe(true);
     await driver.close();
   });
 });

@@ -2,7 +2,8 @@
 // its fake systems driver, over HTTPS with a pinned throwaway CA and basic auth from a bcrypt
 // htpasswd file, started by PID on 127.0.0.1 and stopped by PID. Covers check(), power (its
 // transitions land 1–11 s after the 204, so this waits in real time), boot override, virtual
-// media (sushy downloads the image, so a loopback image server serves one) and inventory.
+// media (sushy downloads the image, so a loopback image server serves one), inventory and UEFI
+// secure boot (the fake driver's SecureBoot resource).
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +172,17 @@ describe.skipIf(missingPeer(SUSHY_PEER))('Redfish driver against sushy-tools (fa
       storage: [],
     });
     expect(JSON.stringify(hardware)).not.toContain(PASSWORD);
+    await driver.close();
+  });
+
+  it('secure boot: the fake driver serves SecureBoot (disabled); enable and disable, each read back; check() finds it when needed', async () => {
+    const driver = driverFor(NODE_1.uuid);
+    expect((await driver.check({ secureBoot: true })).missing).toEqual([]);
+    expect(await driver.getSecureBoot()).toBe(false);
+    expect(await driver.setSecureBoot(true)).toBe(true);
+    expect(await driver.getSecureBoot()).toBe(true);
+    expect(await driver.setSecureBoot(false)).toBe(false);
+    expect(await driver.getSecureBoot()).toBe(false);
     await driver.close();
   });
 });

@@ -6,7 +6,16 @@ import type { HardwareDetails } from '../../domain/baremetalhost.js';
 import type { HostOperation, BMCMonitor, HostOperationSpec } from '../../domain/operations.js';
 import type { AgentConfigDrive, AgentHandle, AgentHostIdentity, AgentHostRef, AgentImage, AgentService } from '../../drivers/agent/port.js';
 import { BMCError } from '../../drivers/bmc/types.js';
-import type { BMCCheck, BMCConnectionOptions, BMCDriver, BootOptions, PowerAction, PowerState, VirtualMediaState } from '../../drivers/bmc/types.js';
+import type {
+  BMCCheck,
+  BMCCheckNeeds,
+  BMCConnectionOptions,
+  BMCDriver,
+  BootOptions,
+  PowerAction,
+  PowerState,
+  VirtualMediaState,
+} from '../../drivers/bmc/types.js';
 import { ManualClock } from '../../drivers/pool/clock.js';
 import { MemoryKube } from './memory-kube.js';
 import type { Secret } from '../../drivers/kube/port.js';
@@ -40,6 +49,11 @@ export class FakeBMC {
   /** Power changes never take effect (a BMC that accepts commands and does nothing). */
   stuck = false;
   missing: string[] = [];
+  /** UEFI secure boot (SecureBootEnable); undefined: the BMC has no SecureBoot resource. */
+  secureBoot: boolean | undefined = false;
+  /** A secure boot change is staged and applied at the next power-on (BIOS-job BMCs). */
+  secureBootAppliesAtBoot = false;
+  private stagedSecureBoot: boolean | undefined;
   hardware: HardwareDetails = HARDWARE;
   /** Commands that change state, in order: "power:on", "boot:pxe/once", "insert:<url>", "eject". */
   readonly commands: string[] = [];
@@ -94,8 +108,27 @@ export class FakeBMC {
     const wasOff = this.power === 'off';
     this.power = state;
     if (state === 'on' && wasOff) {
+      if (this.stagedSecureBoot !== undefined) {
+        this.secureBoot = this.stagedSecureBoot;
+        this.stagedSecureBoot = undefined;
+      }
       this.onPowerOn?.();
     }
+  }
+
+  changeSecureBoot(enabled: boolean): boolean {
+    if (this.secureBoot === undefined) {
+      throw new BMCError('Permanent', 'Unsupported', 'the System has no SecureBoot resource');
+    }
+    if (this.secureBoot !== enabled) {
+      this.commands.push(`secureboot:${enabled ? 'on' : 'off'}`);
+      if (this.secureBootAppliesAtBoot) {
+        this.stagedSecureBoot = enabled;
+      } else {
+        this.secureBoot = enabled;
+      }
+    }
+    return this.secureBoot;
   }
 }
 
@@ -113,8 +146,9 @@ class FakeDriver implements BMCDriver {
     this.bmc.enter(op, this.options.credentials);
   }
 
-  check(): Promise<BMCCheck> {
+  check(needs: BMCCheckNeeds = {}): Promise<BMCCheck> {
     this.enter('check');
+    const secureBoot = needs.secureBoot === true && this.bmc.secureBoot === undefined ? ['SecureBoot'] : [];
     const { username, password } = this.options.credentials;
     const authenticated = username === this.bmc.username && password === this.bmc.password;
     return Promise.resolve({
@@ -122,7 +156,7 @@ class FakeDriver implements BMCDriver {
       authenticated,
       ...(authenticated && { powerState: this.bmc.readPower() }),
       identity: { Manufacturer: 'Ironhook' },
-      missing: [...this.bmc.missing],
+      missing: [...this.bmc.missing, ...secureBoot],
     });
   }
 
@@ -161,6 +195,16 @@ class FakeDriver implements BMCDriver {
   getVirtualMedia(): Promise<VirtualMediaState> {
     this.enter('getVirtualMedia');
     return Promise.resolve({ ...this.bmc.media });
+  }
+
+  getSecureBoot(): Promise<boolean | undefined> {
+    this.enter('getSecureBoot');
+    return Promise.resolve(this.bmc.secureBoot);
+  }
+
+  setSecureBoot(enabled: boolean): Promise<boolean> {
+    this.enter('setSecureBoot');
+    return Promise.resolve(this.bmc.changeSecureBoot(enabled));
   }
 
   inventory(): Promise<HardwareDetails> {

@@ -21,13 +21,13 @@ type Row = { scheme: string } & BMCSchemeCapabilities;
 const TABLE: Row[] = [
   { scheme: 'ipmi', driver: 'ipmi', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: false, bootsISO: false, supportsRAID: false, supportsFastInspection: false, supportsFirmware: false, needsProvisioningNetwork: true },
   { scheme: 'libvirt', driver: 'ipmi', bootMethod: 'ipxe', needsBootMAC: true, supportsSecureBoot: false, bootsISO: false, supportsRAID: false, supportsFastInspection: false, supportsFirmware: false, needsProvisioningNetwork: true },
-  { scheme: 'redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
-  { scheme: 'ilo5-redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
-  { scheme: 'idrac-redfish', driver: 'idrac', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: true },
-  { scheme: 'redfish-virtualmedia', driver: 'redfish', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
-  { scheme: 'ilo5-virtualmedia', driver: 'redfish', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
-  { scheme: 'idrac-virtualmedia', driver: 'idrac', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
-  { scheme: 'redfish-uefihttp', driver: 'redfish', bootMethod: 'uefi-http', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: true, supportsFastInspection: true, supportsFirmware: true, needsProvisioningNetwork: false },
+  { scheme: 'redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: false, supportsFastInspection: true, supportsFirmware: false, needsProvisioningNetwork: true },
+  { scheme: 'ilo5-redfish', driver: 'redfish', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: false, supportsFastInspection: true, supportsFirmware: false, needsProvisioningNetwork: true },
+  { scheme: 'idrac-redfish', driver: 'idrac', bootMethod: 'ipxe', needsBootMAC: false, supportsSecureBoot: true, bootsISO: false, supportsRAID: false, supportsFastInspection: true, supportsFirmware: false, needsProvisioningNetwork: true },
+  { scheme: 'redfish-virtualmedia', driver: 'redfish', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: false, supportsFastInspection: true, supportsFirmware: false, needsProvisioningNetwork: false },
+  { scheme: 'ilo5-virtualmedia', driver: 'redfish', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: false, supportsFastInspection: true, supportsFirmware: false, needsProvisioningNetwork: false },
+  { scheme: 'idrac-virtualmedia', driver: 'idrac', bootMethod: 'virtual-media', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: false, supportsFastInspection: true, supportsFirmware: false, needsProvisioningNetwork: false },
+  { scheme: 'redfish-uefihttp', driver: 'redfish', bootMethod: 'uefi-http', needsBootMAC: false, supportsSecureBoot: true, bootsISO: true, supportsRAID: false, supportsFastInspection: true, supportsFirmware: false, needsProvisioningNetwork: false },
 ];
 
 const CAPABILITIES = Object.keys(TABLE[0]!).filter((key) => key !== 'scheme') as (keyof BMCSchemeCapabilities)[];
@@ -185,9 +185,19 @@ describe('validateHostBMC', () => {
     {
       name: 'ipmi with hardware RAID',
       input: input({ address: 'ipmi://10.0.0.5', hasHardwareRAID: true }),
-      errors: ['BMC driver ipmi does not support configuring RAID'],
+      errors: ['BMC driver ipmi does not support configuring RAID; remove spec.raid.hardwareRAIDVolumes'],
     },
-    { name: 'idrac with hardware RAID', input: input({ address: 'idrac-virtualmedia://h', hasHardwareRAID: true }), errors: [] },
+    // No Ironhook driver configures RAID (docs/compatibility.md, deviation 7): upstream admits these.
+    {
+      name: 'idrac with hardware RAID',
+      input: input({ address: 'idrac-virtualmedia://h', hasHardwareRAID: true }),
+      errors: ['BMC driver idrac-virtualmedia does not support configuring RAID; remove spec.raid.hardwareRAIDVolumes'],
+    },
+    {
+      name: 'software RAID (not a BMC rule: the agent flow lacks it)',
+      input: input({ hasSoftwareRAID: true }),
+      errors: ['software RAID is not implemented by the Ironhook agent flow; remove spec.raid.softwareRAIDVolumes'],
+    },
     // Rule 11.
     {
       name: 'ipmi with secure boot',
@@ -237,7 +247,7 @@ describe('validateHostBMC', () => {
       }),
       errors: [
         'No BMC CredentialsName defined The BMC secret reference is empty',
-        'BMC driver libvirt does not support configuring RAID',
+        'BMC driver libvirt does not support configuring RAID; remove spec.raid.hardwareRAIDVolumes',
         'BMC driver libvirt requires a BootMACAddress value',
         'BMC driver libvirt does not support secure boot',
         'BMC driver libvirt does not support fast inspection',
@@ -262,7 +272,7 @@ describe('validateHostBMC', () => {
       input({ address: `${spelling}://10.0.0.5`, bootMode: 'UEFISecureBoot', hasHardwareRAID: true, bootMACAddress: '00:11:22:33:44:55' }),
     );
     const expected = [
-      ...(row.supportsRAID ? [] : [`BMC driver ${spelling} does not support configuring RAID`]),
+      ...(row.supportsRAID ? [] : [`BMC driver ${spelling} does not support configuring RAID; remove spec.raid.hardwareRAIDVolumes`]),
       ...(row.supportsSecureBoot ? [] : [`BMC driver ${spelling} does not support secure boot`]),
     ];
     expect(errors).toEqual(expected);

@@ -27,6 +27,12 @@ class FakeDriver implements BMCDriver {
     private readonly checkResult: BMCCheck | Error,
     private readonly failWith?: Error,
   ) {}
+  getSecureBoot(): Promise<boolean | undefined> {
+    return Promise.resolve(undefined);
+  }
+  setSecureBoot(): Promise<boolean> {
+    return Promise.reject(new Error('not used by the CLI'));
+  }
   check(): Promise<BMCCheck> {
     return this.checkResult instanceof Error ? Promise.reject(this.checkResult) : Promise.resolve(this.checkResult);
   }

@@ -324,6 +324,17 @@ describe('virtual media is not IPMI', () => {
   });
 });
 
+describe('secure boot is not IPMI', () => {
+  it('getSecureBoot answers undefined and setSecureBoot is Permanent Unsupported, no ipmitool run; check() lists SecureBoot when needed', async () => {
+    const { driver, ipmitool } = rig();
+    expect(await driver.getSecureBoot()).toBeUndefined();
+    const error = await caught((driver as BMCDriver).setSecureBoot(true));
+    expect([error.kind, error.reason]).toEqual(['Permanent', 'Unsupported']);
+    expect(ipmitool.calls).toHaveLength(0);
+    expect((await driver.check({ secureBoot: true })).missing).toEqual(['SecureBoot (spec.bootMode is UEFISecureBoot)']);
+  });
+});
+
 describe('check and inventory', () => {
   it('check: mc info then power status, identity from mc info', async () => {
     const { driver, ipmitool } = rig();

@@ -27,6 +27,10 @@ beforeAll(async () => {
       host('other', { password: 'other-password' }),
       host('dell', { personality: 'dell' }),
       host('events', { powerDelayMs: 1_000, macs: ['52:54:00:aa:bb:cc'] }),
+      host('sb'),
+      host('sb-legacy'),
+      host('sb-staged', { secureBootAppliesAtBoot: true, powerDelayMs: 0 }),
+      host('no-sb', { secureBoot: false }),
     ],
   });
 });
@@ -158,6 +162,66 @@ describe('HTTP surface', () => {
   it('malformed JSON is a 400', async () => {
     const response = await call('PATCH', '/redfish/v1/Systems/none', { raw: '{"Boot": ' });
     expect([response.status, messageId(response.json)]).toEqual([400, 'Base.1.8.MalformedJSON']);
+  });
+});
+
+describe('SecureBoot', () => {
+  const path = (id: string): string => `/redfish/v1/Systems/${id}/SecureBoot`;
+  const secureBootActions = (id: string): string[] =>
+    emulator
+      .system(id)
+      .actions.filter((entry) => entry.action === 'SetSecureBoot')
+      .map((entry) => entry.detail ?? '');
+
+  it('the System links it; it reads disabled, with an ETag, until a PATCH enables it', async () => {
+    expect((await call('GET', '/redfish/v1/Systems/sb')).json?.SecureBoot).toEqual({ '@odata.id': path('sb') });
+    const before = await call('GET', path('sb'));
+    expect(before.json).toMatchObject({ Id: 'SecureBoot', SecureBootEnable: false, SecureBootCurrentBoot: 'Disabled', SecureBootMode: 'DeployedMode' });
+    const etag = before.headers.etag as string;
+    expect(etag).toMatch(/^"[0-9a-f]{20}"$/);
+    expect((await call('PATCH', path('sb'), { body: { SecureBootEnable: true }, headers: { 'if-match': etag } })).status).toBe(204);
+    expect((await call('GET', path('sb'))).json).toMatchObject({ SecureBootEnable: true, SecureBootCurrentBoot: 'Disabled' });
+    const stale = await call('PATCH', path('sb'), { body: { SecureBootEnable: false }, headers: { 'if-match': etag } });
+    expect([stale.status, messageId(stale.json)]).toEqual([412, 'Base.1.8.PreconditionFailed']);
+    expect(secureBootActions('sb')).toEqual(['Enabled']);
+  });
+
+  it('SecureBootCurrentBoot follows the setting at the next power-on', async () => {
+    expect((await call('POST', '/redfish/v1/Systems/sb/Actions/ComputerSystem.Reset', { body: { ResetType: 'On' } })).status).toBe(204);
+    clock.advance(10_000);
+    expect((await call('GET', path('sb'))).json).toMatchObject({ SecureBootEnable: true, SecureBootCurrentBoot: 'Enabled' });
+  });
+
+  it.each([
+    { name: 'a read-only property', body: { SecureBootMode: 'SetupMode' }, status: 400, id: 'Base.1.8.PropertyNotWritable' },
+    { name: 'a non-boolean SecureBootEnable', body: { SecureBootEnable: 'yes' }, status: 400, id: 'Base.1.8.MalformedJSON' },
+  ])('PATCH SecureBoot with $name', async ({ body, status, id }) => {
+    const response = await call('PATCH', path('sb'), { body });
+    expect([response.status, messageId(response.json)]).toEqual([status, id]);
+  });
+
+  it('enabling is refused in Legacy boot mode (PropertyValueConflict); disabling is not', async () => {
+    expect((await call('PATCH', '/redfish/v1/Systems/sb-legacy', { body: { Boot: { BootSourceOverrideMode: 'Legacy' } } })).status).toBe(204);
+    const refused = await call('PATCH', path('sb-legacy'), { body: { SecureBootEnable: true } });
+    expect([refused.status, messageId(refused.json)]).toEqual([400, 'Base.1.8.PropertyValueConflict']);
+    expect(JSON.stringify(refused.json)).toContain('Legacy');
+    expect((await call('GET', path('sb-legacy'))).json?.SecureBootEnable).toBe(false);
+    expect((await call('PATCH', path('sb-legacy'), { body: { SecureBootEnable: false } })).status).toBe(204);
+    expect(secureBootActions('sb-legacy')).toEqual(['Disabled']);
+  });
+
+  it('a BMC that applies the change at boot reads the old value until the next power-on', async () => {
+    expect((await call('PATCH', path('sb-staged'), { body: { SecureBootEnable: true } })).status).toBe(204);
+    expect((await call('GET', path('sb-staged'))).json?.SecureBootEnable).toBe(false);
+    expect((await call('POST', '/redfish/v1/Systems/sb-staged/Actions/ComputerSystem.Reset', { body: { ResetType: 'On' } })).status).toBe(204);
+    expect((await call('GET', path('sb-staged'))).json).toMatchObject({ SecureBootEnable: true, SecureBootCurrentBoot: 'Enabled' });
+    expect(secureBootActions('sb-staged')).toEqual(['Enabled at next boot']);
+  });
+
+  it('a BMC without secure boot has no link and no resource', async () => {
+    expect((await call('GET', '/redfish/v1/Systems/no-sb')).json?.SecureBoot).toBeUndefined();
+    expect((await call('GET', path('no-sb'))).status).toBe(404);
+    expect((await call('PATCH', path('no-sb'), { body: { SecureBootEnable: true } })).status).toBe(404);
   });
 });
 

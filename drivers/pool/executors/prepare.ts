@@ -1,7 +1,8 @@
 // Prepare (manual cleaning): applies RAID settings. None of Ironhook's drivers configures RAID
-// yet (the BMC driver interface has no RAID call), so a request that asks for RAID volumes
-// fails as Unsupported with that reason instead of pretending; root device hints need no action
-// here (they travel with the provision request to the agent).
+// yet (the BMC driver interface has no RAID call, and the scheme table says so), so the hook
+// refuses RAID volumes at registration; a request that still asks for them fails here as
+// Unsupported with that reason instead of pretending. Root device hints need no action here
+// (they travel with the provision request to the agent).
 import { permanent } from '../errors.js';
 import type { Executor } from './context.js';
 

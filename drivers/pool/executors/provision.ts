@@ -1,7 +1,8 @@
 // Provision: live-iso through virtual media (insert the ISO as virtual CD, boot Cd persistently,
 // power on; no agent) or UEFI HTTP boot of the ISO; disk images
 // through the agent (boot it, standby.prepare_image with the config drive, power off via the
-// agent, boot disk persistent, power on). Custom deploy methods are not implemented and fail as
+// agent, boot disk persistent, UEFI secure boot on for bootMode UEFISecureBoot and off otherwise,
+// power on). Custom deploy methods are not implemented and fail as
 // Unsupported. A resumed request whose image was already written skips straight to booting it.
 import type { Image } from '../../../domain/baremetalhost.js';
 import type { ProvisionParameters } from '../../../domain/operations.js';
@@ -13,6 +14,7 @@ import { displayURL } from './context.js';
 import { replaceVirtualMedia } from './vmedia.js';
 import { bootAgent, bootMode, stopAgent } from './agent-boot.js';
 import { ensurePower } from './power.js';
+import { ensureSecureBoot, wantsSecureBoot } from './secureboot.js';
 
 const CONFIG_DRIVE_KEYS = ['userData', 'networkData', 'metaData'] as const;
 
@@ -71,6 +73,7 @@ async function liveISO(ctx: ExecutionContext, connection: Connection, url: strin
       () => driver.setBootDevice({ device: 'uefi-http', persistent: true, mode, httpBootURI: url }),
       () => `UefiHttp persistent, ${displayURL(url)}`,
     );
+    await ensureSecureBoot(ctx, driver, wantsSecureBoot(ctx));
     await ensurePower(ctx, driver, 'on');
     return;
   }
@@ -92,6 +95,7 @@ async function liveISO(ctx: ExecutionContext, connection: Connection, url: strin
     () => driver.setBootDevice({ device: 'cdrom', persistent: true, mode }),
     () => `Cd persistent, ${mode}`,
   );
+  await ensureSecureBoot(ctx, driver, wantsSecureBoot(ctx));
   await ensurePower(ctx, driver, 'on');
 }
 
@@ -119,6 +123,7 @@ async function diskImage(ctx: ExecutionContext, connection: Connection, image: I
     () => driver.setBootDevice({ device: 'disk', persistent: true, mode: bootMode(ctx) }),
     () => `Hdd persistent, ${bootMode(ctx)}`,
   );
+  await ensureSecureBoot(ctx, driver, wantsSecureBoot(ctx));
   await ensurePower(ctx, driver, 'on');
 }
 

@@ -1,6 +1,6 @@
 // Register: read and claim the credentials Secret, connect
 // through the network guard, check the BMC (reachable, credentials accepted, the capabilities the
-// scheme needs), read power. The credentials version is reported even when registration fails
+// scheme needs, and the SecureBoot resource when spec.bootMode is UEFISecureBoot), read power. The credentials version is reported even when registration fails
 // afterwards, so the hook can record triedCredentials.
 import type { BMCCheck } from '../../bmc/types.js';
 import { claimSecret, credentialsFrom, credentialsReport, readCredentials } from '../credentials.js';
@@ -41,7 +41,10 @@ function evaluate(check: BMCCheck, connection: Connection): void {
   }
   if (check.missing.length > 0) {
     const detail = `${where} lacks what the ${connection.address.baseScheme} scheme needs: ${check.missing.join(', ')}`;
-    throw permanent('Unsupported', atStep('the capability check', detail, 'pick the scheme that matches this BMC, or update its firmware'));
+    const fix = check.missing.some((name) => name.startsWith('SecureBoot'))
+      ? 'set spec.bootMode to UEFI (or pick a BMC with UEFI secure boot), or update its firmware'
+      : 'pick the scheme that matches this BMC, or update its firmware';
+    throw permanent('Unsupported', atStep('the capability check', detail, fix));
   }
 }
 
@@ -87,7 +90,7 @@ export const register: Executor = async (ctx) => {
   const check = await ctx.step(
     'CheckBMC',
     async () => {
-      const result = await connection.driver.check();
+      const result = await connection.driver.check({ secureBoot: ctx.op.spec.bootMode === 'UEFISecureBoot' });
       evaluate(result, connection);
       return result;
     },

@@ -65,8 +65,14 @@ function bmcInput(ctx: HostContext): HostBMCInput {
     bootMode,
     inspectionMode,
     inspectDisabledByAnnotation: inspectionDisabled(ctx) && inspectionMode !== 'disabled',
-    hasHardwareRAID: (ctx.spec.raid?.hardwareRAIDVolumes ?? []).length > 0,
+    ...raidInput(ctx),
   };
+}
+
+/** Which RAID volumes the spec asks for (no driver configures either kind yet). */
+function raidInput(ctx: HostContext): Pick<HostBMCInput, 'hasHardwareRAID' | 'hasSoftwareRAID'> {
+  const { hardwareRAIDVolumes, softwareRAIDVolumes } = ctx.spec.raid ?? {};
+  return { hasHardwareRAID: (hardwareRAIDVolumes ?? []).length > 0, hasSoftwareRAID: (softwareRAIDVolumes ?? []).length > 0 };
 }
 
 function registrationProblems(ctx: HostContext): string[] {

@@ -165,11 +165,13 @@ export const provisioningRows: Row[] = [
     expect: { request: null, consumed: ['inspect.metal3.io'] },
   },
   {
-    name: 'available, RAID changed: preparing',
+    name: 'available, RAID changed (applied RAID cleared): preparing',
     from: S.Available,
     given: host()
-      .spec({ raid: { hardwareRAIDVolumes: [], softwareRAIDVolumes: [{ level: '1' }] } })
-      .inState(S.Available)
+      .spec({ raid: { hardwareRAIDVolumes: [], softwareRAIDVolumes: [] } })
+      .inState(S.Available, {
+        provisioning: { state: S.Available, ID: '6f3c2a1e-0000-4000-8000-000000000001', image: { url: '' }, raid: { softwareRAIDVolumes: [{ level: '1' }] } },
+      })
       .monitor(monitorOff),
     expect: { state: S.Preparing },
   },

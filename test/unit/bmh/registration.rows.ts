@@ -20,6 +20,10 @@ function behindInspect(snapshot: Record<string, unknown>): HostBuilder {
     .monitor(monitorOff);
 }
 
+/** status.provisioning in preparing, and software RAID applied before Ironhook (a migrated host). */
+const PREPARING = { state: S.Preparing, ID: '6f3c2a1e-0000-4000-8000-000000000001', image: { url: '' }, rootDeviceHints: { deviceName: '/dev/sda' } };
+const APPLIED_RAID = { softwareRAIDVolumes: [{ level: '1' as const }] };
+
 const HARDWARE = { cpu: { arch: 'x86_64', count: 4 }, ramMebibytes: 8192, nics: [{ name: 'eth0', mac: '00:11:22:33:44:55', pxe: true }] };
 
 export const registrationRows: Row[] = [
@@ -356,43 +360,86 @@ export const registrationRows: Row[] = [
     expect: { state: S.Available, status: { provisioning: { rootDeviceHints: { deviceName: '/dev/nvme0n1' } } }, errorCount: 0 },
   },
   {
-    name: 'preparing with RAID requested: Prepare request',
+    name: 'preparing with software RAID volumes: registration error naming the field to remove, nothing requested',
     from: S.Preparing,
     given: host()
       .spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } })
       .inState(S.Preparing)
       .monitor(monitorOff),
-    expect: { state: S.Preparing, request: 'server-01-prepare-1', requestSpec: { prepare: { raid: { softwareRAIDVolumes: [{ level: '1' }] } } } },
+    expect: {
+      state: S.Preparing,
+      request: null,
+      errorType: 'registration error',
+      operationalStatus: 'error',
+      errorMessage: /^software RAID is not implemented by the Ironhook agent flow; remove spec\.raid\.softwareRAIDVolumes$/u,
+    },
+  },
+  {
+    name: 'preparing, RAID applied before (a migrated host) and cleared in the spec: Prepare request',
+    from: S.Preparing,
+    given: host()
+      .spec({ raid: { softwareRAIDVolumes: [] } })
+      .inState(S.Preparing, { provisioning: { ...PREPARING, raid: APPLIED_RAID } })
+      .monitor(monitorOff),
+    expect: { state: S.Preparing, request: 'server-01-prepare-1', requestSpec: { prepare: { raid: { softwareRAIDVolumes: [] } } } },
   },
   {
     name: 'preparing, Prepare running: waits',
     from: S.Preparing,
     given: host()
-      .spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } })
-      .inState(S.Preparing)
+      .spec({ raid: { softwareRAIDVolumes: [] } })
+      .inState(S.Preparing, { provisioning: { ...PREPARING, raid: APPLIED_RAID } })
       .operation('Prepare', 3, { status: running(T1) })
       .monitor(monitorOff),
     expect: { state: S.Preparing, request: 'server-01-prepare-3' },
   },
   {
-    name: 'preparing, Prepare succeeded: available with the RAID recorded',
+    name: 'preparing, Prepare succeeded: available with the cleared RAID recorded',
     from: S.Preparing,
     given: host()
-      .spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } })
-      .inState(S.Preparing)
-      .operation('Prepare', 3, { status: succeeded(T1), spec: { prepare: { raid: { softwareRAIDVolumes: [{ level: '1' }] } } } })
+      .spec({ raid: { softwareRAIDVolumes: [] } })
+      .inState(S.Preparing, { provisioning: { ...PREPARING, raid: APPLIED_RAID } })
+      .operation('Prepare', 3, { status: succeeded(T1), spec: { prepare: { raid: { softwareRAIDVolumes: [] } } } })
       .monitor(monitorOff),
-    expect: { state: S.Available, status: { provisioning: { raid: { softwareRAIDVolumes: [{ level: '1' }] } } } },
+    expect: { state: S.Available, status: { provisioning: { raid: { softwareRAIDVolumes: [] } } } },
   },
   {
     name: 'preparing, Prepare failed permanently: preparation error',
     from: S.Preparing,
     given: host()
-      .spec({ raid: { softwareRAIDVolumes: [{ level: '1' }] } })
-      .inState(S.Preparing)
+      .spec({ raid: { softwareRAIDVolumes: [] } })
+      .inState(S.Preparing, { provisioning: { ...PREPARING, raid: APPLIED_RAID } })
       .operation('Prepare', 3, { status: failed(T1, 'Permanent', 'RAID controller refused') })
       .monitor(monitorOff),
     expect: { state: S.Preparing, errorType: 'preparation error', operationalStatus: 'error' },
+  },
+  {
+    name: 'hardware RAID on a redfish BMC: registration error naming the field (no driver configures RAID)',
+    from: S.Registering,
+    given: host()
+      .spec({
+        bmc: { address: 'redfish+http://127.0.0.1:8000/redfish/v1/Systems/1', credentialsName: 'server-01-bmc-secret' },
+        raid: { hardwareRAIDVolumes: [{ level: '1' }] },
+      })
+      .inState(S.Registering, unregistered),
+    expect: {
+      state: S.Registering,
+      request: null,
+      errorType: 'registration error',
+      errorMessage: /^BMC driver redfish\+http does not support configuring RAID; remove spec\.raid\.hardwareRAIDVolumes$/u,
+    },
+  },
+  {
+    name: 'UEFISecureBoot on an ipmi BMC: registration error (upstream text), nothing requested',
+    from: S.None,
+    given: host().spec({ bmc: { address: 'ipmi://127.0.0.1:6230', credentialsName: 'c' }, bootMode: 'UEFISecureBoot' }),
+    expect: {
+      state: S.Registering,
+      request: null,
+      errorType: 'registration error',
+      errorMessage: /^BMC driver ipmi does not support secure boot$/u,
+      children: [],
+    },
   },
   {
     name: 'preparing host deleted: powering off before delete',
