@@ -19,19 +19,21 @@ import { seededRandom } from './settings.js';
 import type { SoakSettings } from './settings.js';
 
 const NAMESPACE = 'soak';
+/** The pool's BMC call time-out; a timed-out fault holds the request one second longer. */
+const BMC_TIMEOUT_SECONDS = 10;
 
 function poolEnv(): NodeJS.ProcessEnv {
   return {
     LEASE_DURATION_SECONDS: '8',
     RENEW_DEADLINE_SECONDS: '6',
     RETRY_PERIOD_SECONDS: '1',
-    BMC_TIMEOUT_SECONDS: '5',
+    BMC_TIMEOUT_SECONDS: String(BMC_TIMEOUT_SECONDS),
     LOG_LEVEL: process.env.SOAK_POOL_LOG_LEVEL ?? 'debug',
   };
 }
 
 async function open(settings: SoakSettings, dir: string, canary: string): Promise<Environment> {
-  const { drop, delay, error, timeout } = settings.faults;
+  const { drop, delay, error, timeout, delayMs } = settings.faults;
   return startEnvironment({
     dir,
     bmcs: {
@@ -39,7 +41,15 @@ async function open(settings: SoakSettings, dir: string, canary: string): Promis
       redfishHosts: settings.hosts,
       poolReplicas: 2,
       poolEnv: poolEnv(),
-      randomFaults: { seed: settings.seed, dropRate: drop, delayRate: delay, delayMs: [300, 2_500], errorRate: error, timeoutRate: timeout, timeoutMs: 7_000 },
+      randomFaults: {
+        seed: settings.seed,
+        dropRate: drop,
+        delayRate: delay,
+        delayMs,
+        errorRate: error,
+        timeoutRate: timeout,
+        timeoutMs: (BMC_TIMEOUT_SECONDS + 1) * 1000,
+      },
     },
   });
 }
@@ -91,7 +101,9 @@ interface Observed {
 async function check(env: Environment, observed: Observed): Promise<{ attribution: Attribution; leaks: string[]; left: string[] }> {
   const attribution = audit(env, observed.lives, observed.observer, observed.power);
   const leaks = await canaryLeaks({ dir: observed.dir, kubeconfig: env.kubeconfig, canary: observed.canary, bmcAddress: env.bmcs?.address('rf-0') ?? '' });
-  const left = await orphans(env.kubeconfig, NAMESPACE);
+  // Hosts whose life failed were never deleted: list what is there without waiting for collection.
+  const failed = observed.lives.some((life) => life.failure !== undefined);
+  const left = await orphans(env.kubeconfig, NAMESPACE, failed ? 2_000 : 120_000);
   return { attribution, leaks, left };
 }
 
@@ -164,7 +176,8 @@ async function soak(env: Environment, settings: SoakSettings, dir: string, canar
 
 /** Runs one soak in `dir` and returns its report; the environment is stopped whatever happens. */
 export async function runSoak(settings: SoakSettings, dir: string): Promise<SoakReport> {
-  const canary = `soak-canary-${randomBytes(6).toString('hex')}`;
+  // At most 20 bytes: the environment's IPMI simulator shares it.
+  const canary = `canary-${randomBytes(6).toString('hex')}`;
   const env = await open(settings, dir, canary);
   try {
     return await withDeadline(soak(env, settings, dir, canary), settings.deadlineMs);
