@@ -225,7 +225,7 @@ class Emulator {
     const decision = this.decide(path);
     if (decision.kind === 'close') {
       this.record({ ...base, status: 'closed' });
-      await realDelay(decision.delayMs ?? 0);
+      if (decision.delayMs !== undefined) await realDelay(decision.delayMs);
       request.socket.destroy();
       return;
     }
