@@ -186,6 +186,12 @@ export interface RoundPlan {
   rotateEvery: number;
 }
 
+/** Every rotateEvery-th host has its password rotated; with fewer hosts than that, the last one. */
+function rotates(plan: RoundPlan, index: number): boolean {
+  if (plan.rotateEvery <= 0) return false;
+  return index % plan.rotateEvery === plan.rotateEvery - 1 || (plan.hosts < plan.rotateEvery && index === plan.hosts - 1);
+}
+
 /** Every host's life for one round, `waveSize` hosts starting every `waveGapMs`. */
 export async function runRound(ctx: LoadContext, plan: RoundPlan): Promise<LifeRecord[]> {
   const lives: Promise<LifeRecord>[] = [];
@@ -196,7 +202,7 @@ export async function runRound(ctx: LoadContext, plan: RoundPlan): Promise<LifeR
       system: `rf-${String(index)}`,
       round: plan.round,
       image: (index + plan.round) % 2 === 0 ? 'disk' : 'live-iso',
-      rotated: plan.rotateEvery > 0 && index % plan.rotateEvery === plan.rotateEvery - 1,
+      rotated: rotates(plan, index),
       startedAt: Date.now(),
     };
     lives.push(live(ctx, life));

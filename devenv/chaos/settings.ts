@@ -45,7 +45,7 @@ export const SMOKE: SoakSettings = {
   maxRounds: 3,
   faults: { drop: 0.0025, delay: 0.0025, error: 0.002, timeout: 0.0005, delayMs: [200, 1_500] },
   rotateEvery: 3,
-  stepTimeoutMs: 300_000,
+  stepTimeoutMs: 420_000,
   deadlineMs: 15 * 60_000,
 };
 
