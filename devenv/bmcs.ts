@@ -13,16 +13,19 @@ import type { FakeAgentFleet } from '../emulators/agent/index.js';
 import type { BootEventSource } from '../emulators/agent/types.js';
 import { IPMISimulator } from '../emulators/ipmi/index.js';
 import { startRedfishEmulator } from '../emulators/redfish/index.js';
-import type { RedfishEmulator, SystemConfig } from '../emulators/redfish/index.js';
+import type { RandomFaultConfig, RedfishEmulator, SystemConfig } from '../emulators/redfish/index.js';
 
 export const BMC_USERNAME = 'admin';
-const REDFISH_SYSTEMS = ['rf-0', 'rf-1', 'rf-2'];
+const DEFAULT_REDFISH_HOSTS = 3;
 export const IPMI_HOST = 'ipmi-0';
 export const IPMI_MAC = '52:54:00:1b:00:01';
 
-/** The MAC the Redfish emulator reports for a system (first NIC, the PXE one). */
+/** The MAC the Redfish emulator reports for system rf-<n> (first NIC, the PXE one): 52:54:00:1a:<n+1 as two bytes>. */
 export function redfishMAC(id: string): string {
-  return `52:54:00:1a:00:0${String(REDFISH_SYSTEMS.indexOf(id) + 1)}`;
+  const number = Number(/^rf-(\d+)$/u.exec(id)?.[1] ?? Number.NaN) + 1;
+  if (!Number.isInteger(number) || number > 0xffff) throw new Error(`no emulated Redfish system ${id}`);
+  const byte = (value: number): string => value.toString(16).padStart(2, '0');
+  return `52:54:00:1a:${byte(number >> 8)}:${byte(number & 0xff)}`;
 }
 
 interface ImageFiles {
@@ -89,8 +92,14 @@ async function startFileServer(dir: string, port = 0): Promise<ImageFiles> {
   };
 }
 
-function redfishSystemConfigs(password: string): SystemConfig[] {
-  return REDFISH_SYSTEMS.map((id) => ({ id, username: BMC_USERNAME, password, powerState: 'Off' as const, macs: [redfishMAC(id)] }));
+function redfishSystemConfigs(password: string, count: number): SystemConfig[] {
+  return Array.from({ length: count }, (_, index) => `rf-${String(index)}`).map((id) => ({
+    id,
+    username: BMC_USERNAME,
+    password,
+    powerState: 'Off' as const,
+    macs: [redfishMAC(id)],
+  }));
 }
 
 export interface BMCs {
@@ -114,6 +123,10 @@ export interface BMCOptions {
   agentCommandDelayMs?: number;
   /** Redfish hosts the fake agent leaves alone: another agent (the real IPA) boots with them. */
   realAgentHosts?: readonly string[];
+  /** Redfish systems rf-0 … rf-<n-1> (default 3). */
+  redfishHosts?: number;
+  /** Seeded probabilistic faults on every Redfish request. */
+  randomFaults?: RandomFaultConfig;
 }
 
 /** `source`'s boot events for the hosts `keep` accepts only. */
@@ -153,8 +166,15 @@ function ipmiPowerOff(address: string, password: string): () => Promise<void> {
 
 export async function startBMCs(options: BMCOptions): Promise<BMCs> {
   const files = await startFileServer(join(options.dir, 'images'));
-  const systems = redfishSystemConfigs(options.password);
-  const redfish = await startRedfishEmulator({ systems, http: true, powerDelayMs: options.powerDelayMs ?? 200 });
+  const systems = redfishSystemConfigs(options.password, options.redfishHosts ?? DEFAULT_REDFISH_HOSTS);
+  const redfish = await startRedfishEmulator({
+    systems,
+    http: true,
+    powerDelayMs: options.powerDelayMs ?? 200,
+    // The pool keeps one session per BMC system.
+    maxSessions: Math.max(16, systems.length * 2),
+    ...(options.randomFaults === undefined ? {} : { randomFaults: options.randomFaults }),
+  });
   let ipmi: IPMISimulator;
   try {
     ipmi = await IPMISimulator.start({

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyLoopbackPodPolicy, makeNodePKI, NODE_CONTROLLERS, nodeApiserverArgs, nodeControllerManagerArgs, startScheduler } from './controlplane-node.js';
 import type { NodeAccess } from './controlplane-node.js';
-import { binary, freePort, startProcess, stopProcess, waitFor } from './processes.js';
+import { binary, freePort, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
 
 export interface ControlPlane {
@@ -18,6 +18,8 @@ export interface ControlPlane {
   processes: StartedProcess[];
   /** In node mode: what devenv/node.ts needs to join a kubelet. */
   node?: NodeAccess;
+  /** SIGKILL the kube-apiserver and start it again on the same port (etcd keeps the data); resolves once it is ready. */
+  restartApiserver(): Promise<StartedProcess>;
   stop(): Promise<void>;
 }
 
@@ -192,6 +194,21 @@ async function startControllers(options: ControlPlaneOptions, setup: NodeModeSet
   return undefined;
 }
 
+/** SIGKILL the kube-apiserver in `processes` and start it again in its place (same arguments, so the same port and data). */
+function apiserverRestarter(processes: StartedProcess[], start: () => StartedProcess, ready: () => Promise<boolean>): () => Promise<StartedProcess> {
+  return async () => {
+    const at = processes.findIndex((started) => started.name === 'kube-apiserver');
+    const old = processes[at];
+    if (old === undefined) throw new Error('no kube-apiserver process to restart');
+    if (isAlive(old.pid)) process.kill(old.pid, 'SIGKILL');
+    await waitFor('the killed kube-apiserver to exit', async () => Promise.resolve(!isAlive(old.pid)), 10_000, 50);
+    const started = start();
+    processes.splice(at, 1, started);
+    await waitFor('kube-apiserver /readyz after restart', ready, 120_000, 250);
+    return started;
+  };
+}
+
 /** The admin's bearer token, in `<dir>/tokens.csv` (system:masters). */
 function writeAdminToken(dir: string): string {
   const token = randomBytes(24).toString('hex');
@@ -209,8 +226,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const port = await freePort();
   const server = `https://127.0.0.1:${String(port)}`;
   const args = apiserverArgs(dir, etcd.url, port, options.node === true);
-  const apiserver = startProcess({ name: 'kube-apiserver', command: binary('kube-apiserver'), args, logDir, detached });
-  const processes = [etcd.process, apiserver];
+  const startApiserver = (): StartedProcess => startProcess({ name: 'kube-apiserver', command: binary('kube-apiserver'), args, logDir, detached });
+  const processes = [etcd.process, startApiserver()];
+  const restartApiserver = apiserverRestarter(processes, startApiserver, async () => apiserverReady(server, token));
   const stop = async (): Promise<void> => {
     for (const started of [...processes].reverse()) {
       await stopProcess(started.pid);
@@ -220,7 +238,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     await waitFor('kube-apiserver /readyz', async () => apiserverReady(server, token), 120_000, 500);
     const kubeconfig = writeKubeconfig(dir, server, token);
     const access = await startControllers(options, { dir, kubeconfig, port, logDir, detached }, processes);
-    return { dir, kubeconfig, server, processes, ...(access === undefined ? {} : { node: access }), stop };
+    return { dir, kubeconfig, server, processes, ...(access === undefined ? {} : { node: access }), restartApiserver, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -14,7 +14,10 @@ import { startBMCs } from './bmcs.js';
 import type { BMCs } from './bmcs.js';
 import { METACONTROLLER_CRDS, startMetacontroller } from './metacontroller.js';
 import type { MetacontrollerProcess } from './metacontroller.js';
+import { startPoolReplicas } from './pool.js';
+import type { PoolHandle } from './pool.js';
 import { binary, freePort, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
+import type { RandomFaultConfig } from '../emulators/redfish/index.js';
 import type { StartedProcess } from './processes.js';
 import { httpsOk } from './tls.js';
 
@@ -34,19 +37,15 @@ export interface Environment {
   kubectl(...args: string[]): Promise<string>;
   /** kubectl that resolves to {code, stdout, stderr} instead of throwing on a non-zero exit. */
   kubectlResult(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-  restartHooks(): Promise<void>;
+  /** Stop the hook server (SIGTERM, or SIGKILL with `kill`) and start it again on the same ports. */
+  restartHooks(options?: { kill?: boolean }): Promise<void>;
+  /** SIGKILL Metacontroller and start it again (new health and metrics ports). */
+  restartMetacontroller(): Promise<void>;
+  /** SIGKILL the kube-apiserver and start it again on the same port; etcd keeps the data. */
+  restartApiserver(): Promise<void>;
   /** With `bmcs`: the emulators (their own state for assertions) and the driver pool process. */
   bmcs?: BMCs;
   pool?: PoolHandle;
-  stop(): Promise<void>;
-}
-
-interface PoolHandle {
-  readonly process: StartedProcess;
-  readonly metricsPort: number;
-  readonly agentPort: number;
-  /** SIGKILL (or SIGTERM with `graceful`) and start it again with the same ports. */
-  restart(options?: { kill?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -59,6 +58,12 @@ interface BMCEnvironmentOptions {
   agentCommandDelayMs?: number;
   /** Redfish hosts the fake agent leaves to another agent (the real IPA). */
   realAgentHosts?: readonly string[];
+  /** How many Redfish systems (rf-0 …) the emulator has (default 3). */
+  redfishHosts?: number;
+  /** Seeded probabilistic faults on every Redfish request (the chaos soak). */
+  randomFaults?: RandomFaultConfig;
+  /** Driver pool replicas (default 1; more run with leader election, ADR 0022). */
+  poolReplicas?: number;
 }
 
 export interface EnvironmentOptions {
@@ -128,54 +133,6 @@ function startHooks(dir: string, listeners: HookListeners, options: EnvironmentO
   });
 }
 
-export interface PoolProcessOptions {
-  dir: string;
-  kubeconfig: string;
-  metricsPort: number;
-  agentPort: number;
-  /** File server base URL (http://127.0.0.1:<port>) with /images/ironic-python-agent.{iso,kernel,initramfs}. */
-  filesURL: string;
-  detached?: boolean;
-  env?: NodeJS.ProcessEnv;
-}
-
-/** The driver pool (`node --import tsx drivers/main.ts`) on loopback, tuned for tests and demos. */
-export async function startPoolProcess(options: PoolProcessOptions): Promise<StartedProcess> {
-  const images = `${options.filesURL}/images/ironic-python-agent`;
-  const started = startProcess({
-    name: 'driver-pool',
-    command: process.execPath,
-    args: ['--import', 'tsx', join(REPO_ROOT, 'drivers', 'main.ts')],
-    cwd: REPO_ROOT,
-    logDir: join(options.dir, 'logs'),
-    detached: options.detached === true,
-    env: {
-      KUBECONFIG: options.kubeconfig,
-      ALLOWED_BMC_NETWORKS: '127.0.0.0/8,::1/128',
-      METRICS_BIND_ADDRESS: '127.0.0.1',
-      METRICS_PORT: String(options.metricsPort),
-      AGENT_API_HOST: '127.0.0.1',
-      AGENT_API_PORT: String(options.agentPort),
-      AGENT_STATE_STORE: 'secret',
-      DEPLOY_ISO_URL: `${images}.iso`,
-      DEPLOY_KERNEL_URL: `${images}.kernel`,
-      DEPLOY_RAMDISK_URL: `${images}.initramfs`,
-      IPMI_MIN_COMMAND_INTERVAL_MS: '0',
-      LEADER_ELECT: 'false',
-      SHUTDOWN_TIMEOUT_SECONDS: '2',
-      POWER_STATE_CHANGE_TIMEOUT_SECONDS: '30',
-      SOFT_POWER_OFF_TIMEOUT_SECONDS: '10',
-      AGENT_BOOT_TIMEOUT_SECONDS: '120',
-      AGENT_COMMAND_TIMEOUT_SECONDS: '120',
-      BMC_TIMEOUT_SECONDS: '20',
-      LOG_LEVEL: 'debug',
-      ...options.env,
-    },
-  });
-  await waitFor('driver pool /readyz', async () => (await fetch(`http://127.0.0.1:${String(options.metricsPort)}/readyz`)).ok, 60_000);
-  return started;
-}
-
 async function startBMCEnvironment(options: EnvironmentOptions, kubeconfig: string, processes: StartedProcess[]): Promise<{ bmcs: BMCs; pool: PoolHandle }> {
   const settings = typeof options.bmcs === 'object' ? options.bmcs : {};
   const bmcs = await startBMCs({
@@ -183,39 +140,13 @@ async function startBMCEnvironment(options: EnvironmentOptions, kubeconfig: stri
     password: settings.password ?? `bmc-${Math.random().toString(36).slice(2, 12)}`,
     ...(settings.agentCommandDelayMs === undefined ? {} : { agentCommandDelayMs: settings.agentCommandDelayMs }),
     ...(settings.realAgentHosts === undefined ? {} : { realAgentHosts: settings.realAgentHosts }),
+    ...(settings.redfishHosts === undefined ? {} : { redfishHosts: settings.redfishHosts }),
+    ...(settings.randomFaults === undefined ? {} : { randomFaults: settings.randomFaults }),
   });
-  const [metricsPort, agentPort] = [await freePort(), await freePort()];
-  const poolOptions: PoolProcessOptions = {
-    dir: options.dir,
-    kubeconfig,
-    metricsPort,
-    agentPort,
-    filesURL: bmcs.files.url,
-    detached: options.detached === true,
-    env: settings.poolEnv,
-  };
-  let current = await startPoolProcess(poolOptions);
-  processes.push(current);
+  const agentPort = await freePort();
+  const base = { dir: options.dir, kubeconfig, agentPort, filesURL: bmcs.files.url, detached: options.detached === true, env: settings.poolEnv };
+  const pool = await startPoolReplicas({ base, replicas: settings.poolReplicas ?? 1, processes });
   bmcs.startAgents(`http://127.0.0.1:${String(agentPort)}`);
-  const pool: PoolHandle = {
-    get process(): StartedProcess {
-      return current;
-    },
-    metricsPort,
-    agentPort,
-    restart: async (restart = {}) => {
-      const index = processes.indexOf(current);
-      if (restart.kill === false) {
-        await stopProcess(current.pid);
-      } else {
-        process.kill(current.pid, 'SIGKILL');
-        await waitFor('the killed pool to exit', async () => Promise.resolve(!isAlive(current.pid)), 10_000, 50);
-      }
-      current = await startPoolProcess(poolOptions);
-      processes.splice(index, 1, current);
-    },
-    stop: async () => stopProcess(current.pid),
-  };
   return { bmcs, pool };
 }
 
@@ -248,19 +179,32 @@ async function hookListeners(options: EnvironmentOptions): Promise<{ listeners: 
   return { listeners, conversion };
 }
 
+/** SIGKILL `pid` and wait until it is gone. */
+async function killProcess(what: string, pid: number): Promise<void> {
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  await waitFor(`the killed ${what} to exit`, async () => Promise.resolve(!isAlive(pid)), 10_000, 50);
+}
+
+/** Puts `started` where `old` was in `processes` (or at the end). */
+function replaceProcess(processes: StartedProcess[], old: StartedProcess, started: StartedProcess): void {
+  const index = processes.indexOf(old);
+  if (index < 0) processes.push(started);
+  else processes.splice(index, 1, started);
+}
+
 /** Starts the hook server (added to `processes`), waits until it is ready, and returns its restart. */
-async function startHookServer(options: EnvironmentOptions, listeners: HookListeners, processes: StartedProcess[]): Promise<() => Promise<void>> {
+async function startHookServer(options: EnvironmentOptions, listeners: HookListeners, processes: StartedProcess[]): Promise<Environment['restartHooks']> {
   const caFile = options.hookCAFile;
   const readyz = `${caFile === undefined ? 'http' : 'https'}://127.0.0.1:${String(listeners.port)}/readyz`;
   const ready = async (): Promise<boolean> => (caFile === undefined ? (await fetch(readyz)).ok : httpsOk(readyz, caFile));
   let hooks = startHooks(options.dir, listeners, options);
   processes.push(hooks);
   await waitFor('hook server /readyz', ready, 60_000);
-  return async (): Promise<void> => {
-    await stopProcess(hooks.pid);
-    const index = processes.indexOf(hooks);
+  return async (restart = {}): Promise<void> => {
+    await (restart.kill === true ? killProcess('hook server', hooks.pid) : stopProcess(hooks.pid));
+    const old = hooks;
     hooks = startHooks(options.dir, listeners, options);
-    processes.splice(index, 1, hooks);
+    replaceProcess(processes, old, hooks);
     await waitFor('hook server /readyz after restart', ready, 60_000);
   };
 }
@@ -313,7 +257,18 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     const { listeners, conversion } = await hookListeners(options);
     await installDefinitions(kubeconfig, { url: conversion.url, caBundle: listeners.tls.caBundle });
     const restartHooks = await startHookServer(options, listeners, processes);
-    const metacontroller = await startControllers(kubeconfig, options, listeners.port, processes);
+    let metacontroller = await startControllers(kubeconfig, options, listeners.port, processes);
+    const restartMetacontroller = async (): Promise<void> => {
+      const old = metacontroller;
+      await killProcess('Metacontroller', old.pid);
+      metacontroller = await startMetacontroller({ kubeconfig, logDir: join(options.dir, 'logs') });
+      replaceProcess(processes, old, metacontroller);
+    };
+    const restartApiserver = async (): Promise<void> => {
+      const old = processes.find((started) => started.name === 'kube-apiserver');
+      const started = await controlPlane.restartApiserver();
+      if (old !== undefined) replaceProcess(processes, old, started);
+    };
     if (options.bmcs !== undefined && options.bmcs !== false) {
       ({ bmcs, pool } = await startBMCEnvironment(options, kubeconfig, processes));
     }
@@ -324,7 +279,11 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
       hookPort: listeners.port,
       conversion,
       processes,
-      metacontroller,
+      get metacontroller(): MetacontrollerProcess {
+        return metacontroller;
+      },
+      restartMetacontroller,
+      restartApiserver,
       ...kubectlFor(kubeconfig),
       restartHooks,
       stop,

@@ -33,7 +33,7 @@ const prepareImage: Handler = async (params, ctx) => {
   const verified = await fetchAndVerify(params.image_info, { allowHosts: ctx.allowHosts, timeoutMs: ctx.downloadTimeoutMs, signal: ctx.signal });
   // Like IPA: the image first, then the config drive (null or absent: none).
   const configDrive = params.configdrive === undefined || params.configdrive === null ? undefined : readConfigDrive(params.configdrive);
-  ctx.record.images.push({ ...verified, ...(configDrive === undefined ? {} : { configDrive }) });
+  ctx.record.images.push({ ...verified, time: new Date().toISOString(), ...(configDrive === undefined ? {} : { configDrive }) });
   return { result: `prepare_image: image (${verified.id}) written to device /dev/sda root_uuid=None` };
 };
 

@@ -60,6 +60,8 @@ export interface BootEventSource {
 
 /** What happened on one host, over all its boots (for assertions). */
 interface WrittenImage extends ImageVerification {
+  /** When the write finished (ISO time), to attribute it to the request that asked for it. */
+  time: string;
   /** The config drive's files, read back from the ISO the pool sent. */
   configDrive?: FakeConfigDrive;
 }

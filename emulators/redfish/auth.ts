@@ -86,6 +86,13 @@ export class AuthService {
     return [...this.sessions.values()];
   }
 
+  /** Forgets the sessions that opened `systemId` (its password changed). */
+  expireFor(systemId: string): void {
+    for (const [token, session] of this.sessions) {
+      if (session.systems.has(systemId)) this.sessions.delete(token);
+    }
+  }
+
   /** Forgets every session (as a BMC reboot or session timeout would). */
   expireAll(): void {
     this.sessions.clear();

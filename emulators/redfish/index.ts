@@ -4,4 +4,5 @@ export type { RedfishEmulator } from './server.js';
 export { parseEmulatorConfig } from './config.js';
 export { ManualClock } from './clock.js';
 export { selfSignedCertificate } from './tls.js';
+export type { InjectedFaults, RandomFaultConfig } from './faults.js';
 export type { FaultConfig, PersonalityName, StateChangeEvent, SystemConfig } from './types.js';

@@ -9,7 +9,8 @@ import type { Socket } from 'node:net';
 import { AuthService } from './auth.js';
 import { systemScheduler } from './clock.js';
 import type { Scheduler } from './clock.js';
-import { decideFault } from './faults.js';
+import { decideFault, RandomFaults } from './faults.js';
+import type { FaultDecision, InjectedFaults, RandomFaultConfig } from './faults.js';
 import { StateChangeHub } from './notifier.js';
 import type { StateChangeListener } from './notifier.js';
 import { malformed } from './replies.js';
@@ -46,6 +47,8 @@ export interface EmulatorOptions {
   readonly maxSessions?: number;
   /** Faults applied to every request. */
   readonly faults?: FaultConfig;
+  /** Seeded probabilistic faults applied to every request (before `faults`). */
+  readonly randomFaults?: RandomFaultConfig;
 }
 
 interface RequestRecord {
@@ -72,6 +75,8 @@ interface SystemHandle {
   setFaults(faults: FaultConfig): void;
   /** Sets the power state at once (the OS shut down, a person pressed the button). */
   setPower(state: 'On' | 'Off'): void;
+  /** Changes the account's password and ends the sessions opened with the old one. */
+  setPassword(password: string): void;
   unlock(): void;
 }
 
@@ -98,6 +103,13 @@ export interface RedfishEmulator {
   /** Waits until queued HTTP notifications were sent. */
   flushNotifications(): Promise<void>;
   readonly notifications: { delivered: number; failed: number };
+  /** Requests received and the random faults injected into them (randomFaults). */
+  faultStats(): InjectedFaults & { requests: number };
+  /**
+   * A BMC reboot: every connection is cut, sessions are forgotten, nothing listens for `downMs`,
+   * then the same port answers again. Systems keep power, boot override, media and action logs.
+   */
+  restart(downMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -157,11 +169,14 @@ class Emulator {
   readonly hub: StateChangeHub;
   readonly records: RequestRecord[] = [];
   globalFaults: FaultConfig;
+  readonly randomFaults: RandomFaults | undefined;
+  requestCount = 0;
   private readonly systems = new Map<string, EmulatedSystem>();
 
   constructor(options: EmulatorOptions) {
     this.hub = new StateChangeHub(options.notifyURL);
     this.globalFaults = { ...options.faults };
+    this.randomFaults = options.randomFaults === undefined ? undefined : new RandomFaults(options.randomFaults);
     const deps = {
       scheduler: options.scheduler ?? systemScheduler,
       random: options.random ?? Math.random,
@@ -208,9 +223,10 @@ class Emulator {
     const path = new URL(request.url ?? '/', 'http://emulator').pathname.replace(/\/+$/, '') || '/';
     const method = request.method ?? 'GET';
     const base = { method, path, auth: authKind(request), ifMatch: request.headers['if-match'], hasBody: Number(request.headers['content-length'] ?? 0) > 0 };
-    const decision = decideFault([this.globalFaults, systemOfPath(this.context, path)?.faults]);
+    const decision = this.decide(path);
     if (decision.kind === 'close') {
       this.record({ ...base, status: 'closed' });
+      if (decision.delayMs !== undefined) await realDelay(decision.delayMs);
       request.socket.destroy();
       return;
     }
@@ -222,6 +238,11 @@ class Emulator {
     if (!response.destroyed) {
       send(response, reply);
     }
+  }
+
+  private decide(path: string): FaultDecision {
+    this.requestCount += 1;
+    return this.randomFaults?.decide() ?? decideFault([this.globalFaults, systemOfPath(this.context, path)?.faults]);
   }
 
   private async route(request: IncomingMessage, method: string, path: string): Promise<Reply> {
@@ -237,7 +258,7 @@ class Emulator {
   }
 }
 
-function handleOf(system: EmulatedSystem): SystemHandle {
+function handleOf(system: EmulatedSystem, auth: AuthService): SystemHandle {
   return {
     id: system.id,
     get powerState() {
@@ -269,6 +290,10 @@ function handleOf(system: EmulatedSystem): SystemHandle {
     },
     setPower: (state) => {
       system.forcePower(state);
+    },
+    setPassword: (password) => {
+      system.config.password = password;
+      auth.expireFor(system.id);
     },
     unlock: () => {
       system.unlock();
@@ -311,6 +336,15 @@ export async function startRedfishEmulator(options: EmulatorOptions): Promise<Re
     socket.on('close', () => sockets.delete(socket));
   });
   const port = await listen(server, options.port ?? 0);
+  const cut = async (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+      for (const socket of sockets) {
+        socket.destroy();
+      }
+    });
   const protocol = options.http === true ? 'http' : 'https';
   return {
     url: `${protocol}://127.0.0.1:${port}`,
@@ -318,7 +352,7 @@ export async function startRedfishEmulator(options: EmulatorOptions): Promise<Re
     protocol,
     ca,
     address: (id, scheme = 'redfish') => `${scheme}+${protocol}://127.0.0.1:${port}${systemPath(emulator.get(id).id)}`,
-    system: (id) => handleOf(emulator.get(id)),
+    system: (id) => handleOf(emulator.get(id), emulator.context.auth),
     systemIds: () => emulator.all().map((system) => system.id),
     onStateChange: (listener) => emulator.hub.on(listener),
     setFaults: (faults) => {
@@ -336,18 +370,18 @@ export async function startRedfishEmulator(options: EmulatorOptions): Promise<Re
     get notifications() {
       return { delivered: emulator.hub.deliveredNotifications, failed: emulator.hub.failedNotifications };
     },
+    faultStats: () => ({ requests: emulator.requestCount, ...(emulator.randomFaults?.injected ?? { dropped: 0, delayed: 0, serverErrors: 0, timedOut: 0 }) }),
+    restart: async (downMs) => {
+      await cut();
+      emulator.context.auth.expireAll();
+      await realDelay(downMs);
+      await listen(server, port);
+    },
     stop: async () => {
       for (const system of emulator.all()) {
         system.cancelPending();
       }
-      await new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        for (const socket of sockets) {
-          socket.destroy();
-        }
-      });
+      await cut();
     },
   };
 }

@@ -1,0 +1,33 @@
+// `npm run soak` (docs/dev/soak.md): the chaos soak at full length: 200 emulated hosts
+// (SOAK_HOSTS), a process SIGKILLed every 30–90 s for 20 minutes (SOAK_MINUTES), seeded BMC
+// faults; writes .ironhook/soak/report.json and report.md (SOAK_OUT) and exits 1 when an
+// assertion failed. Everything runs on 127.0.0.1 and is stopped by PID at the end.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../devenv/environment.js';
+import { summary, writeReport } from '../devenv/chaos/report.js';
+import { runSoak } from '../devenv/chaos/run.js';
+import { soakSettingsFromEnv } from '../devenv/chaos/settings.js';
+
+async function main(): Promise<number> {
+  const settings = soakSettingsFromEnv(process.env);
+  const out = process.env.SOAK_OUT ?? join(REPO_ROOT, '.ironhook', 'soak');
+  mkdirSync(out, { recursive: true });
+  const dir = mkdtempSync(join(out, 'run-'));
+  process.stdout.write(
+    `soak: ${String(settings.hosts)} hosts, kills every ${String(settings.killIntervalMs[0] / 1000)}–${String(settings.killIntervalMs[1] / 1000)} s for ${String(settings.killForMs / 60_000)} min, seed ${String(settings.seed)}; logs in ${dir}\n`,
+  );
+  const report = await runSoak(settings, dir);
+  const files = writeReport(report, out);
+  process.stdout.write(`${summary(report)}\nreport: ${files.json}, ${files.markdown}\n`);
+  if (report.passed && process.env.SOAK_KEEP_LOGS === undefined) rmSync(dir, { recursive: true, force: true });
+  return report.passed ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`soak: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,72 @@
+// The emulator's chaos-soak features: seeded random faults (one seed, one sequence; every kind
+// counted), a BMC reboot that cuts connections and keeps the machine's state, and a password
+// change that locks out the old password.
+import { describe, expect, it } from 'vitest';
+import { RandomFaults } from '../../emulators/redfish/faults.js';
+import { startRedfishEmulator } from '../../emulators/redfish/index.js';
+
+const RATES = { dropRate: 0.05, delayRate: 0.05, delayMs: [10, 20] as const, errorRate: 0.05, timeoutRate: 0.05, timeoutMs: 50 };
+
+function kinds(seed: number, count: number): string[] {
+  const faults = new RandomFaults({ seed, ...RATES });
+  return Array.from({ length: count }, () => {
+    const decision = faults.decide();
+    if (decision === undefined) return 'none';
+    return decision.kind === 'close' ? (decision.delayMs === undefined ? 'drop' : 'timeout') : decision.kind;
+  });
+}
+
+describe('random faults', () => {
+  it('replay the same sequence for one seed and a different one for another', () => {
+    expect(kinds(7, 200)).toEqual(kinds(7, 200));
+    expect(kinds(7, 200)).not.toEqual(kinds(8, 200));
+  });
+
+  it('inject each kind near its rate and count what they injected', () => {
+    const faults = new RandomFaults({ seed: 3, ...RATES });
+    for (let index = 0; index < 4000; index += 1) faults.decide();
+    const { dropped, delayed, serverErrors, timedOut } = faults.injected;
+    for (const count of [dropped, delayed, serverErrors, timedOut]) {
+      expect(count).toBeGreaterThan(120);
+      expect(count).toBeLessThan(280);
+    }
+    expect(kinds(3, 4000).filter((kind) => kind === 'pass').length).toBe(delayed);
+  });
+});
+
+async function status(url: string, password: string): Promise<number | 'refused'> {
+  try {
+    const response = await fetch(url, { headers: { authorization: `Basic ${Buffer.from(`admin:${password}`).toString('base64')}` } });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 'refused';
+  }
+}
+
+describe('a BMC reboot and a password change', () => {
+  it('answer on the same port with the same machine state, and only to the new password', async () => {
+    const emulator = await startRedfishEmulator({ http: true, systems: [{ id: 'h0', username: 'admin', password: 'old-pw' }] });
+    try {
+      const url = `${emulator.url}/redfish/v1/Systems/h0`;
+      const response = await fetch(`${url}/Actions/ComputerSystem.Reset`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from('admin:old-pw').toString('base64')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ResetType: 'On' }),
+      });
+      expect(response.status).toBeLessThan(300);
+      const down = emulator.restart(300);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await status(url, 'old-pw')).toBe('refused');
+      await down;
+      expect(await status(url, 'old-pw')).toBe(200);
+      expect(emulator.system('h0').powerState).toBe('On');
+      expect(emulator.system('h0').actions.map((action) => action.detail)).toEqual(['On']);
+      emulator.system('h0').setPassword('new-pw');
+      expect(await status(url, 'old-pw')).toBe(401);
+      expect(await status(url, 'new-pw')).toBe(200);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
