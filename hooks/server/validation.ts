@@ -130,9 +130,14 @@ function flavourOf(hook: HookKind, body: unknown): RequestFlavour {
   return isRecord(body) && 'object' in body && !('parent' in body) ? 'decorator' : 'composite';
 }
 
+/** A key as a detail names it: its first hundred characters, so a huge key never fills an answer or a log line. */
+function short(key: string): string {
+  return key.length > 100 ? `${key.slice(0, 100)}…` : key;
+}
+
 /** Ajv's messages name paths and expectations only, never the offending values. */
 function describe(errors: ErrorObject[] | null | undefined): string[] {
-  return (errors ?? []).slice(0, 20).map((e) => `${e.instancePath === '' ? '/' : e.instancePath} ${e.message ?? 'is invalid'}`);
+  return (errors ?? []).slice(0, 20).map((e) => `${e.instancePath === '' ? '/' : e.instancePath.split('/').map(short).join('/')} ${e.message ?? 'is invalid'}`);
 }
 
 export function checkRequest(hook: HookKind, body: unknown): ShapeCheck {
@@ -147,8 +152,7 @@ export function checkRequest(hook: HookKind, body: unknown): ShapeCheck {
 
 /** A JSON pointer token, shortened: details name where, never echo what. */
 function token(key: string): string {
-  const short = key.length > 100 ? `${key.slice(0, 100)}…` : key;
-  return short.replaceAll('~', '~0').replaceAll('/', '~1');
+  return short(key).replaceAll('~', '~0').replaceAll('/', '~1');
 }
 
 function text(value: unknown): string | undefined {

@@ -305,6 +305,14 @@ describe('hook routes', () => {
     expect(body.details).toEqual(expect.arrayContaining(["/ must have required property 'children'", '/finalizing must be boolean']));
   });
 
+  it('fuzz: a 400 names a huge key by its first characters only', async () => {
+    const huge = 'k'.repeat(70_000);
+    const res = await post({ name: '', path: '/hooks/widget/sync', body: compositeRequest({ related: { [huge]: 5 } }), status: 400 });
+    expect(res.status).toBe(400);
+    expect(res.text.length).toBeLessThan(1_000);
+    expect((JSON.parse(res.text) as { details: string[] }).details).toEqual([`/related/${'k'.repeat(100)}… must be object`]);
+  });
+
   it('HookInputError details are passed through', async () => {
     const res = await post({ name: '', path: '/hooks/faulty/finalize', body: compositeRequest({ finalizing: true }), status: 400 });
     expect(JSON.parse(res.text)).toEqual({ error: 'spec.bmc.address is missing', details: ['/parent/spec/bmc/address is required'] });
