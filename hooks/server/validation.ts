@@ -39,10 +39,14 @@ const objectMap = {
   additionalProperties: { type: 'object', additionalProperties: { type: 'object' } },
 } as const;
 
-/** A sync request: the object the hook is about under `subject`, what it owns under `owned`. */
+/**
+ * A sync request: the object the hook is about under `subject`, what it owns under `owned`.
+ * Metacontroller always sends both maps (`{}` when empty): a hook would read a missing map as
+ * "nothing there".
+ */
 const syncRequest = (subject: string, owned: string): object => ({
   type: 'object',
-  required: [subject, owned, 'finalizing'],
+  required: [subject, owned, 'related', 'finalizing'],
   properties: {
     controller: { type: 'object' },
     [subject]: namedObject,

@@ -164,6 +164,22 @@ const rows: Row[] = [
   { name: 'composite without parent name is 400', path: '/hooks/widget/sync', body: compositeRequest({ parent: { metadata: {} } }), status: 400 },
   { name: 'composite with a string finalizing is 400', path: '/hooks/widget/sync', body: compositeRequest({ finalizing: 'false' }), status: 400 },
   { name: 'composite with children as a list is 400', path: '/hooks/widget/sync', body: compositeRequest({ children: [] }), status: 400 },
+  // Found by fuzzing: Metacontroller always sends `related` ({} when nothing is related); a hook
+  // read a missing map as "nothing related" and dropped the children that depend on it.
+  {
+    name: 'fuzz: composite without related is 400',
+    path: '/hooks/widget/sync',
+    body: compositeRequest({ related: undefined }),
+    status: 400,
+    error: /composite/,
+  },
+  {
+    name: 'fuzz: decorator without related is 400',
+    path: '/hooks/labels/sync',
+    body: decoratorRequest({ related: undefined }),
+    status: 400,
+    error: /decorator/,
+  },
   // Found by test/unit/fuzz-hooks.test.ts: an observed object that is not the object its map keys
   // name was read past, and the 200 without it would have made Metacontroller delete the child.
   {
@@ -382,6 +398,7 @@ describe('never a 200 on error', () => {
     const shaped = fc.record({
       parent: fc.record({ metadata: fc.record({ name: dnsName }) }),
       children: fc.uniqueArray(dnsName, { maxLength: 4 }).map((names) => ({ 'ConfigMap.v1': Object.fromEntries(names.map((n) => [n, child(n)])) })),
+      related: fc.constant({}),
       finalizing: fc.boolean(),
     });
     // Any JSON without a `parent` key can never be a composite request.
