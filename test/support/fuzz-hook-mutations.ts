@@ -21,7 +21,7 @@ const ALL_ROOTS = ['controller', ...SUBJECTS, ...OBJECT_MAPS, 'finalizing'];
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
 
 /** `[map, outerKey, innerKey]` of every observed object in the request. */
-export function observedPaths(request: Json): JsonPath[] {
+function observedPaths(request: Json): JsonPath[] {
   if (!isObject(request)) return [];
   return OBJECT_MAPS.flatMap((map) => {
     const outer = request[map];

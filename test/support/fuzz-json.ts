@@ -63,7 +63,7 @@ const DEEP_TOKEN = /"\\u0000fuzz-deep:(array|object):(\d+)"/g;
  * Stands for a value nested `depth` levels deep. Neither JSON.stringify nor structuredClone
  * survive ten thousand levels, so the value only exists in the text fuzzText sends.
  */
-export function deepToken(depth: number, shape: 'array' | 'object'): string {
+function deepToken(depth: number, shape: 'array' | 'object'): string {
   return `${DEEP}${shape}:${depth}`;
 }
 

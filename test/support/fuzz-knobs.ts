@@ -13,13 +13,13 @@ function envNumber(name: string, fallback: number): number {
   return value;
 }
 
-export interface FuzzParameters {
+interface FuzzParameters {
   seed: number;
   numRuns: number;
 }
 
 /** The seed and run count for a property whose default budget is `runs`. */
-export function fuzzParameters(runs: number): FuzzParameters {
+function fuzzParameters(runs: number): FuzzParameters {
   return { seed: envNumber('FUZZ_SEED', DEFAULT_SEED), numRuns: Math.max(1, runs * Math.max(1, envNumber('FUZZ_RUNS', 1))) };
 }
 
