@@ -59,18 +59,30 @@ export function parseRawEmpty(stdout: string): void {
   }
 }
 
-const KEY_VALUE = /^\s*([^:]*?)\s+:\s?(.*)$/;
+const LINE_BREAK = /[\r\u2028\u2029]/;
+
+/**
+ * One "Key    : value" line: whitespace before the first colon, the key trimmed, the value
+ * trimmed; a value with a carriage return is no value. Read by hand: the regex this replaces
+ * took cubic time on a long run of spaces without a colon.
+ */
+function keyValue(line: string): [string, string] | undefined {
+  const colon = line.indexOf(':');
+  if (colon <= 0 || line.slice(colon - 1, colon).trim() !== '') return undefined;
+  const rest = line.slice(colon + 1);
+  const value = rest.slice(rest.slice(0, 1).trim() === '' ? 1 : 0);
+  return LINE_BREAK.test(value) ? undefined : [line.slice(0, colon).trim(), value.trim()];
+}
 
 /** "Key    : value" lines (first occurrence wins); indented continuation lines are skipped. */
 export function parseKeyValues(stdout: string): Map<string, string> {
   const fields = new Map<string, string>();
   for (const line of stdout.split('\n')) {
-    const match = KEY_VALUE.exec(line);
-    const key = match?.[1];
-    if (match === null || key === undefined || key === '' || fields.has(key)) {
+    const [key, value] = keyValue(line) ?? [];
+    if (key === undefined || value === undefined || key === '' || fields.has(key)) {
       continue;
     }
-    fields.set(key, (match[2] ?? '').trim());
+    fields.set(key, value);
   }
   return fields;
 }
@@ -146,10 +158,18 @@ export interface BootParameters {
   valid: boolean;
 }
 
+const SELECTOR = '- Boot Device Selector : ';
+
 /** `chassis bootparam get 5`: the device selector is required; flags come from their lines. */
 export function parseBootParameters(stdout: string): BootParameters {
-  const selector = /^\s*- Boot Device Selector : (.+?)\s*$/m.exec(stdout)?.[1];
-  if (selector === undefined) {
+  // Line by line, not one multiline regex: `(.+?)\s*$` took quadratic time on trailing spaces.
+  const selector = stdout
+    .split(/\r\n|[\n\r\u2028\u2029]/)
+    .map((line) => line.trimStart())
+    .find((line) => line.startsWith(SELECTOR))
+    ?.slice(SELECTOR.length)
+    .trimEnd();
+  if (selector === undefined || selector === '') {
     throw new IPMIParseError(`bootparam output has no Boot Device Selector: ${excerpt(stdout)}`);
   }
   return {

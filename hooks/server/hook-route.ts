@@ -148,7 +148,7 @@ function runHook(context: HookContext): RequestHandler {
     }
     const shape = checkRequest(call.hook as HookKind, body);
     if (!shape.ok) {
-      fail(res, 400, { error: `not a Metacontroller v2 ${shape.flavour} request`, details: shape.details });
+      fail(res, 400, { error: shape.error ?? `not a Metacontroller v2 ${shape.flavour} request`, details: shape.details });
       return;
     }
     const outcome = invokeHook(res.locals.hookFunction as HookFunction, body, context, shape.flavour);

@@ -218,6 +218,9 @@ describe('parseFRU', () => {
     { name: 'board area only', stdout: FRU_BOARD_ONLY, expected: { manufacturer: 'Example Boards Inc.', productName: 'X11-Board', serialNumber: 'BRD-123' } },
     { name: 'nothing', stdout: '', expected: {} },
     { name: 'empty values', stdout: ' Product Manufacturer  : \n Product Name          : \n', expected: {} },
+    // Found by fuzzing: a long whitespace run without a colon took cubic time in the key/value regex.
+    { name: 'fuzz: a 3000-space line is skipped at once', stdout: `${' '.repeat(3_000)}x\n Product Name : IH-1000\n`, expected: { productName: 'IH-1000' } },
+    { name: 'fuzz: CRLF lines are skipped as before', stdout: ' Product Name : IH-1000\r\n', expected: {} },
   ];
   it.each(rows)('$name', ({ stdout, expected }) => {
     expect(parseFRU(stdout)).toEqual(expected);
@@ -230,6 +233,8 @@ describe('parseBootParameters (chassis bootparam get 5)', () => {
     { name: 'ipmi_sim after bootdev pxe (flags not kept)', stdout: BOOTPARAM_SIM, expected: { selector: 'Force PXE', persistent: false, efi: false, valid: false } },
     { name: 'persistent EFI PXE', stdout: BOOTPARAM_PERSISTENT_EFI, expected: { selector: 'Force PXE', persistent: true, efi: true, valid: true } },
     { name: 'no override', stdout: BOOTPARAM_SIM.replace('Force PXE', 'No override'), expected: { selector: 'No override', persistent: false, efi: false, valid: false } },
+    // Found by fuzzing: trailing whitespace before more text took quadratic time in the selector regex.
+    { name: 'fuzz: a 30000-space selector tail is read at once', stdout: ` - Boot Device Selector : Force PXE${' '.repeat(30_000)}x\n`, expected: { selector: `Force PXE${' '.repeat(30_000)}x`, persistent: false, efi: false, valid: false } },
   ];
   it.each(rows)('$name', ({ stdout, expected }) => {
     expect(parseBootParameters(stdout)).toEqual(expected);

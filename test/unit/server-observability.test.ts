@@ -43,7 +43,15 @@ function hostRequest(extra: Record<string, unknown> = {}): Record<string, unknow
     },
     children: {},
     related: {
-      'Secret.v1': { 'metal3/bmc': { kind: 'Secret', data: { password: Buffer.from(CANARY).toString('base64') }, stringData: { password: CANARY } } },
+      'Secret.v1': {
+        'metal3/bmc': {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'bmc', namespace: 'metal3' },
+          data: { password: Buffer.from(CANARY).toString('base64') },
+          stringData: { password: CANARY },
+        },
+      },
     },
     finalizing: false,
     ...extra,

@@ -11,11 +11,17 @@ function compositeRequest(overrides: Record<string, unknown> = {}): Record<strin
   return {
     controller: { kind: 'CompositeController', metadata: { name: 'widgets' } },
     parent: { apiVersion: 'acme.io/v1', kind: 'Widget', metadata: { name: 'blue', namespace: 'team-a' }, spec: { size: 2 } },
-    children: { 'ConfigMap.v1': { 'team-a/blue': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'blue' } } } },
+    children: { 'ConfigMap.v1': { 'team-a/blue': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'blue', namespace: 'team-a' } } } },
     related: {},
     finalizing: false,
     ...overrides,
   };
+}
+
+/** The composite request with its one observed ConfigMap child changed by `patch`. */
+function withChild(patch: Record<string, unknown>): Record<string, unknown> {
+  const child = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'blue', namespace: 'team-a' }, ...patch };
+  return compositeRequest({ children: { 'ConfigMap.v1': { 'team-a/blue': child } } });
 }
 
 function decoratorRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -158,6 +164,113 @@ const rows: Row[] = [
   { name: 'composite without parent name is 400', path: '/hooks/widget/sync', body: compositeRequest({ parent: { metadata: {} } }), status: 400 },
   { name: 'composite with a string finalizing is 400', path: '/hooks/widget/sync', body: compositeRequest({ finalizing: 'false' }), status: 400 },
   { name: 'composite with children as a list is 400', path: '/hooks/widget/sync', body: compositeRequest({ children: [] }), status: 400 },
+  // Found by fuzzing: Metacontroller always sends `related` ({} when nothing is related); a hook
+  // read a missing map as "nothing related" and dropped the children that depend on it.
+  {
+    name: 'fuzz: composite without related is 400',
+    path: '/hooks/widget/sync',
+    body: compositeRequest({ related: undefined }),
+    status: 400,
+    error: /composite/,
+  },
+  {
+    name: 'fuzz: decorator without related is 400',
+    path: '/hooks/labels/sync',
+    body: decoratorRequest({ related: undefined }),
+    status: 400,
+    error: /decorator/,
+  },
+  // Found by test/unit/fuzz-hooks.test.ts: an observed object that is not the object its map keys
+  // name was read past, and the 200 without it would have made Metacontroller delete the child.
+  {
+    name: 'fuzz: a child of another kind than its map key is 400',
+    path: '/hooks/widget/sync',
+    body: withChild({ apiVersion: 'v1', kind: 'Secret' }),
+    status: 400,
+    error: /observed objects/,
+  },
+  {
+    name: 'fuzz: a child named otherwise than its map key is 400',
+    path: '/hooks/widget/sync',
+    body: withChild({ metadata: { name: 'red', namespace: 'team-a' } }),
+    status: 400,
+    error: /observed objects/,
+  },
+  {
+    name: 'fuzz: a child that is not a Kubernetes object is 400',
+    path: '/hooks/widget/sync',
+    body: withChild({ metadata: 5 }),
+    status: 400,
+    error: /observed objects/,
+  },
+  {
+    name: 'fuzz: a child outside its parent namespace is 400',
+    path: '/hooks/widget/sync',
+    body: compositeRequest({
+      children: { 'ConfigMap.v1': { 'team-b/blue': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'blue', namespace: 'team-b' } } } },
+    }),
+    status: 400,
+    error: /observed objects/,
+  },
+  {
+    name: 'fuzz: a related object of another kind than its map key is 400',
+    path: '/hooks/widget/sync',
+    body: compositeRequest({ related: { 'Secret.v1': { 'team-a/s': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 's', namespace: 'team-a' } } } } }),
+    status: 400,
+    error: /observed objects/,
+  },
+  {
+    name: 'fuzz: an attachment named otherwise than its map key is 400',
+    path: '/hooks/labels/sync',
+    body: decoratorRequest({ attachments: { 'ConfigMap.v1': { 'db/a': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'b', namespace: 'db' } } } } }),
+    status: 400,
+    error: /observed objects/,
+  },
+  {
+    name: 'fuzz: a parent name that is not a DNS subdomain is 400',
+    path: '/hooks/widget/sync',
+    body: compositeRequest({ parent: { apiVersion: 'acme.io/v1', kind: 'Widget', metadata: { name: '\u0000', namespace: 'team-a' } } }),
+    status: 400,
+    error: /composite/,
+  },
+  {
+    name: 'fuzz: a parent namespace that is not a DNS label is 400',
+    path: '/hooks/widget/sync',
+    body: compositeRequest({ parent: { apiVersion: 'acme.io/v1', kind: 'Widget', metadata: { name: 'blue', namespace: 'Team A' } } }),
+    status: 400,
+    error: /composite/,
+  },
+  {
+    name: 'fuzz: a child without a namespace under a namespace key is 400',
+    path: '/hooks/widget/sync',
+    body: withChild({ metadata: { name: 'blue' } }),
+    status: 400,
+    error: /observed objects/,
+  },
+  {
+    name: 'fuzz: a child whose namespace is not a string is 400',
+    path: '/hooks/widget/sync',
+    body: withChild({ metadata: { name: 'blue', namespace: true } }),
+    status: 400,
+    error: /observed objects/,
+  },
+  {
+    name: 'fuzz: a related object whose spec is not an object is 400',
+    path: '/hooks/widget/sync',
+    body: compositeRequest({
+      related: { 'Secret.v1': { 'team-a/s': { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'team-a' }, spec: -1 } } },
+    }),
+    status: 400,
+    error: /observed objects/,
+  },
+  {
+    name: 'fuzz: a parent whose spec is not an object is 400',
+    path: '/hooks/widget/sync',
+    body: compositeRequest({ parent: { apiVersion: 'acme.io/v1', kind: 'Widget', metadata: { name: 'blue', namespace: 'team-a' }, spec: 'big' } }),
+    status: 400,
+    error: /composite/,
+  },
+  { name: 'a child filed under its namespace and name is accepted', path: '/hooks/widget/sync', body: compositeRequest(), status: 200 },
   {
     name: 'decorator without attachments is 400',
     path: '/hooks/labels/sync',
@@ -208,6 +321,14 @@ describe('hook routes', () => {
     expect(body.details).toEqual(expect.arrayContaining(["/ must have required property 'children'", '/finalizing must be boolean']));
   });
 
+  it('fuzz: a 400 names a huge key by its first characters only', async () => {
+    const huge = 'k'.repeat(70_000);
+    const res = await post({ name: '', path: '/hooks/widget/sync', body: compositeRequest({ related: { [huge]: 5 } }), status: 400 });
+    expect(res.status).toBe(400);
+    expect(res.text.length).toBeLessThan(1_000);
+    expect((JSON.parse(res.text) as { details: string[] }).details).toEqual([`/related/${'k'.repeat(100)}… must be object`]);
+  });
+
   it('HookInputError details are passed through', async () => {
     const res = await post({ name: '', path: '/hooks/faulty/finalize', body: compositeRequest({ finalizing: true }), status: 400 });
     expect(JSON.parse(res.text)).toEqual({ error: 'spec.bmc.address is missing', details: ['/parent/spec/bmc/address is required'] });
@@ -244,7 +365,12 @@ describe('body limit', () => {
   it('the default limit takes multi-MB Metacontroller requests', async () => {
     const children: Record<string, unknown> = {};
     for (let i = 0; i < 2000; i++) {
-      children[`team-a/cm-${i}`] = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { blob: 'y'.repeat(1000) } };
+      children[`team-a/cm-${i}`] = {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `cm-${i}`, namespace: 'team-a' },
+        data: { blob: 'y'.repeat(1000) },
+      };
     }
     const body = JSON.stringify(compositeRequest({ children: { 'ConfigMap.v1': children } }));
     expect(body.length).toBeGreaterThan(2_000_000);
@@ -266,9 +392,13 @@ describe('never a 200 on error', () => {
   });
 
   it('random JSON to a healthy hook is 200 exactly when it has the composite shape', async () => {
+    // Kubernetes names, and observed children filed under the keys Metacontroller gives them.
+    const dnsName = fc.stringMatching(/^[a-z0-9](?:[-a-z0-9]{0,20}[a-z0-9])?$/);
+    const child = (name: string): Record<string, unknown> => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: {} });
     const shaped = fc.record({
-      parent: fc.record({ metadata: fc.record({ name: fc.string({ minLength: 1 }) }) }),
-      children: fc.dictionary(fc.string(), fc.dictionary(fc.string(), fc.object())),
+      parent: fc.record({ metadata: fc.record({ name: dnsName }) }),
+      children: fc.uniqueArray(dnsName, { maxLength: 4 }).map((names) => ({ 'ConfigMap.v1': Object.fromEntries(names.map((n) => [n, child(n)])) })),
+      related: fc.constant({}),
       finalizing: fc.boolean(),
     });
     // Any JSON without a `parent` key can never be a composite request.
