@@ -69,6 +69,14 @@ describe('IPAM through Metacontroller', () => {
     const env = cluster.env;
     const namespace = await createNamespace(env, 'ipam');
     await apply(env, POOL, namespace);
+    // The pool's first sync waits for Metacontroller's related informers (IPClaims, Cluster API
+    // claims and clusters) to sync. Claims created in that window each retry the pool through
+    // Metacontroller's per-object exponential back-off, which then parks it for up to 1000 s (seen
+    // on a freshly built machine, also at the previous commit). Claims come once the pool is served.
+    await waitFor('the pool to be synced once', async () => {
+      const pool = await getJSON<{ status?: { conditions?: unknown[] } }>(env, namespace, 'ippool', 'pool-1');
+      return (pool.status?.conditions ?? []).length > 0;
+    });
     await apply(env, claims(range(0, 20)), namespace);
     const first = await allocations(namespace, range(0, 20));
     expect(first.get('claim-00')).toBe('192.168.0.50');
