@@ -15,7 +15,7 @@ import type { LifeRecord, LoadContext } from './load.js';
 import { ClusterObserver } from './observer.js';
 import { buildReport } from './report.js';
 import type { SoakReport } from './report.js';
-import { seededRandom } from './settings.js';
+import { seededRandom } from '../../emulators/redfish/index.js';
 import type { SoakSettings } from './settings.js';
 
 const NAMESPACE = 'soak';

@@ -92,15 +92,3 @@ export function soakSettingsFromEnv(env: NodeJS.ProcessEnv): SoakSettings {
     deadlineMs: Math.max(FULL.deadlineMs, minutes * 60_000 + 30 * 60_000),
   };
 }
-
-/** mulberry32, the same small seeded generator the emulator's faults use. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

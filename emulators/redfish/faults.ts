@@ -75,7 +75,7 @@ export interface InjectedFaults {
 }
 
 /** mulberry32: a small seeded generator, so one seed replays one fault sequence (per request order). */
-function seeded(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -91,7 +91,7 @@ export class RandomFaults {
   private readonly random: () => number;
 
   constructor(private readonly config: RandomFaultConfig) {
-    this.random = seeded(config.seed);
+    this.random = seededRandom(config.seed);
   }
 
   /** A fault for the next request, or undefined to handle it normally. */
