@@ -136,6 +136,17 @@ export async function render(dir: string, options: RenderOptions = {}): Promise<
   return parseObjects(res.stdout);
 }
 
+/** The chart rendered once with each `charts/ironhook/ci/` values file, looked up by file name. */
+export async function renderCIValues(dir: string, files: readonly string[]): Promise<(file: string) => RenderedObject[]> {
+  const renders = new Map<string, RenderedObject[]>();
+  for (const file of files) renders.set(file, await render(dir, { values: [`charts/ironhook/ci/${file}`] }));
+  return (file) => {
+    const objects = renders.get(file);
+    if (objects === undefined) throw new Error(`no render for ${file}`);
+    return objects;
+  };
+}
+
 /** Renders NOTES.txt (helm template skips it) by wrapping it into a ConfigMap in a scratch copy. */
 export async function renderNotes(options: RenderOptions = {}): Promise<string> {
   const dir = scratchChart('ironhook-notes-');

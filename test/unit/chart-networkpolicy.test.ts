@@ -9,7 +9,7 @@
 // kube-apiserver admit them. No CNI runs in the tests, so enforcement itself is not tested.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { named, ofKind } from '../support/controller-objects.js';
-import { NAMESPACE, prepareChart, removeScratchCharts, render, type PreparedChart, type RenderedObject } from '../support/helm.js';
+import { NAMESPACE, prepareChart, removeScratchCharts, render, renderCIValues, type PreparedChart, type RenderedObject } from '../support/helm.js';
 
 const FILES = [
   'default-values.yaml',
@@ -21,22 +21,16 @@ const FILES = [
 ];
 
 let chart: PreparedChart;
-const renders = new Map<string, RenderedObject[]>();
+let rendered: (file: string) => RenderedObject[];
 
 beforeAll(async () => {
   chart = prepareChart();
-  for (const file of FILES) renders.set(file, await render(chart.dir, { values: [`charts/ironhook/ci/${file}`] }));
+  rendered = await renderCIValues(chart.dir, FILES);
 }, 600_000);
 
 afterAll(() => {
   removeScratchCharts();
 });
-
-function rendered(file: string): RenderedObject[] {
-  const objects = renders.get(file);
-  if (objects === undefined) throw new Error(`no render for ${file}`);
-  return objects;
-}
 
 type Ingress = { from: Record<string, unknown>[]; ports: unknown[] }[];
 interface PolicySpec {

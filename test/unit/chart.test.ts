@@ -23,6 +23,7 @@ import {
   poolApiCalls,
   prepareChart,
   removeScratchCharts,
+  renderCIValues,
   render,
   renderNotes,
   rulesOf,
@@ -42,22 +43,16 @@ const SERVICE_BASE = `http://ironhook-hooks.${NAMESPACE}.svc:8080`;
 const UPDATE_METHODS = ['OnDelete', 'Recreate', 'InPlace', 'RollingRecreate', 'RollingInPlace'];
 
 let chart: PreparedChart;
-const renders = new Map<string, RenderedObject[]>();
+let rendered: (file: string) => RenderedObject[];
 
 beforeAll(async () => {
   chart = prepareChart();
-  for (const file of CI_FILES) renders.set(file, await render(chart.dir, { values: [`charts/ironhook/ci/${file}`] }));
+  rendered = await renderCIValues(chart.dir, CI_FILES);
 }, 1_200_000);
 
 afterAll(() => {
   removeScratchCharts();
 });
-
-function rendered(file: string): RenderedObject[] {
-  const objects = renders.get(file);
-  if (objects === undefined) throw new Error(`no render for ${file}`);
-  return objects;
-}
 
 const MANIFEST_CONTROLLERS = manifestObjects('controllers');
 const MANIFEST_CRDS = manifestObjects('crds');
