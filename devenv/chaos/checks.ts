@@ -17,7 +17,7 @@ function logFiles(dir: string): string[] {
 }
 
 /** `ironhook bmc` with the password in the environment (never argv), its output whatever the exit. */
-async function cli(password: string, ...args: string[]): Promise<string> {
+export async function ironhookBmc(password: string, ...args: string[]): Promise<string> {
   const env = { ...process.env, BMC_USERNAME: 'admin', BMC_PASSWORD: password, ALLOWED_BMC_NETWORKS: '127.0.0.0/8' };
   try {
     const { stdout, stderr } = await run(process.execPath, [join(REPO_ROOT, 'bin', 'ironhook.js'), 'bmc', ...args], { env, timeout: 120_000 });
@@ -42,7 +42,7 @@ export async function canaryLeaks(options: { dir: string; kubeconfig: string; ca
     ['check', bmcAddress],
     ['power', 'status', bmcAddress],
   ]) {
-    const output = await cli(canary, ...args);
+    const output = await ironhookBmc(canary, ...args);
     if (output.includes(canary)) leaks.push(`ironhook bmc ${args.join(' ')}`);
   }
   return leaks;

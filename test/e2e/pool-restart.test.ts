@@ -5,19 +5,16 @@
 // with an undisturbed deployment in the same environment. Then a canary BMC password is looked
 // for in every log file under the environment's directory, every Event, every status of
 // Ironhook's objects and `ironhook bmc` output for both BMC families.
-import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IPMI_HOST, IPMI_MAC, redfishMAC } from '../../devenv/bmcs.js';
-import { REPO_ROOT } from '../../devenv/environment.js';
+import { ironhookBmc } from '../../devenv/chaos/checks.js';
 import { waitFor } from '../../devenv/processes.js';
 import type { Cluster } from './support.js';
 import { apply, bmcsOf, createNamespace, getJSON, openCluster, poolHostYAML, waitForGone, waitForPoolState } from './support.js';
 
 const CANARY = 'canary-Rst-Q8z1x7';
-const run = promisify(execFile);
 let cluster: Cluster;
 
 beforeAll(async () => {
@@ -92,15 +89,8 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-async function cli(...args: string[]): Promise<string> {
-  const env = { ...process.env, BMC_USERNAME: 'admin', BMC_PASSWORD: CANARY, ALLOWED_BMC_NETWORKS: '127.0.0.0/8' };
-  try {
-    const { stdout, stderr } = await run(process.execPath, [join(REPO_ROOT, 'bin', 'ironhook.js'), 'bmc', ...args], { env, timeout: 120_000 });
-    return stdout + stderr;
-  } catch (error) {
-    const failure = error as { stdout?: string; stderr?: string };
-    return `${failure.stdout ?? ''}${failure.stderr ?? ''}`;
-  }
+function cli(...args: string[]): Promise<string> {
+  return ironhookBmc(CANARY, ...args);
 }
 
 describe('the driver pool killed mid-deployment, and the canary password', () => {
