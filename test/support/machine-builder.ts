@@ -214,9 +214,15 @@ export class MachineBuilder {
     return this;
   }
 
-  machine(patch: { labels?: Record<string, string>; spec?: Record<string, unknown>; ownerReferences?: KObject['metadata']['ownerReferences'] }): this {
+  machine(patch: {
+    labels?: Record<string, string>;
+    spec?: Record<string, unknown>;
+    status?: Record<string, unknown>;
+    ownerReferences?: KObject['metadata']['ownerReferences'];
+  }): this {
     const machine = this.find('Machine');
     if (machine === undefined) return this;
+    if (patch.status !== undefined) machine.status = { ...(machine.status as Record<string, unknown> | undefined), ...patch.status };
     if (patch.labels !== undefined) machine.metadata.labels = patch.labels;
     if (patch.ownerReferences !== undefined) machine.metadata.ownerReferences = patch.ownerReferences;
     if (patch.spec !== undefined) machine.spec = { ...(machine.spec as Record<string, unknown>), ...patch.spec };
