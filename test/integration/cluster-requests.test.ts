@@ -20,6 +20,7 @@ import { KubeApi, verifiedTLS } from '../../drivers/kube/api.js';
 import { KubeStatusError, isNotFound } from '../../drivers/kube/errors.js';
 import { jsonPatchTarget, readTarget } from '../../drivers/cluster/objects.js';
 import { ClusterRequestRunner, managementCluster } from '../../drivers/cluster/runner.js';
+import { EventRecorder } from '../../drivers/pool/events.js';
 import type { TargetRef } from '../../drivers/cluster/targets.js';
 import { ManualClock, systemClock } from '../../drivers/pool/clock.js';
 import { loadKubeConfig } from '../../drivers/kube/client.js';
@@ -64,12 +65,14 @@ async function kubectl(kubeconfig: string, ...args: string[]): Promise<string> {
 
 function startRunner(capture: LogCapture): ClusterRequestRunner {
   const logger = createLogger({ level: 'debug', destination: capture });
+  const cluster = managementCluster(loadKubeConfig(management.kubeconfig), SETTINGS, systemClock, logger);
   return new ClusterRequestRunner({
-    ...managementCluster(loadKubeConfig(management.kubeconfig), SETTINGS, systemClock, logger),
+    ...cluster,
     clock,
     logger,
     metrics: createClusterRequestMetrics(new Registry()),
     settings: SETTINGS,
+    events: new EventRecorder({ kube: cluster.kube, clock, windowMs: 600_000, instance: 'cluster-requests-test', logger }),
   });
 }
 

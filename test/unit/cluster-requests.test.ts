@@ -7,10 +7,11 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { ApiException, KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConditionUpsert, JsonPatchOperation, ObjectPatch, PatchTarget } from '../../domain/capi/requests.js';
+import type { ConditionUpsert, JsonPatchOperation, NodeOperation, ObjectPatch, PatchTarget } from '../../domain/capi/requests.js';
 import { KubeApi, verifiedTLS } from '../../drivers/kube/api.js';
 import { KubeStatusError, RequestTimeout, kubeStatusErrorFrom } from '../../drivers/kube/errors.js';
 import { upsertConditions } from '../../drivers/cluster/conditions.js';
+import { requestEvent } from '../../drivers/cluster/events.js';
 import { alreadyApplied, failingTest } from '../../drivers/cluster/json-pointer.js';
 import { transientError } from '../../drivers/cluster/outcome.js';
 import { checkTarget, refPath } from '../../drivers/cluster/targets.js';
@@ -216,5 +217,30 @@ describe('KubeApi failures as transient outcomes', () => {
     const outcome = transientError(failure, [TOKEN]);
     expect(outcome).toMatchObject({ kind: 'Transient', reason: row.reason });
     expect(outcome.message).not.toContain(TOKEN);
+  });
+});
+
+describe('requestEvent: the Event a finished request leaves', () => {
+  const owner = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'w-1', uid: 'm3m-uid', controller: true };
+  const claim: ObjectPatch = {
+    ...patch({ name: 'host-a' }),
+    metadata: { name: 'w-1-claim-2', namespace: NS, uid: 'p-uid', labels: { 'ironhook.dev/purpose': 'claim' }, ownerReferences: [owner] },
+  };
+  const fence: NodeOperation = {
+    apiVersion: 'ironhook.dev/v1alpha1',
+    kind: 'NodeOperation',
+    metadata: { name: 'r-fence-1', namespace: NS, uid: 'n-uid' },
+    spec: { action: 'Fence', cluster: { name: 'c1' }, node: { name: 'node-a' } },
+  };
+  // prettier-ignore
+  const ROWS: { name: string; request: ObjectPatch | NodeOperation; status: Record<string, unknown>; want: Record<string, unknown> }[] = [
+    { name: 'applied patch: Normal on the owning Metal3Machine', request: claim, status: { phase: 'Succeeded', reason: 'Applied', message: 'patch applied' }, want: { reason: 'ObjectPatchApplied', type: 'Normal', target: { kind: 'Metal3Machine', name: 'w-1', uid: 'm3m-uid' }, message: 'ObjectPatch w-1-claim-2 (claim) on BareMetalHost host-a: patch applied' } },
+    { name: 'failed test: Warning', request: claim, status: { phase: 'Failed', reason: 'TestFailed', message: 'the test of /metadata/resourceVersion failed' }, want: { reason: 'ObjectPatchTestFailed', type: 'Warning' } },
+    { name: 'node operation without an owner: on the request itself', request: fence, status: { phase: 'Succeeded', message: 'deleted Node node-a' }, want: { reason: 'NodeOperationSucceeded', type: 'Normal', target: { kind: 'NodeOperation', name: 'r-fence-1', uid: 'n-uid' }, message: 'NodeOperation r-fence-1: Fence of Node node-a in cluster c1: deleted Node node-a' } },
+    { name: 'failed node operation: Warning, no message', request: fence, status: { phase: 'Failed' }, want: { reason: 'NodeOperationFailed', type: 'Warning', message: 'NodeOperation r-fence-1: Fence of Node node-a in cluster c1' } },
+  ];
+
+  it.each(ROWS)('$name', (row) => {
+    expect(requestEvent(row.request, row.status)).toMatchObject(row.want);
   });
 });
