@@ -65,6 +65,12 @@ export const NodeAction = {
   Fence: 'Fence',
   /** Wait until the Node named `node.name` exists, then add the saved labels/annotations it lacks. */
   Restore: 'Restore',
+  /**
+   * Make the labels of Node `node.name` under `syncLabels.prefixes` equal to `syncLabels.labels`
+   * (upstream's BareMetalHost → Node label sync): add or change those, remove the Node's other
+   * labels under the prefixes. Waits while the Node does not exist.
+   */
+  SyncLabels: 'SyncLabels',
 } as const;
 export type NodeAction = (typeof NodeAction)[keyof typeof NodeAction];
 

@@ -1,5 +1,6 @@
 // Executes one NodeOperation (domain/capi/requests.ts) against a workload cluster: SetProviderID,
-// Fence (save, then delete) and Restore (wait, then add what is missing). Waiting is an outcome,
+// Fence (save, then delete), Restore (wait, then add what is missing) and SyncLabels (wait, then
+// make the labels under the synced prefixes equal to the host's). Waiting is an outcome,
 // not a loop: the runner records it (observedTime, message) and checks again on its timer.
 // Transient failures are thrown; the runner retries them with back-off.
 import { V1ObjectMeta } from '@kubernetes/client-node';
@@ -212,6 +213,54 @@ async function restoreOnce(call: Call): Promise<NodeOutcome | undefined> {
   return addMissing(call, node, labels, annotations);
 }
 
+/** The part of a label key before its slash ('' without one), as Kubernetes' SplitQualifiedName. */
+function prefixOf(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? '' : key.slice(0, slash);
+}
+
+/**
+ * The merge-patch label changes that make the Node's labels under `prefixes` equal to `wanted`:
+ * a value to set, or null to remove. Labels outside the prefixes are never touched.
+ */
+export function labelChanges(
+  present: Record<string, string> | undefined,
+  prefixes: readonly string[],
+  wanted: Record<string, string>,
+): Record<string, string | null> {
+  const changes: Record<string, string | null> = {};
+  for (const [key, value] of Object.entries(present ?? {})) {
+    if (prefixes.includes(prefixOf(key)) && wanted[key] !== value) changes[key] = null;
+  }
+  for (const [key, value] of Object.entries(wanted)) {
+    if (present?.[key] !== value) changes[key] = value;
+  }
+  return changes;
+}
+
+async function syncLabelsOnce(call: Call): Promise<NodeOutcome | undefined> {
+  const name = call.op.spec.node.name ?? '';
+  const node = await getNode(call.client, name);
+  if (node === undefined) {
+    return { kind: 'waiting', message: `waiting for Node ${name}` };
+  }
+  const { prefixes, labels } = call.op.spec.syncLabels ?? { prefixes: [], labels: {} };
+  const changes = labelChanges(node.metadata.labels, prefixes, labels);
+  const count = Object.keys(changes).length;
+  if (count === 0) {
+    return succeeded(call, `Node ${name} has the host's labels under ${prefixes.join(', ')}`, observed(node, false));
+  }
+  try {
+    const patched = await patchNode(call.client, name, { metadata: { resourceVersion: node.metadata.resourceVersion, labels: changes } });
+    return succeeded(call, `synced ${String(count)} labels under ${prefixes.join(', ')} on Node ${name}`, observed(patched, false));
+  } catch (error) {
+    if (isConflict(error)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
 async function withRetries(call: Call, once: (call: Call) => Promise<NodeOutcome | undefined>): Promise<NodeOutcome> {
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
     const outcome = await once(call);
@@ -233,6 +282,8 @@ export async function executeNodeOperation(ctx: NodeContext, op: NodeOperation):
       return fence(call);
     case NodeAction.Restore:
       return withRetries(call, restoreOnce);
+    case NodeAction.SyncLabels:
+      return withRetries(call, syncLabelsOnce);
     default:
       return failed(call, 'UnknownAction', `unknown action ${String(op.spec.action)}`);
   }

@@ -208,6 +208,12 @@ export class MachineBuilder {
     return this;
   }
 
+  metal3ClusterAnnotate(key: string, value: string): this {
+    const m3c = this.find('Metal3Cluster');
+    if (m3c !== undefined) m3c.metadata.annotations = { ...m3c.metadata.annotations, [key]: value };
+    return this;
+  }
+
   templateSpec(patch: Record<string, unknown>): this {
     const template = this.find('Metal3MachineTemplate');
     if (template !== undefined) template.spec = { ...(template.spec as Record<string, unknown>), ...patch };
@@ -340,6 +346,25 @@ export class MachineBuilder {
         ...(opts.message !== undefined && { message: opts.message }),
         ...(opts.node && { node: opts.node }),
       },
+    });
+    return this;
+  }
+
+  /** A NodeOperation child of `purpose` with this spec and the pool's outcome (default: Succeeded). */
+  nodeRequest(purpose: string, sequence: number, spec: Record<string, unknown>, opts: RequestOptions = {}): this {
+    const phase = opts.phase ?? 'Succeeded';
+    const finished = phase === 'Succeeded' || phase === 'Failed';
+    this.children.push({
+      apiVersion: 'ironhook.dev/v1alpha1',
+      kind: 'NodeOperation',
+      metadata: {
+        name: `${this.name}-${purpose}-${sequence}`,
+        namespace: NS,
+        uid: `req-${sequence}`,
+        labels: { [PURPOSE_LABEL]: purpose, 'controller-uid': M3M_UID },
+      },
+      spec,
+      status: { phase, ...(finished && { completionTime: T1 }), ...(opts.message !== undefined && { message: opts.message }) },
     });
     return this;
   }

@@ -12,6 +12,7 @@ import { KubeApi, verifiedTLS } from '../../drivers/kube/api.js';
 import { KubeStatusError, RequestTimeout, kubeStatusErrorFrom } from '../../drivers/kube/errors.js';
 import { upsertConditions } from '../../drivers/cluster/conditions.js';
 import { requestEvent } from '../../drivers/cluster/events.js';
+import { labelChanges } from '../../drivers/cluster/node-operation.js';
 import { alreadyApplied, failingTest } from '../../drivers/cluster/json-pointer.js';
 import { transientError } from '../../drivers/cluster/outcome.js';
 import { checkTarget, refPath } from '../../drivers/cluster/targets.js';
@@ -242,5 +243,21 @@ describe('requestEvent: the Event a finished request leaves', () => {
 
   it.each(ROWS)('$name', (row) => {
     expect(requestEvent(row.request, row.status)).toMatchObject(row.want);
+  });
+});
+
+describe('labelChanges: a SyncLabels merge patch', () => {
+  const PREFIXES = ['rack.example.com', 'zone.example.com'];
+  // prettier-ignore
+  const ROWS: { name: string; node: Record<string, string> | undefined; wanted: Record<string, string>; changes: Record<string, string | null> }[] = [
+    { name: 'a Node without labels gets the wanted ones', node: undefined, wanted: { 'rack.example.com/row': 'r7' }, changes: { 'rack.example.com/row': 'r7' } },
+    { name: 'equal: nothing to change', node: { 'rack.example.com/row': 'r7', 'kubernetes.io/hostname': 'n' }, wanted: { 'rack.example.com/row': 'r7' }, changes: {} },
+    { name: 'a changed value is set', node: { 'rack.example.com/row': 'r6' }, wanted: { 'rack.example.com/row': 'r7' }, changes: { 'rack.example.com/row': 'r7' } },
+    { name: 'a label under a prefix the host lacks is removed', node: { 'zone.example.com/name': 'z1', 'rack.example.com/row': 'r7' }, wanted: { 'rack.example.com/row': 'r7' }, changes: { 'zone.example.com/name': null } },
+    { name: 'labels outside the prefixes are never touched', node: { 'other.io/x': 'y', 'example.com/row': 'a', plain: 'p', 'sub.rack.example.com/a': 'b' }, wanted: {}, changes: {} },
+  ];
+
+  it.each(ROWS)('$name', (row) => {
+    expect(labelChanges(row.node, PREFIXES, row.wanted)).toEqual(row.changes);
   });
 });

@@ -10,6 +10,7 @@ import { hostState, isInFlight, phaseOf, requestMessage } from '../observed.js';
 import { cont, wait, type Outcome, type RequestIntent } from '../outcome.js';
 import { hostTarget, providerIDOps, selfTarget, stillMine } from '../patches.js';
 import { patchIntent, progressOf, type Progress } from '../requests.js';
+import { labelSync } from '../label-sync.js';
 import { claimedHost, hostAddresses } from './host.js';
 
 /** The references this machine makes; each must stay in the machine's namespace (empty means that one). */
@@ -152,9 +153,11 @@ export function handleReady(ctx: MachineContext): Outcome {
   const host = claimedHost(ctx);
   const node = latestRequest(ctx, Purpose.NodeProviderID);
   const nodeNote = phaseOf(node) === 'Failed' ? `; setting the providerID on the workload Node failed: ${requestMessage(node)}` : '';
+  const sync = host === undefined ? { requests: [], note: '' } : labelSync(ctx, host);
   return {
     kind: 'done',
-    reason: `provisioned on BareMetalHost ${host?.metadata.name ?? ''}${nodeNote}`,
+    reason: `provisioned on BareMetalHost ${host?.metadata.name ?? ''}${nodeNote}${sync.note === '' ? '' : `; ${sync.note}`}`,
     status: { addresses: hostAddresses(host), initialization: { provisioned: true } },
+    requests: sync.requests,
   };
 }
