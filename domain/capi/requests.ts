@@ -71,6 +71,14 @@ export const NodeAction = {
    * labels under the prefixes. Waits while the Node does not exist.
    */
   SyncLabels: 'SyncLabels',
+  /**
+   * Remediation's out-of-service mode: add `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`
+   * to Node `node.name`, then wait until no pod on it is terminating and no VolumeAttachment names
+   * it. A missing Node succeeds without `status.node`.
+   */
+  AddOutOfServiceTaint: 'AddOutOfServiceTaint',
+  /** Remove that taint from Node `node.name` (a missing Node or taint succeeds). */
+  RemoveOutOfServiceTaint: 'RemoveOutOfServiceTaint',
 } as const;
 export type NodeAction = (typeof NodeAction)[keyof typeof NodeAction];
 

@@ -33,13 +33,13 @@ export type NodeOperationSpec = {
   /**
    * What to do with the Node.
    */
-  action: 'SetProviderID' | 'Fence' | 'Restore' | 'SyncLabels';
+  action: 'SetProviderID' | 'Fence' | 'Restore' | 'SyncLabels' | 'AddOutOfServiceTaint' | 'RemoveOutOfServiceTaint';
   /**
    * Which Node.
    */
   node: {
     /**
-     * Name of the Node (Fence, Restore, SyncLabels).
+     * Name of the Node (every action but SetProviderID).
      */
     name?: string;
     /**
@@ -113,7 +113,7 @@ export type NodeOperationStatus = {
    */
   completionTime?: string;
   /**
-   * SetProviderID, the Node found; Fence, the Node deleted with what was saved; Restore, the Node restored; SyncLabels, the Node synced.
+   * SetProviderID, the Node found; Fence, the Node deleted with what was saved; Restore, the Node restored; SyncLabels, the Node synced; the taint actions, the Node tainted or untainted.
    */
   node?: {
     /**
