@@ -214,6 +214,35 @@ export class MachineBuilder {
     return this;
   }
 
+  /** The Machine's MachineSet (`workers-x7k2p`), owned by MachineDeployment `deployment`, naming Metal3MachineTemplate `template`. */
+  machineSet(deployment: string, template: string): this {
+    return this.put({
+      apiVersion: CAPI,
+      kind: 'MachineSet',
+      metadata: {
+        name: 'workers-x7k2p',
+        namespace: NS,
+        uid: 'machineset-uid-1',
+        labels: { 'cluster.x-k8s.io/cluster-name': 'c1' },
+        ownerReferences: [{ apiVersion: CAPI, kind: 'MachineDeployment', name: deployment, uid: 'md-uid-1', controller: true }],
+      },
+      spec: { template: { spec: { infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'Metal3MachineTemplate', name: template } } } },
+    });
+  }
+
+  /** Another Metal3MachineTemplate in the namespace. */
+  extraTemplate(name: string, spec: Record<string, unknown>): this {
+    return this.put({ apiVersion: INFRA, kind: 'Metal3MachineTemplate', metadata: { name, namespace: NS, uid: `m3mt-uid-${name}` }, spec });
+  }
+
+  /** Removes the `cluster.x-k8s.io/cloned-from-name` annotation (a machine not cloned, or moved). */
+  notCloned(): this {
+    this.m3m.metadata.annotations = Object.fromEntries(
+      Object.entries(this.m3m.metadata.annotations ?? {}).filter(([key]) => key !== 'cluster.x-k8s.io/cloned-from-name'),
+    );
+    return this;
+  }
+
   templateSpec(patch: Record<string, unknown>): this {
     const template = this.find('Metal3MachineTemplate');
     if (template !== undefined) template.spec = { ...(template.spec as Record<string, unknown>), ...patch };
