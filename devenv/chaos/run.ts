@@ -39,6 +39,8 @@ async function open(settings: SoakSettings, dir: string, canary: string): Promis
     bmcs: {
       password: canary,
       redfishHosts: settings.hosts,
+      // A BMC per host, as in a rack: the pool serialises calls per BMC endpoint (bmc-gate.ts).
+      redfishPortPerHost: true,
       poolReplicas: 2,
       poolEnv: poolEnv(),
       randomFaults: {

@@ -70,3 +70,21 @@ describe('a BMC reboot and a password change', () => {
     }
   });
 });
+
+describe('one BMC endpoint per system (portPerSystem)', () => {
+  it('gives each system a port of its own that its address names, cut and restored together by a reboot', async () => {
+    const systems = ['h0', 'h1'].map((id) => ({ id, username: 'admin', password: 'pw' }));
+    const emulator = await startRedfishEmulator({ http: true, systems, portPerSystem: true });
+    try {
+      const urls = ['h0', 'h1'].map((id) => emulator.address(id).replace(/^redfish\+/u, ''));
+      const ports = urls.map((url) => new URL(url).port);
+      expect(new Set([...ports, String(emulator.port)]).size).toBe(3);
+      expect(await Promise.all(urls.map(async (url) => status(url, 'pw')))).toEqual([200, 200]);
+      await emulator.restart(0);
+      expect(await Promise.all(urls.map(async (url) => status(url, 'pw')))).toEqual([200, 200]);
+      expect(await status(`${emulator.url}/redfish/v1/Systems/h1`, 'pw')).toBe(200);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
