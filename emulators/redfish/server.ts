@@ -77,7 +77,7 @@ interface SystemHandle {
   setFaults(faults: FaultConfig): void;
   /** Sets the power state at once (the OS shut down, a person pressed the button). */
   setPower(state: 'On' | 'Off'): void;
-  /** Changes the account's password and ends the sessions opened with the old one. */
+  /** Changes the account's password; sessions opened with the old one lose this system (same password: nothing). */
   setPassword(password: string): void;
   unlock(): void;
 }
@@ -294,6 +294,9 @@ function handleOf(system: EmulatedSystem, auth: AuthService): SystemHandle {
       system.forcePower(state);
     },
     setPassword: (password) => {
+      if (system.config.password === password) {
+        return;
+      }
       system.config.password = password;
       auth.expireFor(system.id);
     },
