@@ -125,6 +125,8 @@ export interface BMCOptions {
   realAgentHosts?: readonly string[];
   /** Redfish systems rf-0 … rf-<n-1> (default 3). */
   redfishHosts?: number;
+  /** Each Redfish system on a port of its own besides the shared one (emulators/redfish/listeners.ts). */
+  redfishPortPerHost?: boolean;
   /** Seeded probabilistic faults on every Redfish request. */
   randomFaults?: RandomFaultConfig;
 }
@@ -173,6 +175,7 @@ export async function startBMCs(options: BMCOptions): Promise<BMCs> {
     powerDelayMs: options.powerDelayMs ?? 200,
     // The pool keeps one session per BMC system.
     maxSessions: Math.max(16, systems.length * 2),
+    portPerSystem: options.redfishPortPerHost === true,
     ...(options.randomFaults === undefined ? {} : { randomFaults: options.randomFaults }),
   });
   let ipmi: IPMISimulator;

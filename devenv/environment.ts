@@ -60,6 +60,8 @@ interface BMCEnvironmentOptions {
   realAgentHosts?: readonly string[];
   /** How many Redfish systems (rf-0 …) the emulator has (default 3). */
   redfishHosts?: number;
+  /** Each Redfish system on a port of its own (one BMC endpoint per host) besides the shared one. */
+  redfishPortPerHost?: boolean;
   /** Seeded probabilistic faults on every Redfish request (the chaos soak). */
   randomFaults?: RandomFaultConfig;
   /** Driver pool replicas (default 1; more run with leader election, ADR 0022). */
@@ -141,6 +143,7 @@ async function startBMCEnvironment(options: EnvironmentOptions, kubeconfig: stri
     ...(settings.agentCommandDelayMs === undefined ? {} : { agentCommandDelayMs: settings.agentCommandDelayMs }),
     ...(settings.realAgentHosts === undefined ? {} : { realAgentHosts: settings.realAgentHosts }),
     ...(settings.redfishHosts === undefined ? {} : { redfishHosts: settings.redfishHosts }),
+    ...(settings.redfishPortPerHost === undefined ? {} : { redfishPortPerHost: settings.redfishPortPerHost }),
     ...(settings.randomFaults === undefined ? {} : { randomFaults: settings.randomFaults }),
   });
   const agentPort = await freePort();

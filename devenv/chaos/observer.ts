@@ -24,12 +24,14 @@ export interface RequestRecord {
   startTime?: string;
   completionTime?: string;
   steps: string[];
+  /** BMC calls repeated inside this request's steps after a transient failure (from the step messages). */
+  bmcRepeats: number;
 }
 
 interface OperationItem {
   metadata: { name: string; uid: string };
   spec: { action: string; sequence: number; host: { name: string } };
-  status?: { phase?: string; startTime?: string; completionTime?: string; steps?: { name: string }[] };
+  status?: { phase?: string; startTime?: string; completionTime?: string; steps?: { name: string; message?: string }[] };
 }
 
 interface HostItem {
@@ -123,5 +125,12 @@ function record(item: OperationItem): RequestRecord {
     ...(status.startTime === undefined ? {} : { startTime: status.startTime }),
     ...(status.completionTime === undefined ? {} : { completionTime: status.completionTime }),
     steps: (status.steps ?? []).map((step) => step.name),
+    bmcRepeats: (status.steps ?? []).reduce((sum, step) => sum + repeatsOf(step.message), 0),
   };
+}
+
+/** "… (after 2 transient BMC failures)": the count a BMC step appends when it ran again. */
+function repeatsOf(message: string | undefined): number {
+  const match = /after (\d+) transient BMC failures?\)?$/u.exec(message ?? '');
+  return match === null ? 0 : Number(match[1]);
 }

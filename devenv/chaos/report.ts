@@ -23,6 +23,12 @@ export interface SoakReport {
   faults: InjectedFaults & { requests: number };
   convergeAfterLastKillMs: number;
   requestsSeen: number;
+  /** Requests that ended Failed (the hook then made a new one after its back-off). */
+  requestsFailed: number;
+  /** BMC steps run again inside their request after a transient BMC failure. */
+  bmcStepRepeats: number;
+  /** How long one life took, apply to deletion (ms). */
+  lifeDurations: { p50: number; p90: number; max: number };
   sideEffects: { attributed: number; unattributed: number; byAction: Record<string, number> };
   duplicates: Attribution['duplicates'];
   unattributed: Attribution['unattributed'];
@@ -47,6 +53,15 @@ export interface ReportInput {
 
 function killsByKind(kills: readonly KillRecord[]): Record<string, number> {
   return Object.fromEntries(KILL_KINDS.map((kind) => [kind, kills.filter((kill) => kill.kind === kind).length]));
+}
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  return sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? 0);
+}
+
+function lifeDurations(lives: readonly LifeRecord[]): SoakReport['lifeDurations'] {
+  const sorted = lives.flatMap((life) => (life.finishedAt === undefined ? [] : [life.finishedAt - life.startedAt])).sort((a, b) => a - b);
+  return { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), max: sorted.at(-1) ?? 0 };
 }
 
 function problemsOf(input: ReportInput, byKind: Record<string, number>): string[] {
@@ -89,6 +104,9 @@ export function buildReport(input: ReportInput): SoakReport {
     faults,
     convergeAfterLastKillMs: Math.max(0, convergedAt - lastKill),
     requestsSeen: observer.requests.size,
+    requestsFailed: [...observer.requests.values()].filter((request) => request.phase === 'Failed').length,
+    bmcStepRepeats: [...observer.requests.values()].reduce((sum, request) => sum + request.bmcRepeats, 0),
+    lifeDurations: lifeDurations(lives),
     sideEffects: { attributed: attribution.attributed, unattributed: attribution.unattributed.length, byAction: attribution.byAction },
     duplicates: attribution.duplicates,
     unattributed: attribution.unattributed,
@@ -113,7 +131,8 @@ export function summary(report: SoakReport): string {
     `hosts ${String(report.hosts)}, rounds ${String(report.rounds)}, lives ${String(report.lives.complete)}/${String(report.lives.total)} complete (disk image ${String(report.lives.diskImage)}, live ISO ${String(report.lives.liveISO)}, password rotated ${String(report.lives.rotated)})`,
     `kills ${String(report.kills.total)}: ${kinds}; leadership changes ${String(report.leaderChanges)}; exits on their own: ${exits.length === 0 ? 'none' : exits.join(', ')}`,
     `BMC faults injected in ${String(f.requests)} Redfish requests: dropped ${String(f.dropped)}, delayed ${String(f.delayed)}, 5xx ${String(f.serverErrors)}, timed out ${String(f.timedOut)}`,
-    `converged ${seconds(report.convergeAfterLastKillMs)} after the last kill`,
+    `converged ${seconds(report.convergeAfterLastKillMs)} after the last kill; one life took ${seconds(report.lifeDurations.p50)} (p50), ${seconds(report.lifeDurations.p90)} (p90), ${seconds(report.lifeDurations.max)} (max)`,
+    `requests ${String(report.requestsSeen)}, failed ${String(report.requestsFailed)} (each made again by the hook); BMC steps repeated inside their request after a transient failure: ${String(report.bmcStepRepeats)}`,
     `side effects attributed to ${String(report.requestsSeen)} requests: ${String(report.sideEffects.attributed)} (${JSON.stringify(report.sideEffects.byAction)}), unattributed ${String(report.sideEffects.unattributed)}; duplicates ${String(report.duplicates.length)}; canary leaks ${String(report.canaryLeaks.length)}; left behind ${String(report.orphans.length)}`,
     ...report.problems.slice(0, 20).map((problem) => `problem: ${problem}`),
   ].join('\n');

@@ -28,6 +28,10 @@ function poolEnv(): NodeJS.ProcessEnv {
     RENEW_DEADLINE_SECONDS: '6',
     RETRY_PERIOD_SECONDS: '1',
     BMC_TIMEOUT_SECONDS: String(BMC_TIMEOUT_SECONDS),
+    // 200 lives in 20 minutes keep ~60 requests going, most of them waiting on an agent; the
+    // defaults (20 and 20, upstream's PROVISIONING_LIMIT) would queue them past the run's deadline.
+    POOL_CONCURRENCY: process.env.SOAK_POOL_CONCURRENCY ?? '60',
+    PROVISIONING_LIMIT: process.env.SOAK_POOL_CONCURRENCY ?? '60',
     LOG_LEVEL: process.env.SOAK_POOL_LOG_LEVEL ?? 'debug',
   };
 }
@@ -39,6 +43,8 @@ async function open(settings: SoakSettings, dir: string, canary: string): Promis
     bmcs: {
       password: canary,
       redfishHosts: settings.hosts,
+      // A BMC per host, as in a rack: the pool serialises calls per BMC endpoint (bmc-gate.ts).
+      redfishPortPerHost: true,
       poolReplicas: 2,
       poolEnv: poolEnv(),
       randomFaults: {

@@ -3,6 +3,7 @@
 // AgentState; no listening here (server.ts), testable with supertest.
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
 import { pino, type Logger } from 'pino';
+import type { AgentHostRef } from './port.js';
 import { agentNode, type AgentState, type HeartbeatOutcome, type InspectionOutcome, type LookupOutcome } from './state.js';
 import { hardwareFromInventory, inventoryMACs } from './inventory.js';
 import { ipxeRouter, type PXEBootConfig } from './ipxe.js';
@@ -24,6 +25,11 @@ export interface AgentAPIOptions {
   heartbeatTimeoutSeconds?: number;
   /** Serve iPXE scripts for agent boots over the network (GET /boot.ipxe, /ipxe/<mac>). */
   pxe?: PXEBootConfig & { apiURL: string };
+  /**
+   * Resolves once what the state holds for the host is stored (with the error when it is not):
+   * the inspection callback is answered only then, so accepted data survives a restart.
+   */
+  saved?: (host: AgentHostRef) => Promise<unknown>;
 }
 
 function versionParts(version: string): [number, number] | undefined {
@@ -195,8 +201,8 @@ const INSPECTION_REJECTIONS: Record<Exclude<InspectionOutcome['kind'], 'accepted
   'token-invalid': [401, 'Invalid or missing agent token received.'],
 };
 
-function handleInspection(state: AgentState, logger: Logger): RequestHandler {
-  return (req, res) => {
+function handleInspection(state: AgentState, logger: Logger, saved: AgentAPIOptions['saved']): RequestHandler {
+  return async (req, res) => {
     const body = bodyOf(req);
     if (typeof body.inventory !== 'object' || body.inventory === null) {
       fail(res, 400, 'inspection data must carry an inventory object');
@@ -209,7 +215,14 @@ function handleInspection(state: AgentState, logger: Logger): RequestHandler {
       fail(res, status, message);
       return;
     }
-    logger.info({ namespace: outcome.entry.namespace, name: outcome.entry.name }, 'in-band inspection data received');
+    const host = { namespace: outcome.entry.namespace, name: outcome.entry.name };
+    if ((await saved?.(host)) !== undefined) {
+      // IPA posts again after a 5xx; a 202 for data a restart would lose would leave inspection waiting.
+      logger.error(host, 'in-band inspection data received but not stored');
+      fail(res, 503, 'inspection data could not be stored; post it again');
+      return;
+    }
+    logger.info(host, 'in-band inspection data received');
     res.status(202).json({ uuid: outcome.entry.uid });
   };
 }
@@ -239,7 +252,7 @@ export function createAgentAPI(options: AgentAPIOptions): Express {
   app.get(['/v1/lookup', '/v1/lookup/'], handleLookup({ state: options.state, logger, heartbeatTimeoutSeconds }));
   const json = express.json({ limit: BODY_LIMIT, type: () => true });
   app.post('/v1/heartbeat/:uuid', json, handleHeartbeat(options.state, logger));
-  app.post(['/v1/continue_inspection', '/v1/continue_inspection/'], json, handleInspection(options.state, logger));
+  app.post(['/v1/continue_inspection', '/v1/continue_inspection/'], json, handleInspection(options.state, logger, options.saved));
   app.use((_req, res) => {
     fail(res, 404, 'not found');
   });

@@ -73,7 +73,6 @@ export async function startAgentSide(options: AgentSideOptions): Promise<AgentSi
   const url = localURL(options.host, await listen(server, options.port, options.host));
   const apiURL = options.advertiseURL ?? url;
   const heartbeatTimeoutSeconds = options.heartbeatTimeoutSeconds ?? DEFAULT_HEARTBEAT_TIMEOUT_SECONDS;
-  server.on('request', createAgentAPI({ state, logger, heartbeatTimeoutSeconds, ...(options.pxe === undefined ? {} : { pxe: { ...options.pxe, apiURL } }) }));
   const client = new AgentClient(options.client);
   const service = new IronhookAgentService({
     state,
@@ -83,6 +82,8 @@ export async function startAgentSide(options: AgentSideOptions): Promise<AgentSi
     store: options.store,
     timeouts: options.timeouts,
   });
+  const pxe = options.pxe === undefined ? {} : { pxe: { ...options.pxe, apiURL } };
+  server.on('request', createAgentAPI({ state, logger, heartbeatTimeoutSeconds, saved: async (host) => service.saved(host), ...pxe }));
   return {
     service,
     state,

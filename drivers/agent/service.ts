@@ -79,7 +79,8 @@ export class IronhookAgentService implements AgentService {
   private readonly timeouts: AgentServiceTimeouts;
   private readonly timers: Timers;
   private readonly now: () => number;
-  private readonly writes = new Map<string, Promise<void>>();
+  /** Per host: the last queued store write, resolving with its error (undefined when it worked). */
+  private readonly writes = new Map<string, Promise<unknown>>();
   /** The write started by the latest 'changed' event (expect() waits for its own). */
   private lastSave: Promise<unknown> = Promise.resolve(undefined);
 
@@ -122,11 +123,13 @@ export class IronhookAgentService implements AgentService {
           return err;
         },
       );
-    this.writes.set(
-      key,
-      next.then(() => undefined),
-    );
+    this.writes.set(key, next);
     return next;
+  }
+
+  /** Waits for the host's queued store writes; resolves with the last one's error, if it failed. */
+  saved(host: AgentHostRef): Promise<unknown> {
+    return this.writes.get(hostKey(host)) ?? Promise.resolve(undefined);
   }
 
   /** Resolves when every pending store write has finished. */

@@ -19,13 +19,17 @@ export interface AgentRecord extends AgentHostIdentity {
   callbackURL?: string;
   /** The agent's agent_verify_ca (PEM, normalised), recorded with the callback URL; public, not secret. */
   agentVerifyCA?: string;
+  /**
+   * The in-band inventory of this boot. Kept across restarts: IPA posts it once, so a leader that
+   * dies after accepting it must not leave the next one waiting for a post that never comes.
+   */
+  inventory?: HardwareDetails;
 }
 
 export interface AgentEntry extends AgentRecord {
   /** Clock time of the last accepted heartbeat in this process; absent until one arrives. */
   heartbeatAt?: number;
   agentVersion?: string;
-  inventory?: HardwareDetails;
   /** The hints of the image being written: IPA re-reads its node before it picks the disk. */
   rootDevice?: IronicRootDevice;
 }
@@ -64,7 +68,7 @@ export function hostKey(host: AgentHostRef): string {
 }
 
 function recordOf(entry: AgentEntry): AgentRecord {
-  const { namespace, name, uid, macs, token, tokenIssued, callbackURL, agentVerifyCA } = entry;
+  const { namespace, name, uid, macs, token, tokenIssued, callbackURL, agentVerifyCA, inventory } = entry;
   return {
     namespace,
     name,
@@ -74,6 +78,7 @@ function recordOf(entry: AgentEntry): AgentRecord {
     tokenIssued,
     ...(callbackURL === undefined ? {} : { callbackURL }),
     ...(agentVerifyCA === undefined ? {} : { agentVerifyCA }),
+    ...(inventory === undefined ? {} : { inventory: structuredClone(inventory) }),
   };
 }
 
@@ -252,6 +257,7 @@ export class AgentState extends EventEmitter {
       return { kind: 'token-invalid' };
     }
     entry.inventory = inventory;
+    this.emit('changed', recordOf(entry));
     this.emit('inventory', entry);
     return { kind: 'accepted', entry };
   }

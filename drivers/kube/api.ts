@@ -16,7 +16,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { ConfigurationOptions, ObservableMiddleware, RequestContext, ResponseContext } from '@kubernetes/client-node';
-import { RequestTimeout, kubeStatusErrorFrom } from './errors.js';
+import { APIServerUnreachable, RequestTimeout, kubeStatusErrorFrom } from './errors.js';
 
 export const JSON_PATCH = PatchStrategy.JsonPatch;
 export const MERGE_PATCH = PatchStrategy.MergePatch;
@@ -41,6 +41,15 @@ export function verifiedTLS(config: KubeConfig): KubeConfig {
     currentContext: config.currentContext,
   });
   return verified;
+}
+
+/** A failure to reach the apiserver (node-fetch's FetchError, or a socket error code), not a bug. */
+function networkFailure(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) {
+    return false;
+  }
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  return name === 'FetchError' || typeof code === 'string';
 }
 
 export class KubeApi {
@@ -74,7 +83,10 @@ export class KubeApi {
       if (error instanceof ApiException) {
         throw kubeStatusErrorFrom(error);
       }
-      throw signal?.aborted === true ? new RequestTimeout(what, this.timeoutMs ?? 0) : error;
+      if (signal?.aborted === true) {
+        throw new RequestTimeout(what, this.timeoutMs ?? 0);
+      }
+      throw networkFailure(error) ? new APIServerUnreachable(what, error) : error;
     }
   }
 }

@@ -27,6 +27,17 @@ export class RequestTimeout extends TransientError {
   }
 }
 
+/**
+ * The apiserver could not be reached (refused, reset, DNS): transient, and named as the
+ * apiserver's failure, so a request failing to read its BMC Secret does not report BMCUnreachable.
+ */
+export class APIServerUnreachable extends TransientError {
+  constructor(what: string, cause: unknown) {
+    super('APIServerUnreachable', `${what}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'APIServerUnreachable';
+  }
+}
+
 /** The HTTP code of a KubeStatusError (or of anything else that carries a numeric code). */
 function statusCode(error: unknown): number | undefined {
   if (error instanceof KubeStatusError) {

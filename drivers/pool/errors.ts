@@ -4,6 +4,7 @@
 import { DriverError } from '../errors.js';
 import type { DriverErrorOptions } from '../errors.js';
 import { KubeStatusError } from '../kube/errors.js';
+import { BMCError } from '../bmc/types.js';
 import type { ErrorKind, OperationError } from '../../domain/operations.js';
 
 const MAX_MESSAGE = 1024;
@@ -30,6 +31,20 @@ export class TimeoutFailure extends OperationFailure {
   constructor(what: string, ms: number) {
     super('Transient', 'Timeout', `${what} did not finish within ${String(Math.round(ms / 1000))}s`);
   }
+}
+
+/** Transient BMC reasons that a repeat cannot cure: the BMC answered, the host did not follow. */
+const NOT_REPEATED_IN_STEP = new Set(['PowerStateTimeout', 'PowerTimeout', 'TaskFailed']);
+
+/**
+ * A BMC failure worth repeating inside a step whose work reads the BMC's state before it acts
+ * (ExecutionContext.bmcStep): the call was dropped, refused, timed out or answered 5xx/busy.
+ */
+export function repeatableBMCFailure(error: unknown): boolean {
+  if (error instanceof TimeoutFailure) {
+    return true;
+  }
+  return error instanceof BMCError && error.kind === 'Transient' && !NOT_REPEATED_IN_STEP.has(error.reason);
 }
 
 const NETWORK_CODES = new Set([

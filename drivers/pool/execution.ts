@@ -11,12 +11,19 @@ import type { ConnectDeps, Connection } from './connect.js';
 import { readCredentials } from './credentials.js';
 import type { HostIdentity, ReadCredentials } from './credentials.js';
 import { isAbort } from '../errors.js';
-import { classify } from './errors.js';
+import { classify, repeatableBMCFailure } from './errors.js';
 import type { ExecutionContext, HostServices, OperationResult } from './executors/context.js';
 import type { OperationStatusWriter } from './status-writer.js';
 
 /** Logging out of a BMC session must not hold a worker. */
 const CLOSE_TIMEOUT_MS = 10_000;
+
+/**
+ * Pauses before each repeat of a BMC step after a dropped, refused, timed-out or 5xx call: 14 s
+ * in all, longer than a BMC's own reboot of its management controller takes to answer again.
+ * Failing the whole request instead costs the hook's back-off and a new request.
+ */
+export const BMC_STEP_REPEAT_PAUSES_MS: readonly number[] = [2_000, 4_000, 8_000];
 
 const STEP_PROGRESS: Record<string, string> = {
   WaitForAgent: 'waiting for the agent to look up and heartbeat',
@@ -110,6 +117,45 @@ export class Execution implements ExecutionContext {
     this.steps[index] = { name, state: Phase.Succeeded, time: this.now(), ...(message !== undefined && { message }) };
     await this.options.writer.write({ steps: [...this.steps] });
     return value;
+  }
+
+  async bmcStep<T>(name: string, run: () => Promise<T>, describe?: (value: T) => string | undefined): Promise<T> {
+    let repeats = 0;
+    const counted = (value: T): string | undefined => {
+      const message = describe?.(value);
+      if (repeats === 0) {
+        return message;
+      }
+      const after = `after ${String(repeats)} transient BMC failure${repeats === 1 ? '' : 's'}`;
+      return message === undefined ? after : `${message} (${after})`;
+    };
+    return this.step(
+      name,
+      () =>
+        this.repeating(name, run, () => {
+          repeats += 1;
+        }),
+      counted,
+    );
+  }
+
+  /** Runs `run` again after a repeatable BMC failure, while pauses remain; says why in status.message. */
+  private async repeating<T>(name: string, run: () => Promise<T>, onRepeat: () => void): Promise<T> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await run();
+      } catch (error) {
+        const pause = BMC_STEP_REPEAT_PAUSES_MS[attempt];
+        if (pause === undefined || this.signal.aborted || !repeatableBMCFailure(error)) {
+          throw error;
+        }
+        const { reason, message } = classify(error, this.secrets);
+        const tries = `${String(attempt + 2)} of ${String(BMC_STEP_REPEAT_PAUSES_MS.length + 1)}`;
+        await this.options.writer.write({ message: `${name}: ${reason}: ${message}; trying again in ${String(pause / 1000)}s (attempt ${tries})` });
+        await this.services.clock.sleep(pause, this.signal);
+        onRepeat();
+      }
+    }
   }
 
   async note(name: string, message: string): Promise<void> {

@@ -9,8 +9,8 @@ export interface Session {
   readonly id: string;
   readonly token: string;
   readonly username: string;
-  /** Systems whose credentials matched at login. */
-  readonly systems: ReadonlySet<string>;
+  /** Systems whose credentials matched at login (less those whose password changed since). */
+  readonly systems: Set<string>;
 }
 
 export type LoginOutcome = { readonly kind: 'created'; readonly session: Session } | { readonly kind: 'unauthorized' } | { readonly kind: 'limit' };
@@ -86,10 +86,14 @@ export class AuthService {
     return [...this.sessions.values()];
   }
 
-  /** Forgets the sessions that opened `systemId` (its password changed). */
+  /**
+   * `systemId`'s password changed: sessions lose access to it, and end when it was their only one.
+   * A session that also opened other systems keeps them, as the other accounts did not change.
+   */
   expireFor(systemId: string): void {
     for (const [token, session] of this.sessions) {
-      if (session.systems.has(systemId)) this.sessions.delete(token);
+      session.systems.delete(systemId);
+      if (session.systems.size === 0) this.sessions.delete(token);
     }
   }
 

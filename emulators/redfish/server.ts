@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { Socket } from 'node:net';
 import { AuthService } from './auth.js';
 import { systemScheduler } from './clock.js';
 import type { Scheduler } from './clock.js';
@@ -23,6 +22,7 @@ import { SYSTEM_ROUTES } from './routes-system.js';
 import { VMEDIA_ROUTES } from './routes-vmedia.js';
 import { EmulatedSystem } from './system.js';
 import type { ActionRecord, BootState, MediaState, PowerDisplay, SecureBootState } from './system.js';
+import { Listeners } from './listeners.js';
 import { TaskService } from './tasks.js';
 import { selfSignedCertificate } from './tls.js';
 import type { Certificate } from './tls.js';
@@ -32,6 +32,8 @@ export interface EmulatorOptions {
   readonly systems: readonly SystemConfig[];
   /** 0 (default) lets the OS pick a free port. The emulator always listens on 127.0.0.1. */
   readonly port?: number;
+  /** One more listener per system, whose address names it: one BMC endpoint per host (listeners.ts). */
+  readonly portPerSystem?: boolean;
   /** Plain HTTP (for `redfish+http://` addresses) instead of HTTPS with a throwaway certificate. */
   readonly http?: boolean;
   /** Reuse this certificate instead of generating one. */
@@ -75,7 +77,7 @@ interface SystemHandle {
   setFaults(faults: FaultConfig): void;
   /** Sets the power state at once (the OS shut down, a person pressed the button). */
   setPower(state: 'On' | 'Off'): void;
-  /** Changes the account's password and ends the sessions opened with the old one. */
+  /** Changes the account's password; sessions opened with the old one lose this system (same password: nothing). */
   setPassword(password: string): void;
   unlock(): void;
 }
@@ -292,6 +294,9 @@ function handleOf(system: EmulatedSystem, auth: AuthService): SystemHandle {
       system.forcePower(state);
     },
     setPassword: (password) => {
+      if (system.config.password === password) {
+        return;
+      }
       system.config.password = password;
       auth.expireFor(system.id);
     },
@@ -301,18 +306,7 @@ function handleOf(system: EmulatedSystem, auth: AuthService): SystemHandle {
   };
 }
 
-async function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      const address = server.address();
-      resolve(typeof address === 'object' && address !== null ? address.port : port);
-    });
-  });
-}
-
-async function createListener(options: EmulatorOptions, emulator: Emulator): Promise<{ server: Server; ca: string | undefined }> {
+function createListener(options: EmulatorOptions, emulator: Emulator, certificate: Certificate | undefined): Server {
   const handler = (request: IncomingMessage, response: ServerResponse): void => {
     emulator.handle(request, response).catch(() => {
       if (!response.headersSent) {
@@ -320,38 +314,31 @@ async function createListener(options: EmulatorOptions, emulator: Emulator): Pro
       }
     });
   };
-  if (options.http === true) {
-    return { server: createHttpServer(handler), ca: undefined };
+  if (options.http === true || certificate === undefined) {
+    return createHttpServer(handler);
   }
-  const certificate = options.tls ?? (await selfSignedCertificate());
-  return { server: createHttpsServer({ key: certificate.key, cert: certificate.cert }, handler), ca: certificate.cert };
+  return createHttpsServer({ key: certificate.key, cert: certificate.cert }, handler);
 }
 
 export async function startRedfishEmulator(options: EmulatorOptions): Promise<RedfishEmulator> {
   const emulator = new Emulator(options);
-  const { server, ca } = await createListener(options, emulator);
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  const port = await listen(server, options.port ?? 0);
-  const cut = async (): Promise<void> =>
-    new Promise<void>((resolve) => {
-      server.close(() => {
-        resolve();
-      });
-      for (const socket of sockets) {
-        socket.destroy();
-      }
-    });
+  const certificate = options.http === true ? undefined : (options.tls ?? (await selfSignedCertificate()));
+  const ca = certificate?.cert;
+  const listeners = new Listeners(() => createListener(options, emulator, certificate));
+  const port = await listeners.add(options.port ?? 0);
+  if (options.portPerSystem === true) {
+    for (const system of emulator.all()) await listeners.add(0, system.id);
+  }
   const protocol = options.http === true ? 'http' : 'https';
   return {
     url: `${protocol}://127.0.0.1:${port}`,
     port,
     protocol,
     ca,
-    address: (id, scheme = 'redfish') => `${scheme}+${protocol}://127.0.0.1:${port}${systemPath(emulator.get(id).id)}`,
+    address: (id, scheme = 'redfish') => {
+      const system = emulator.get(id).id;
+      return `${scheme}+${protocol}://127.0.0.1:${String(listeners.portOf(system) ?? port)}${systemPath(system)}`;
+    },
     system: (id) => handleOf(emulator.get(id), emulator.context.auth),
     systemIds: () => emulator.all().map((system) => system.id),
     onStateChange: (listener) => emulator.hub.on(listener),
@@ -372,16 +359,16 @@ export async function startRedfishEmulator(options: EmulatorOptions): Promise<Re
     },
     faultStats: () => ({ requests: emulator.requestCount, ...(emulator.randomFaults?.injected ?? { dropped: 0, delayed: 0, serverErrors: 0, timedOut: 0 }) }),
     restart: async (downMs) => {
-      await cut();
+      await listeners.cut();
       emulator.context.auth.expireAll();
       await realDelay(downMs);
-      await listen(server, port);
+      await listeners.relisten();
     },
     stop: async () => {
       for (const system of emulator.all()) {
         system.cancelPending();
       }
-      await cut();
+      await listeners.cut();
     },
   };
 }

@@ -212,13 +212,14 @@ describe('heartbeat', () => {
   });
 });
 
+const inventory = {
+  interfaces: [{ name: 'eth0', mac_address: '00:11:22:33:44:55', ipv4_address: '192.0.2.10' }],
+  cpu: { count: 4, architecture: 'x86_64' },
+  disks: [{ name: '/dev/sda', size: 1e11, rotational: false }],
+  memory: { physical_mb: 8192 },
+};
+
 describe('inspection callback', () => {
-  const inventory = {
-    interfaces: [{ name: 'eth0', mac_address: '00:11:22:33:44:55', ipv4_address: '192.0.2.10' }],
-    cpu: { count: 4, architecture: 'x86_64' },
-    disks: [{ name: '/dev/sda', size: 1e11, rotational: false }],
-    memory: { physical_mb: 8192 },
-  };
 
   it.each([
     { name: 'matching interfaces', arm: true, body: { inventory }, status: 202 },
@@ -245,6 +246,25 @@ describe('inspection callback', () => {
     expect(wrong.status).toBe(401);
     const right = await request(app).post('/v1/continue_inspection').set('X-OpenStack-Ironic-Agent-Token', token).send({ inventory });
     expect(right.status).toBe(202);
+  });
+});
+
+describe('the inspection callback is answered once the data is stored', () => {
+  it.each([
+    { name: 'stored: 202', failure: undefined, status: 202 },
+    { name: 'not stored: 503, so the agent posts again', failure: new Error('apiserver down'), status: 503 },
+  ])('$name', async ({ failure, status }) => {
+    const state = new AgentState(() => 1_000);
+    const asked: string[] = [];
+    const saved = (host: { namespace: string; name: string }): Promise<unknown> => {
+      asked.push(`${host.namespace}/${host.name}`);
+      return Promise.resolve(failure);
+    };
+    const app = createAgentAPI({ state, saved });
+    state.arm(HOST, MACS);
+    const res = await request(app).post('/v1/continue_inspection').send({ inventory });
+    expect(res.status).toBe(status);
+    expect(asked).toEqual([`${HOST.namespace}/${HOST.name}`]);
   });
 });
 

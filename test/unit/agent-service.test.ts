@@ -315,6 +315,29 @@ describe('persistence across a pool restart', () => {
     await expect(waiting).resolves.toMatchObject({ callbackURL: CALLBACK });
   });
 
+  it('inventory accepted before a restart is served by the next service without a new post; a re-arm drops it', async () => {
+    const first = setup();
+    await first.service.expect(HOST, MACS);
+    expect(first.state.inspection(MACS, undefined, { ramMebibytes: 8192 }).kind).toBe('accepted');
+    expect(await first.service.saved(HOST)).toBeUndefined();
+    const second = setup([], first.store);
+    expect(await second.service.restore()).toBe(1);
+    const handle = { ...HOST, callbackURL: CALLBACK };
+    await expect(second.service.inventory(handle, { timeoutMs: 1_000 })).resolves.toEqual({ ramMebibytes: 8192 });
+    await second.service.expect(HOST, MACS);
+    await second.service.flush();
+    expect((await second.store.list())[0]?.inventory).toBeUndefined();
+  });
+
+  it('saved() reports a failed write of the inventory', async () => {
+    const store = new MemoryAgentStateStore();
+    const ctx = setup([], store);
+    await ctx.service.expect(HOST, MACS);
+    store.save = () => Promise.reject(new Error('apiserver down'));
+    ctx.state.inspection(MACS, undefined, { ramMebibytes: 8192 });
+    expect(await ctx.service.saved(HOST)).toEqual(new Error('apiserver down'));
+  });
+
   it('expect() fails (transient) when the armed record cannot be stored, and leaves the host unarmed', async () => {
     const store = new MemoryAgentStateStore();
     store.save = () => Promise.reject(new Error('apiserver down'));

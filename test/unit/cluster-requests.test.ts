@@ -9,6 +9,7 @@ import { ApiException, KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConditionUpsert, JsonPatchOperation, NodeOperation, ObjectPatch, PatchTarget } from '../../domain/capi/requests.js';
 import { KubeApi, verifiedTLS } from '../../drivers/kube/api.js';
+import { classify } from '../../drivers/pool/errors.js';
 import { KubeStatusError, RequestTimeout, kubeStatusErrorFrom } from '../../drivers/kube/errors.js';
 import { upsertConditions } from '../../drivers/cluster/conditions.js';
 import { requestEvent } from '../../drivers/cluster/events.js';
@@ -218,6 +219,8 @@ describe('KubeApi failures as transient outcomes', () => {
     const outcome = transientError(failure, [TOKEN]);
     expect(outcome).toMatchObject({ kind: 'Transient', reason: row.reason });
     expect(outcome.message).not.toContain(TOKEN);
+    // The driver pool's classification names the apiserver too, never the BMC.
+    expect(classify(failure, [TOKEN])).toMatchObject({ kind: 'Transient', reason: row.reason });
   });
 });
 

@@ -316,15 +316,104 @@ describe('PowerOn, PowerOff, Reboot', () => {
     expect(reasons(h)).toEqual(['PowerManagementError']);
   });
 
-  it('a BMC call that hangs fails as Transient Timeout', async () => {
-    const { h } = await setup(REDFISH, (b, harness) => {
-      b.failures.set('getPower', new BMCError('Transient', 'Timeout', 'GET /redfish/v1/Systems/1 timed out after 5s'));
+  it('a BMC that stays unreachable fails the step after four attempts and 14 s of pauses', async () => {
+    const { h, bmc } = await setup(REDFISH, (b, harness) => {
+      b.reachable = false;
+      harness.clock.autoAdvance = true;
+    });
+    const started = h.clock.now();
+    const status = await run(h, 'PowerOn');
+    expect(status.error).toMatchObject({ kind: 'Transient', reason: 'BMCUnreachable' });
+    expect(bmc.calls.filter((call) => call === 'getPower')).toHaveLength(4);
+    expect(h.clock.now() - started).toBeGreaterThanOrEqual(14_000);
+    expect(status.steps?.at(-1)).toMatchObject({ name: 'PowerOn', state: Phase.Failed });
+  });
+});
+
+const dropped = (): BMCError => new BMCError('Transient', 'BMCUnreachable', 'socket closed by the BMC');
+
+describe('BMC steps repeat a transient BMC failure inside the request', () => {
+  it.each([
+    {
+      name: 'a power command dropped before the BMC acted is sent again',
+      configure: (b: FakeBMC) => {
+        b.failures.set('setPower', dropped());
+      },
+      commands: ['power:on'],
+      message: 'powered on (after 1 transient BMC failure)',
+    },
+    {
+      name: 'a command that took effect before its answer was lost is not sent again (the repeat reads the state first)',
+      configure: (b: FakeBMC) => {
+        const accept = b.requestPower.bind(b);
+        b.requestPower = (action) => {
+          accept(action);
+          b.failures.set('getPower', new BMCError('Transient', 'Timeout', 'GET /redfish/v1/Systems/1 timed out after 5s'));
+        };
+      },
+      commands: ['power:on'],
+      message: 'already on; no command sent (after 1 transient BMC failure)',
+    },
+    {
+      name: 'a 503 on the state read is repeated',
+      configure: (b: FakeBMC) => {
+        b.failures.set('getPower', new BMCError('Transient', 'BMCBusy', 'GET /redfish/v1/Systems/1 answered 503'));
+      },
+      commands: ['power:on'],
+      message: 'powered on (after 1 transient BMC failure)',
+    },
+  ])('$name', async ({ configure, commands, message }) => {
+    const { h, bmc } = await setup(REDFISH, (b, harness) => {
+      configure(b);
       harness.clock.autoAdvance = true;
     });
     const status = await run(h, 'PowerOn');
-    expect(status.error?.reason).toBe('Timeout');
+    expect(status.phase).toBe(Phase.Succeeded);
+    expect(bmc.commands).toEqual(commands);
+    expect(status.steps).toEqual([expect.objectContaining({ name: 'PowerOn', state: Phase.Succeeded, message })]);
   });
 
+  it.each([
+    {
+      name: 'a permanent BMC error',
+      configure: (b: FakeBMC) => {
+        b.failures.set('setPower', new BMCError('Permanent', 'BMCRequestRejected', 'POST Reset answered 400'));
+      },
+      reason: 'BMCRequestRejected',
+    },
+    {
+      name: 'a host that does not follow the command (PowerStateTimeout)',
+      configure: (b: FakeBMC) => {
+        b.stuck = true;
+      },
+      reason: 'PowerStateTimeout',
+    },
+  ])('is not repeated: $name', async ({ configure, reason }) => {
+    const { h, bmc } = await setup(REDFISH, (b, harness) => {
+      configure(b);
+      harness.clock.autoAdvance = true;
+    });
+    const status = await run(h, 'PowerOn');
+    expect(status.error?.reason).toBe(reason);
+    expect(bmc.calls.filter((call) => call === 'setPower')).toHaveLength(1);
+  });
+
+  it('virtual media, boot device and eject steps are repeated too; the agent steps are not', async () => {
+    const { h, bmc } = await setup(VMEDIA, (b, harness) => {
+      b.failures.set('insertVirtualMedia', dropped());
+      b.failures.set('setBootDevice', dropped());
+      harness.agent.failures.set('inventory', dropped());
+      harness.clock.autoAdvance = true;
+    });
+    const status = await run(h, 'Inspect', { address: VMEDIA });
+    expect(bmc.commandsOf('insert:')).toHaveLength(1);
+    expect(status.steps?.filter((step) => step.message?.includes('transient BMC failure')).map((step) => step.name)).toEqual([
+      'InsertVirtualMedia',
+      'SetBootDevice',
+    ]);
+    expect(status.error?.reason).toBe('BMCUnreachable');
+    expect(status.steps?.at(-1)).toMatchObject({ name: 'CollectInventory', state: Phase.Failed });
+  });
   it('counts metal3_operation_power_change_total only for commands sent', async () => {
     const { h } = await setup();
     await run(h, 'PowerOn');

@@ -70,3 +70,51 @@ describe('a BMC reboot and a password change', () => {
     }
   });
 });
+
+describe('one BMC endpoint per system (portPerSystem)', () => {
+  it('gives each system a port of its own that its address names, cut and restored together by a reboot', async () => {
+    const systems = ['h0', 'h1'].map((id) => ({ id, username: 'admin', password: 'pw' }));
+    const emulator = await startRedfishEmulator({ http: true, systems, portPerSystem: true });
+    try {
+      const urls = ['h0', 'h1'].map((id) => emulator.address(id).replace(/^redfish\+/u, ''));
+      const ports = urls.map((url) => new URL(url).port);
+      expect(new Set([...ports, String(emulator.port)]).size).toBe(3);
+      expect(await Promise.all(urls.map(async (url) => status(url, 'pw')))).toEqual([200, 200]);
+      await emulator.restart(0);
+      expect(await Promise.all(urls.map(async (url) => status(url, 'pw')))).toEqual([200, 200]);
+      expect(await status(`${emulator.url}/redfish/v1/Systems/h1`, 'pw')).toBe(200);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});
+
+describe('a password change on one system of a shared session', () => {
+  it('takes that system from the session and ends it only when it was the last one', async () => {
+    const systems = ['h0', 'h1'].map((id) => ({ id, username: 'admin', password: 'pw' }));
+    const emulator = await startRedfishEmulator({ http: true, systems });
+    try {
+      const login = await fetch(`${emulator.url}/redfish/v1/SessionService/Sessions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ UserName: 'admin', Password: 'pw' }),
+      });
+      await login.arrayBuffer();
+      const token = login.headers.get('x-auth-token') ?? '';
+      const get = async (id: string): Promise<number> => {
+        const response = await fetch(`${emulator.url}/redfish/v1/Systems/${id}`, { headers: { 'x-auth-token': token } });
+        await response.arrayBuffer();
+        return response.status;
+      };
+      emulator.system('h0').setPassword('pw');
+      expect([await get('h0'), await get('h1')]).toEqual([200, 200]);
+      emulator.system('h1').setPassword('new-pw');
+      expect([await get('h0'), await get('h1')]).toEqual([200, 401]);
+      expect(emulator.sessionCount()).toBe(1);
+      emulator.system('h0').setPassword('new-pw');
+      expect(emulator.sessionCount()).toBe(0);
+    } finally {
+      await emulator.stop();
+    }
+  });
+});

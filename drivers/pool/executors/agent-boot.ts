@@ -52,7 +52,7 @@ async function bootMedium(ctx: ExecutionContext, iso: boolean): Promise<string |
 async function insertAgentISO(ctx: ExecutionContext, driver: BMCDriver, url: string): Promise<void> {
   await ensurePower(ctx, driver, 'off', { name: 'PowerOffForAgent' });
   await replaceVirtualMedia(ctx, driver, url, `agent ISO ${displayURL(url)}`);
-  await ctx.step(
+  await ctx.bmcStep(
     'SetBootDevice',
     () => driver.setBootDevice({ device: 'cdrom', persistent: false, mode: bootMode(ctx) }),
     () => `Cd once, ${bootMode(ctx)}`,
@@ -108,7 +108,7 @@ export async function bootAgent(ctx: ExecutionContext, connection: Connection): 
     (parameters) => `agent API ${displayURL(parameters.apiURL)}`,
   );
   if (medium === undefined) {
-    await ctx.step(
+    await ctx.bmcStep(
       'SetBootDevice',
       () => driver.setBootDevice({ device: 'pxe', persistent: false, mode: bootMode(ctx) }),
       () => `Pxe once, ${bootMode(ctx)}`,
@@ -155,7 +155,7 @@ export async function stopAgent(ctx: ExecutionContext, connection: Connection, h
   }
   await ensurePower(ctx, driver, 'off', { name: 'PowerOffAfterAgent' });
   if (address.capabilities.bootsISO) {
-    await ctx.step(
+    await ctx.bmcStep(
       'EjectVirtualMedia',
       () => driver.ejectVirtualMedia(),
       () => 'agent ISO ejected',

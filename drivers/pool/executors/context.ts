@@ -42,6 +42,12 @@ export interface ExecutionContext {
   connection(credentials?: ReadCredentials): Promise<Connection>;
   /** Runs one named step: Running, then Succeeded (message from `describe`) or Failed. */
   step<T>(name: string, run: () => Promise<T>, describe?: (value: T) => string | undefined): Promise<T>;
+  /**
+   * A step of BMC calls only, whose work reads the BMC's state before it acts (so it never repeats
+   * an action that took): repeated after a dropped, refused, timed-out or 5xx BMC call, with
+   * pauses, before the step and the request fail. Agent calls never go in one.
+   */
+  bmcStep<T>(name: string, run: () => Promise<T>, describe?: (value: T) => string | undefined): Promise<T>;
   /** Records a step that needed no action (already in the wanted state, nothing to do). */
   note(name: string, message: string): Promise<void>;
   /** status.message: progress for people, never secrets. */

@@ -28,7 +28,7 @@ export const deprovisionExecutor: Executor = async (ctx) => {
     return { poweredOn: false };
   }
   if (address.capabilities.bootsISO) {
-    await ctx.step(
+    await ctx.bmcStep(
       'EjectVirtualMedia',
       () => driver.ejectVirtualMedia(),
       () => 'ejected',

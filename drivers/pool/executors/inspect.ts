@@ -15,7 +15,7 @@ export const inspectExecutor: Executor = async (ctx) => {
     if (!address.capabilities.supportsFastInspection) {
       throw permanent('Unsupported', `out-of-band (fast) inspection is not available for ${address.baseScheme} BMCs`);
     }
-    const hardware = await ctx.step('ReadInventory', () => driver.inventory(), summary);
+    const hardware = await ctx.bmcStep('ReadInventory', () => driver.inventory(), summary);
     return { hardware, poweredOn: (await driver.getPower()) === 'on' };
   }
   const handle = await bootAgent(ctx, connection);

@@ -84,7 +84,7 @@ export async function ensurePower(
   options: { mode?: PowerMode; name?: string } = {},
 ): Promise<boolean> {
   const name = options.name ?? (target === 'on' ? 'PowerOn' : 'PowerOff');
-  const outcome = await ctx.step(
+  const outcome = await ctx.bmcStep(
     name,
     async () => {
       if ((await driver.getPower()) === target) {

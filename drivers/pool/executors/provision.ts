@@ -68,7 +68,7 @@ async function liveISO(ctx: ExecutionContext, connection: Connection, url: strin
   const mode = bootMode(ctx);
   if (address.capabilities.bootMethod === 'uefi-http') {
     await ensurePower(ctx, driver, 'off');
-    await ctx.step(
+    await ctx.bmcStep(
       'SetBootDevice',
       () => driver.setBootDevice({ device: 'uefi-http', persistent: true, mode, httpBootURI: url }),
       () => `UefiHttp persistent, ${displayURL(url)}`,
@@ -90,7 +90,7 @@ async function liveISO(ctx: ExecutionContext, connection: Connection, url: strin
   } else {
     await replaceVirtualMedia(ctx, driver, url, displayURL(url));
   }
-  await ctx.step(
+  await ctx.bmcStep(
     'SetBootDevice',
     () => driver.setBootDevice({ device: 'cdrom', persistent: true, mode }),
     () => `Cd persistent, ${mode}`,
@@ -118,7 +118,7 @@ async function diskImage(ctx: ExecutionContext, connection: Connection, image: I
     await stopAgent(ctx, connection, handle);
   }
   const { driver } = connection;
-  await ctx.step(
+  await ctx.bmcStep(
     'SetBootDevice',
     () => driver.setBootDevice({ device: 'disk', persistent: true, mode: bootMode(ctx) }),
     () => `Hdd persistent, ${bootMode(ctx)}`,

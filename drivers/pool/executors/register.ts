@@ -87,7 +87,7 @@ export const register: Executor = async (ctx) => {
   ctx.partialResult({ credentials: claimed.report });
   const connection = await connect(ctx, claimed);
   // The check fails its own step, so the request's steps show where registration stopped.
-  const check = await ctx.step(
+  const check = await ctx.bmcStep(
     'CheckBMC',
     async () => {
       const result = await connection.driver.check({ secureBoot: ctx.op.spec.bootMode === 'UEFISecureBoot' });

@@ -89,7 +89,7 @@ export async function ensureSecureBoot(ctx: ExecutionContext, driver: BMCDriver,
     await ctx.note('SetSecureBoot', `secure boot already ${word(wanted)}`);
     return;
   }
-  const readBack = await ctx.step(
+  const readBack = await ctx.bmcStep(
     'SetSecureBoot',
     () => driver.setSecureBoot(wanted),
     (value) => (value === wanted ? `secure boot ${word(wanted)} (read back)` : `secure boot ${word(wanted)} requested; the BMC applies it at the next boot`),

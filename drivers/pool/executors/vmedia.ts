@@ -6,12 +6,12 @@ import type { ExecutionContext } from './context.js';
 
 /** Ejects the inserted media and inserts `url`; `shown` is how the insert step names the image. */
 export async function replaceVirtualMedia(ctx: ExecutionContext, driver: BMCDriver, url: string, shown: string): Promise<void> {
-  await ctx.step(
+  await ctx.bmcStep(
     'EjectVirtualMedia',
     () => driver.ejectVirtualMedia(),
     () => 'ejected',
   );
-  await ctx.step(
+  await ctx.bmcStep(
     'InsertVirtualMedia',
     () => driver.insertVirtualMedia(url),
     () => shown,
