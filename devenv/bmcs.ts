@@ -173,8 +173,10 @@ export async function startBMCs(options: BMCOptions): Promise<BMCs> {
     systems,
     http: true,
     powerDelayMs: options.powerDelayMs ?? 200,
-    // The pool keeps one session per BMC system.
-    maxSessions: Math.max(16, systems.length * 2),
+    // The pool keeps one session per BMC system. With a port per host each one stands for a BMC
+    // of its own, with room for 8 sessions as an iDRAC has: a SIGKILLed pool replica cannot log
+    // out, and the emulator, like a BMC, keeps what it leaked (a BMC would time it out later).
+    maxSessions: Math.max(16, systems.length * (options.redfishPortPerHost === true ? 8 : 2)),
     portPerSystem: options.redfishPortPerHost === true,
     ...(options.randomFaults === undefined ? {} : { randomFaults: options.randomFaults }),
   });

@@ -48,3 +48,15 @@ export class CancelledError extends Error {
 export function isAbort(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || error instanceof CancelledError);
 }
+
+/** The string `code` of an error or of the first cause that has one (ECONNRESET, UND_ERR_SOCKET, …). */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) {
+    return undefined;
+  }
+  const { code, cause } = error as { code?: unknown; cause?: unknown };
+  if (typeof code === 'string') {
+    return code;
+  }
+  return cause === undefined ? undefined : errorCode(cause);
+}

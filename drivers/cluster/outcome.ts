@@ -3,17 +3,9 @@
 // thrown), the reason says where it failed, the message is scrubbed of the workload cluster's
 // credentials and capped.
 import type { OperationError } from '../../domain/operations.js';
-import { DriverError } from '../errors.js';
+import { DriverError, errorCode } from '../errors.js';
 import { KubeStatusError } from '../kube/errors.js';
 import { scrub } from '../pool/errors.js';
-
-function networkCode(error: unknown): string | undefined {
-  const { code, cause } = (typeof error === 'object' && error !== null ? error : {}) as { code?: unknown; cause?: unknown };
-  if (typeof code === 'string') {
-    return code;
-  }
-  return cause === undefined ? undefined : networkCode(cause);
-}
 
 function reasonOf(error: unknown): string {
   // The pool's own failures (KubeconfigNotFound, …) and RequestTimeout (Timeout).
@@ -23,7 +15,7 @@ function reasonOf(error: unknown): string {
   if (error instanceof KubeStatusError) {
     return error.code === 429 ? 'TooManyRequests' : 'APIServerError';
   }
-  return networkCode(error) === undefined ? 'Unexpected' : 'APIServerUnreachable';
+  return errorCode(error) === undefined ? 'Unexpected' : 'APIServerUnreachable';
 }
 
 /** The delay a transient error asks for before the next attempt (else the runner's back-off). */

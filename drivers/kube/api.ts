@@ -16,6 +16,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import type { ConfigurationOptions, ObservableMiddleware, RequestContext, ResponseContext } from '@kubernetes/client-node';
+import { errorCode } from '../errors.js';
 import { APIServerUnreachable, RequestTimeout, kubeStatusErrorFrom } from './errors.js';
 
 export const JSON_PATCH = PatchStrategy.JsonPatch;
@@ -45,11 +46,7 @@ export function verifiedTLS(config: KubeConfig): KubeConfig {
 
 /** A failure to reach the apiserver (node-fetch's FetchError, or a socket error code), not a bug. */
 function networkFailure(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) {
-    return false;
-  }
-  const { name, code } = error as { name?: unknown; code?: unknown };
-  return name === 'FetchError' || typeof code === 'string';
+  return (error instanceof Error && error.name === 'FetchError') || errorCode(error) !== undefined;
 }
 
 export class KubeApi {

@@ -1,7 +1,7 @@
 // Error classification (docs/architecture.md rule 6): every failure that ends
 // a request becomes {kind, reason, message}; messages are scrubbed of every secret the pool
 // handled for that request (rule 7) and capped in length.
-import { DriverError } from '../errors.js';
+import { DriverError, errorCode } from '../errors.js';
 import type { DriverErrorOptions } from '../errors.js';
 import { KubeStatusError } from '../kube/errors.js';
 import { BMCError } from '../bmc/types.js';
@@ -61,17 +61,6 @@ const NETWORK_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ]);
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null) {
-    return undefined;
-  }
-  const { code, cause } = error as { code?: unknown; cause?: unknown };
-  if (typeof code === 'string') {
-    return code;
-  }
-  return cause === undefined ? undefined : errorCode(cause);
-}
 
 function kubernetesStatus(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null) {

@@ -23,7 +23,7 @@ const CLOSE_TIMEOUT_MS = 10_000;
  * in all, longer than a BMC's own reboot of its management controller takes to answer again.
  * Failing the whole request instead costs the hook's back-off and a new request.
  */
-export const BMC_STEP_REPEAT_PAUSES_MS: readonly number[] = [2_000, 4_000, 8_000];
+const BMC_STEP_REPEAT_PAUSES_MS: readonly number[] = [2_000, 4_000, 8_000];
 
 const STEP_PROGRESS: Record<string, string> = {
   WaitForAgent: 'waiting for the agent to look up and heartbeat',

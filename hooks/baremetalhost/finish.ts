@@ -3,21 +3,16 @@
 import { Annotation, OperationalStatus, ProvisioningState } from '../../domain/baremetalhost.js';
 import type { BareMetalHostStatus, IronhookHostStatus } from '../../domain/baremetalhost.js';
 import { operationName } from '../../domain/naming.js';
-import { Action, Phase } from '../../domain/operations.js';
-import { detachRequest, rebootRequests } from './annotations.js';
+import { Phase } from '../../domain/operations.js';
+import { detachRequest } from './annotations.js';
 import { advisories } from './advisories.js';
 import { computeConditions } from './conditions.js';
 import type { HostContext } from './context.js';
 import type { Decision, Failure } from './outcome.js';
+import { answeredReboots } from './power.js';
 import { recordTransition } from './status.js';
 
 const BOOT_MODE_STATES: readonly ProvisioningState[] = [ProvisioningState.Registering, ProvisioningState.Inspecting, ProvisioningState.Provisioning];
-const POWER_MANAGED: readonly ProvisioningState[] = [
-  ProvisioningState.Available,
-  ProvisioningState.Ready,
-  ProvisioningState.Provisioned,
-  ProvisioningState.ExternallyProvisioned,
-];
 
 type ErrorFields = Pick<BareMetalHostStatus, 'errorType' | 'errorMessage' | 'errorCount'>;
 
@@ -74,40 +69,34 @@ function requestRecord(ctx: HostContext, decision: Decision): IronhookHostStatus
   const current = ctx.current;
   if (current !== undefined && decision.request.kind === 'keep') {
     const phase = current.status?.phase ?? Phase.Pending;
-    return { name: current.metadata.name ?? '', action: current.spec.action, sequence: current.spec.sequence, phase };
+    const name = current.metadata.name ?? '';
+    const answered = answeredKeys(ctx, name);
+    return { name, action: current.spec.action, sequence: current.spec.sequence, phase, ...(answered.length > 0 && { answeredReboots: answered }) };
   }
   return ctx.status.ironhook?.request;
 }
 
+/** Reboot keys the current request has answered, remembered so that one added again is not taken as answered. */
+function answeredKeys(ctx: HostContext, name: string): string[] {
+  const record = ctx.status.ironhook?.request;
+  const before = record?.name === name ? (record.answeredReboots ?? []) : [];
+  return [...new Set([...before, ...answeredReboots(ctx)])].sort();
+}
+
 function consumedAnnotations(ctx: HostContext, decision: Decision, status: BareMetalHostStatus): string[] {
   const present = (key: string): boolean => ctx.annotations[key] !== undefined;
-  const consumed = new Set((ctx.status.ironhook?.consumedAnnotations ?? []).filter(present));
+  const consumed = new Set([...(ctx.status.ironhook?.consumedAnnotations ?? []), ...answeredReboots(ctx)].filter(present));
   const rules: [string, boolean][] = [
     [Annotation.Status, true],
     [Annotation.HardwareDetails, status.hardware !== undefined],
     [Annotation.Inspect, ctx.annotations[Annotation.Inspect] !== 'disabled' && decision.state === ProvisioningState.Inspecting],
-    [Annotation.Reboot, rebootConsumed(ctx, decision, status)],
   ];
   for (const [key, acted] of rules) {
     if (acted && present(key)) {
       consumed.add(key);
     }
   }
-  // With disablePowerOff a phased annotation cannot keep the host off: one reboot answers it, and
-  // remembering that stops a reboot loop while the annotation stays (the decorator keeps it).
-  if (ctx.spec.disablePowerOff === true && rebooting(ctx, decision)) {
-    rebootRequests(ctx.annotations).forEach((reboot) => consumed.add(reboot.key));
-  }
   return [...consumed].sort();
-}
-
-function rebooting(ctx: HostContext, decision: Decision): boolean {
-  const issued = decision.request.kind === 'replace' ? decision.request.intent.action : undefined;
-  return issued === Action.Reboot || ctx.current?.spec.action === Action.Reboot;
-}
-
-function rebootConsumed(ctx: HostContext, decision: Decision, status: BareMetalHostStatus): boolean {
-  return rebooting(ctx, decision) || (POWER_MANAGED.includes(decision.state) && !status.poweredOn);
 }
 
 export function finishStatus(ctx: HostContext, decision: Decision): BareMetalHostStatus {

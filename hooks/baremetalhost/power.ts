@@ -1,14 +1,14 @@
 // Power management in the stable states: `online`, reboot
 // annotations and disablePowerOff, against the newest observation of the host's power.
-import { ErrorType } from '../../domain/baremetalhost.js';
+import { Annotation, ErrorType } from '../../domain/baremetalhost.js';
 import { Action, Phase, isFinished } from '../../domain/operations.js';
-import type { HostOperation } from '../../domain/operations.js';
+import type { HostOperation, PowerMode } from '../../domain/operations.js';
 import { rebootRequests } from './annotations.js';
 import type { RebootRequest } from './annotations.js';
 import type { HostContext } from './context.js';
 import { retryOrFail, waitForRequest } from './handlers/common.js';
 import { done, request, wait } from './outcome.js';
-import type { Outcome } from './outcome.js';
+import type { Outcome, RequestParameters } from './outcome.js';
 
 const POWER_ACTIONS: ReadonlySet<string> = new Set([Action.PowerOn, Action.PowerOff, Action.Reboot]);
 
@@ -44,21 +44,47 @@ function observedPower(ctx: HostContext): PowerObservation | undefined {
   return newer(reading(monitor?.poweredOn, monitor?.observedTime), fromRequest(ctx.current));
 }
 
-/** Reboot annotations that still ask for something: not yet consumed, and honoured in this state. */
-function pendingReboots(ctx: HostContext, forcedOnly: boolean): RebootRequest[] {
-  const consumed = new Set(ctx.status.ironhook?.consumedAnnotations ?? []);
-  return rebootRequests(ctx.annotations).filter((reboot) => !consumed.has(reboot.key) && (reboot.force || !forcedOnly));
+/**
+ * Reboot annotations the current request has answered: it succeeded, and it was issued for them.
+ * A phased key stays pending after a PowerOff (it keeps the host off until its owner removes it);
+ * only a Reboot answers it. A key answered before, removed since and added again is a new request.
+ */
+export function answeredReboots(ctx: HostContext): string[] {
+  const current = ctx.current;
+  if (current?.status?.phase !== Phase.Succeeded) {
+    return [];
+  }
+  const spent = spentReboots(ctx, current);
+  const consumed = ctx.status.ironhook?.consumedAnnotations ?? [];
+  const answers = (key: string): boolean => key === Annotation.Reboot || current.spec.action === Action.Reboot;
+  const live = (key: string): boolean => ctx.annotations[key] !== undefined && (!spent.includes(key) || consumed.includes(key));
+  return (current.spec.power?.reboots ?? []).filter((key) => answers(key) && live(key));
 }
 
-/**
- * Bring power to what `online` and the reboot annotations ask for.
- * `forcedOnly`: in `available` only reboot annotations with `force: true` count.
- */
+/** Keys `operation` answered in an earlier sync, as the status recorded them. */
+function spentReboots(ctx: HostContext, operation: HostOperation): string[] {
+  const record = ctx.status.ironhook?.request;
+  return record !== undefined && record.name === operation.metadata.name ? (record.answeredReboots ?? []) : [];
+}
+
+/** Reboot annotations that still ask for something: not yet answered, and honoured in this state. */
+function pendingReboots(ctx: HostContext, forcedOnly: boolean): RebootRequest[] {
+  const settled = new Set([...(ctx.status.ironhook?.consumedAnnotations ?? []), ...answeredReboots(ctx)]);
+  return rebootRequests(ctx.annotations).filter((reboot) => !settled.has(reboot.key) && (reboot.force || !forcedOnly));
+}
+
 function unfinishedPowerRequest(ctx: HostContext): HostOperation | undefined {
   const current = ctx.current;
   return isPowerRequest(current) && !isFinished(current.status?.phase) ? current : undefined;
 }
 
+/**
+ * Bring power to what `online` and the reboot annotations ask for.
+ * `forcedOnly`: in `available` only reboot annotations with `force: true` count.
+ * A reboot annotation is answered by a request made for it, never by a reading: a reading can be
+ * older than the annotation, and a host that is already off still gets a PowerOff (which the pool
+ * answers from the BMC without acting).
+ */
 export function managePower(ctx: HostContext, forcedOnly: boolean): Outcome {
   const inFlight = unfinishedPowerRequest(ctx);
   if (inFlight !== undefined) {
@@ -71,14 +97,19 @@ export function managePower(ctx: HostContext, forcedOnly: boolean): Outcome {
   }
   if (reboots.length > 0 && ctx.spec.disablePowerOff === true) {
     return request(Action.Reboot, 'rebooting: disablePowerOff keeps the host from staying off', {
-      power: { mode: rebootMode(ctx, reboots) },
+      power: powerParameters(rebootMode(ctx, reboots), reboots),
     });
   }
   const wantOn = ctx.spec.online && reboots.length === 0;
-  if (observed.poweredOn === wantOn) {
+  const bareRebootPending = reboots.some((reboot) => reboot.key === Annotation.Reboot);
+  if (observed.poweredOn === wantOn && !bareRebootPending) {
     return done(`power is ${wantOn ? 'on' : 'off'} as requested`, { patch: settledPatch(ctx, observed) });
   }
   return changePower(ctx, wantOn, reboots);
+}
+
+function powerParameters(mode: PowerMode, reboots: RebootRequest[]): RequestParameters['power'] {
+  return { mode, ...(reboots.length > 0 && { reboots: reboots.map((reboot) => reboot.key) }) };
 }
 
 function changePower(ctx: HostContext, wantOn: boolean, reboots: RebootRequest[]): Outcome {
@@ -91,7 +122,7 @@ function changePower(ctx: HostContext, wantOn: boolean, reboots: RebootRequest[]
     return done('the host stays on: disablePowerOff is set');
   }
   const reason = wantOn ? 'powering on (online: true)' : powerOffReason(reboots);
-  return request(action, reason, { power: { mode: wantOn ? 'hard' : rebootMode(ctx, reboots) } });
+  return request(action, reason, { power: wantOn ? { mode: 'hard' } : powerParameters(rebootMode(ctx, reboots), reboots) });
 }
 
 function powerOffReason(reboots: RebootRequest[]): string {

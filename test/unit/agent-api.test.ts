@@ -220,7 +220,6 @@ const inventory = {
 };
 
 describe('inspection callback', () => {
-
   it.each([
     { name: 'matching interfaces', arm: true, body: { inventory }, status: 202 },
     { name: 'no armed host', arm: false, body: { inventory }, status: 404 },

@@ -332,25 +332,72 @@ export const provisioningRows: Row[] = [
     expect: { request: 'server-01-deprovision-1', requestSpec: { deprovision: { automatedCleaningMode: 'disabled' } } },
   },
   {
-    name: 'provisioned, bare reboot annotation while on: soft PowerOff',
+    name: 'provisioned, bare reboot annotation while on: soft PowerOff made for it',
     from: S.Provisioned,
     given: host()
       .spec({ online: true, image: IMAGE })
       .annotate('reboot.metal3.io')
       .inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true })
       .monitor(monitorOn),
-    expect: { request: 'server-01-poweroff-1', requestSpec: { power: { mode: 'soft' } }, consumed: [] },
+    expect: { request: 'server-01-poweroff-1', requestSpec: { power: { mode: 'soft', reboots: ['reboot.metal3.io'] } }, consumed: [] },
   },
   {
-    name: 'provisioned, bare reboot annotation and now off: consumed, powering on',
+    // A reading taken before the annotation appeared says nothing about the reboot (soak, issue 14).
+    name: 'provisioned, bare reboot annotation and a reading that says off: PowerOff made for it anyway, not consumed',
+    from: S.Provisioned,
+    given: host().spec({ online: true, image: IMAGE }).annotate('reboot.metal3.io').inState(S.Provisioned, deployed(S.Provisioned)).monitor(monitorOff),
+    expect: { request: 'server-01-poweroff-1', requestSpec: { power: { reboots: ['reboot.metal3.io'] } }, consumed: [] },
+  },
+  {
+    name: 'provisioned, bare reboot annotation and an earlier PowerOff not made for it: a new PowerOff',
+    from: S.Provisioned,
+    given: host()
+      .spec({ online: false, image: IMAGE })
+      .annotate('reboot.metal3.io')
+      .inState(S.Provisioned, deployed(S.Provisioned))
+      .operation('PowerOff', 1, { status: succeeded(T1, { poweredOn: false }) })
+      .monitor(monitorOff),
+    expect: { request: 'server-01-poweroff-2', requestSpec: { power: { reboots: ['reboot.metal3.io'] } }, consumed: [] },
+  },
+  {
+    name: 'provisioned, the PowerOff made for a bare reboot annotation succeeded: consumed, powering on',
     from: S.Provisioned,
     given: host()
       .spec({ online: true, image: IMAGE })
       .annotate('reboot.metal3.io')
       .inState(S.Provisioned, deployed(S.Provisioned))
-      .operation('PowerOff', 1, { status: succeeded(T1, { poweredOn: false }) })
+      .operation('PowerOff', 1, { spec: { power: { mode: 'soft', reboots: ['reboot.metal3.io'] } }, status: succeeded(T1, { poweredOn: false }) })
+      .monitor(monitorOff),
+    expect: { request: 'server-01-poweron-2', consumed: ['reboot.metal3.io'] },
+  },
+  {
+    name: 'provisioned, online false, the PowerOff made for a bare reboot annotation succeeded: consumed, remembered on the request',
+    from: S.Provisioned,
+    given: host()
+      .spec({ online: false, image: IMAGE })
+      .annotate('reboot.metal3.io')
+      .inState(S.Provisioned, deployed(S.Provisioned))
+      .operation('PowerOff', 1, { spec: { power: { mode: 'soft', reboots: ['reboot.metal3.io'] } }, status: succeeded(T1, { poweredOn: false }) })
       .monitor(monitorOn),
-    expect: { request: 'server-01-poweroff-1', consumed: ['reboot.metal3.io'], status: { poweredOn: false } },
+    expect: {
+      request: 'server-01-poweroff-1',
+      consumed: ['reboot.metal3.io'],
+      status: { poweredOn: false, ironhook: { request: { name: 'server-01-poweroff-1', answeredReboots: ['reboot.metal3.io'] } } },
+    },
+  },
+  {
+    name: 'provisioned, bare reboot annotation answered, removed and added again: a new PowerOff',
+    from: S.Provisioned,
+    given: host()
+      .spec({ online: false, image: IMAGE })
+      .annotate('reboot.metal3.io')
+      .inState(S.Provisioned, {
+        ...deployed(S.Provisioned),
+        ironhook: { request: { name: 'server-01-poweroff-1', action: 'PowerOff', sequence: 1, phase: 'Succeeded', answeredReboots: ['reboot.metal3.io'] } },
+      })
+      .operation('PowerOff', 1, { spec: { power: { mode: 'soft', reboots: ['reboot.metal3.io'] } }, status: succeeded(T1, { poweredOn: false }) })
+      .monitor(monitorOff),
+    expect: { request: 'server-01-poweroff-2', consumed: [] },
   },
   {
     name: 'provisioned, consumed reboot annotation still present: powers on',
@@ -383,35 +430,57 @@ export const provisioningRows: Row[] = [
     expect: { request: null, consumed: [] },
   },
   {
-    name: 'provisioned, disablePowerOff and a reboot annotation: Reboot, annotation consumed',
+    name: 'provisioned, disablePowerOff and a reboot annotation: Reboot made for it, not consumed before it succeeds',
     from: S.Provisioned,
     given: host()
       .spec({ online: true, image: IMAGE, disablePowerOff: true })
       .annotate('reboot.metal3.io')
       .inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true })
       .monitor(monitorOn),
+    expect: { request: 'server-01-reboot-1', requestSpec: { power: { reboots: ['reboot.metal3.io'] } }, consumed: [] },
+  },
+  {
+    name: 'provisioned, disablePowerOff and the Reboot for a bare annotation succeeded: consumed',
+    from: S.Provisioned,
+    given: host()
+      .spec({ online: true, image: IMAGE, disablePowerOff: true })
+      .annotate('reboot.metal3.io')
+      .inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true })
+      .operation('Reboot', 1, { spec: { power: { mode: 'soft', reboots: ['reboot.metal3.io'] } }, status: succeeded(T1, { poweredOn: true }) })
+      .monitor(monitorOn),
     expect: { request: 'server-01-reboot-1', consumed: ['reboot.metal3.io'] },
   },
   {
-    name: 'provisioned, disablePowerOff and a phased reboot annotation: one Reboot, key remembered as answered',
+    name: 'provisioned, disablePowerOff and a phased reboot annotation: one Reboot made for it',
     from: S.Provisioned,
     given: host()
       .spec({ online: true, image: IMAGE, disablePowerOff: true })
       .annotate('reboot.metal3.io/remediation', '{"mode":"hard"}')
       .inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true })
       .monitor(monitorOn),
-    expect: { request: 'server-01-reboot-1', consumed: ['reboot.metal3.io/remediation'] },
+    expect: { request: 'server-01-reboot-1', requestSpec: { power: { mode: 'hard', reboots: ['reboot.metal3.io/remediation'] } }, consumed: [] },
   },
   {
-    name: 'provisioned, disablePowerOff, phased reboot done and the annotation still there: no second Reboot',
+    name: 'provisioned, disablePowerOff, phased reboot done and the annotation still there: remembered as answered, no second Reboot',
     from: S.Provisioned,
     given: host()
       .spec({ online: true, image: IMAGE, disablePowerOff: true })
       .annotate('reboot.metal3.io/remediation', '{"mode":"hard"}')
-      .inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true, ironhook: { consumedAnnotations: ['reboot.metal3.io/remediation'] } })
-      .operation('Reboot', 1, { status: succeeded(T1) })
+      .inState(S.Provisioned, { ...deployed(S.Provisioned), poweredOn: true })
+      .operation('Reboot', 1, { spec: { power: { mode: 'hard', reboots: ['reboot.metal3.io/remediation'] } }, status: succeeded(T1) })
       .monitor(monitorOn),
     expect: { request: 'server-01-reboot-1', consumed: ['reboot.metal3.io/remediation'] },
+  },
+  {
+    name: 'provisioned, phased annotation and a PowerOff made for it succeeded: kept off, not consumed',
+    from: S.Provisioned,
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .annotate('reboot.metal3.io/remediation')
+      .inState(S.Provisioned, deployed(S.Provisioned))
+      .operation('PowerOff', 1, { spec: { power: { mode: 'soft', reboots: ['reboot.metal3.io/remediation'] } }, status: succeeded(T1, { poweredOn: false }) })
+      .monitor(monitorOff),
+    expect: { request: 'server-01-poweroff-1', consumed: [] },
   },
   {
     name: 'provisioned, detached annotation: Detach requested',

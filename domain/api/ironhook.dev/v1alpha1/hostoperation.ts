@@ -134,6 +134,12 @@ export type HostOperationSpec = {
      * soft asks the operating system first and falls back to hard after a timeout.
      */
     mode: 'hard' | 'soft';
+    /**
+     * The reboot annotations (reboot.metal3.io and reboot.metal3.io/<key>) this power change answers; they count as answered only once it succeeds.
+     *
+     * Items: A reboot annotation key.
+     */
+    reboots?: string[];
   };
   /**
    * Parameters of Prepare.

@@ -774,6 +774,12 @@ export type BareMetalHostStatus = {
        */
       action: 'Register' | 'Inspect' | 'Prepare' | 'Provision' | 'Deprovision' | 'PowerOn' | 'PowerOff' | 'Reboot' | 'Detach' | 'Delete';
       /**
+       * Reboot annotations this request has answered; one added again later asks for a new request.
+       *
+       * Items: A reboot annotation key.
+       */
+      answeredReboots?: string[];
+      /**
        * Name of the HostOperation.
        */
       name: string;
