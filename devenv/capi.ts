@@ -23,12 +23,31 @@ const CRD_FILES = [
   'ipam.cluster.x-k8s.io_ipaddressclaims.yaml',
 ];
 
-/** Paths of Cluster API's CRD files, downloading the module into the Go module cache if needed. */
-export async function clusterAPICRDFiles(): Promise<string[]> {
+const KUBEADM_CRD_FILES = [
+  'bootstrap/kubeadm/config/crd/bases/bootstrap.cluster.x-k8s.io_kubeadmconfigs.yaml',
+  'bootstrap/kubeadm/config/crd/bases/bootstrap.cluster.x-k8s.io_kubeadmconfigtemplates.yaml',
+  'controlplane/kubeadm/config/crd/bases/controlplane.cluster.x-k8s.io_kubeadmcontrolplanes.yaml',
+  'controlplane/kubeadm/config/crd/bases/controlplane.cluster.x-k8s.io_kubeadmcontrolplanetemplates.yaml',
+];
+
+/** The module's directory in the Go module cache, downloading it if needed. */
+async function moduleDir(): Promise<string> {
   const { stdout } = await run('go', ['mod', 'download', '-json', `sigs.k8s.io/cluster-api@${CLUSTER_API_VERSION}`], { maxBuffer: 8 * 1024 * 1024 });
   const { Dir: dir } = JSON.parse(stdout) as { Dir?: string };
   if (!dir) {
     throw new Error(`go mod download sigs.k8s.io/cluster-api@${CLUSTER_API_VERSION} gave no directory: ${stdout}`);
   }
+  return dir;
+}
+
+/** Paths of Cluster API's CRD files, downloading the module into the Go module cache if needed. */
+export async function clusterAPICRDFiles(): Promise<string[]> {
+  const dir = await moduleDir();
   return CRD_FILES.map((file) => join(dir, 'core', 'config', 'crd', 'bases', file));
+}
+
+/** Paths of the kubeadm bootstrap and control-plane providers' CRD files (same module and release). */
+export async function kubeadmCRDFiles(): Promise<string[]> {
+  const dir = await moduleDir();
+  return KUBEADM_CRD_FILES.map((file) => join(dir, file));
 }

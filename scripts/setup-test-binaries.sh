@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the real control-plane binaries the integration/e2e tests run (etcd, kube-apiserver,
-# kube-controller-manager, kubectl, helm, capi-manager, metacontroller), the local node's
+# kube-controller-manager, kubectl, helm, capi-manager, clusterctl, metacontroller), the local node's
 # kube-scheduler and kubelet (devenv/node.ts, docs/dev/real-node.md) and the differential
 # tests' oracle (upstream Metal3's code, tools/oracle) into
 #   ${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/bin
@@ -12,7 +12,7 @@
 # Usage: scripts/setup-test-binaries.sh [--force] [NAME...]
 #        scripts/setup-test-binaries.sh --tidy-oracle
 #   NAME is one of: etcd kube-apiserver kube-controller-manager kubectl kube-scheduler kubelet
-#   helm capi-manager metacontroller oracle
+#   helm capi-manager clusterctl metacontroller oracle
 #   (default: all of them).
 #   --force rebuilds even when the stamp matches.
 #   --tidy-oracle runs `go mod tidy` for tools/oracle (after its imports change) with the
@@ -27,7 +27,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}"
 BIN="$CACHE/bin"
-ALL=(etcd kube-apiserver kube-controller-manager kubectl kube-scheduler kubelet helm metacontroller capi-manager oracle)
+ALL=(etcd kube-apiserver kube-controller-manager kubectl kube-scheduler kubelet helm metacontroller capi-manager clusterctl oracle)
 
 # Metacontroller's source: its go.mod declares the bare module path `metacontroller`, so the Go
 # module proxy refuses github.com/metacontroller/metacontroller and the source comes as a tree.
@@ -104,6 +104,18 @@ recipe() {
       PATCH_MODULE="sigs.k8s.io/cluster-api"
       PATCH_FILE="core/main.go"
       PATCH_SED='s|^\([[:space:]]*\)Port:[[:space:]]*webhookPort,|\1Host: "127.0.0.1",\n\1Port: webhookPort,|'
+      ;;
+    clusterctl)
+      # Cluster API's CLI, for the clusterctl provider e2e (test/e2e/clusterctl.test.ts): Ironhook
+      # from a local provider repository (npm run clusterctl:repo). Stamped as upstream's release
+      # builds are, so `clusterctl version` and the provider contract checks see v1.14.x.
+      DIR="$ROOT/tools/clusterctl"
+      PKG="sigs.k8s.io/cluster-api/cmd/clusterctl"
+      local cv cmajor cminor crest
+      cv="$(mod_version "$DIR" sigs.k8s.io/cluster-api)"
+      IFS=. read -r cmajor cminor crest <<<"${cv#v}"
+      LDFLAGS="-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=$cv"
+      LDFLAGS+=" -X sigs.k8s.io/cluster-api/version.gitMajor=$cmajor -X sigs.k8s.io/cluster-api/version.gitMinor=$cminor"
       ;;
     oracle)
       # Upstream Metal3 (CAPM3, IPAM, BMO) answering test/differential's cases. Its unexported

@@ -137,17 +137,24 @@ async function load(ctx: LoadContext, settings: SoakSettings, progress: Progress
   }
 }
 
-async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+/** `work`, or a rejection once `ms` have passed or `signal` aborts (SIGTERM, Ctrl-C). */
+async function withDeadline<T>(work: Promise<T>, ms: number, signal?: AbortSignal): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       reject(new Error(`the soak did not finish within ${String(ms)} ms`));
     }, ms);
+    onAbort = () => {
+      reject(new Error('the soak was stopped by a signal'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
     return await Promise.race([work, deadline]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
 }
 
@@ -180,13 +187,13 @@ async function soak(env: Environment, settings: SoakSettings, dir: string, canar
   }
 }
 
-/** Runs one soak in `dir` and returns its report; the environment is stopped whatever happens. */
-export async function runSoak(settings: SoakSettings, dir: string): Promise<SoakReport> {
+/** Runs one soak in `dir` and returns its report; the environment is stopped whatever happens, `signal` included. */
+export async function runSoak(settings: SoakSettings, dir: string, signal?: AbortSignal): Promise<SoakReport> {
   // At most 20 bytes: the environment's IPMI simulator shares it.
   const canary = `canary-${randomBytes(6).toString('hex')}`;
   const env = await open(settings, dir, canary);
   try {
-    return await withDeadline(soak(env, settings, dir, canary), settings.deadlineMs);
+    return await withDeadline(soak(env, settings, dir, canary), settings.deadlineMs, signal);
   } finally {
     await env.stop();
   }
