@@ -103,13 +103,22 @@ export function ensureRegistered(ctx: HostContext): PrologueResult {
 
 /**
  * The same Secret got a new resourceVersion (new credentials, or only a label such as Cluster
- * API's cluster-name) while another request runs: that request finishes first (the pool reads the
- * Secret for every BMC call), and the host registers again afterwards instead of cancelling it.
+ * API's cluster-name) while another request ran: that request finishes first (the pool reads the
+ * Secret for every BMC call), and its success is committed by its state before the host registers
+ * again. A Register in the sync that first sees the success would replace the request and lose
+ * its outcome: a finished Provision was run a second time, writing the image twice.
  */
 function secretChangedDuringRequest(ctx: HostContext): boolean {
   const current = ctx.current;
   const sameSecret = ctx.status.goodCredentials?.credentials?.name === ctx.spec.bmc?.credentialsName;
-  return sameSecret && current !== undefined && !isFinished(current.status?.phase);
+  return sameSecret && current !== undefined && (!isFinished(current.status?.phase) || successNotCommitted(ctx, current));
+}
+
+/** `current` succeeded, and no status written since says so (status.ironhook.request records the phase it saw). */
+function successNotCommitted(ctx: HostContext, current: HostOperation): boolean {
+  const record = ctx.status.ironhook?.request;
+  const recorded = record !== undefined && record.name === current.metadata.name && record.phase === Phase.Succeeded;
+  return current.status?.phase === Phase.Succeeded && !recorded;
 }
 
 function registerProgress(ctx: HostContext, current: HostOperation): PrologueResult {

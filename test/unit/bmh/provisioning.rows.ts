@@ -216,6 +216,30 @@ export const provisioningRows: Row[] = [
     expect: { state: S.Provisioning, request: 'server-01-provision-5' },
   },
   {
+    name: 'provisioning, Provision succeeded after the Secret changed: provisioned first, no Register in the same sync',
+    from: S.Provisioning,
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: succeeded(T1, { poweredOn: true }), spec: provisionSpec })
+      .monitor({ ...monitorOn, credentials: { name: 'server-01-bmc-secret', namespace: 'metal3', credentialsVersion: '9' } }),
+    expect: { state: S.Provisioned, request: 'server-01-provision-5' },
+  },
+  {
+    name: 'provisioned, the Provision success committed and the Secret changed: registers again, stays provisioned',
+    from: S.Provisioned,
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioned, {
+        ...deployed(S.Provisioned),
+        poweredOn: true,
+        ironhook: { request: { name: 'server-01-provision-5', action: 'Provision', sequence: 5, phase: 'Succeeded' } },
+      })
+      .operation('Provision', 5, { status: succeeded(T1, { poweredOn: true }), spec: provisionSpec })
+      .monitor({ ...monitorOn, credentials: { name: 'server-01-bmc-secret', namespace: 'metal3', credentialsVersion: '9' } }),
+    expect: { state: S.Provisioned, request: 'server-01-register-6' },
+  },
+  {
     name: 'provisioning, Provision failed after the Secret changed: registers again before retrying',
     from: S.Provisioning,
     given: host()
