@@ -15,6 +15,11 @@ export function isLabelKey(key: string): boolean {
   return name.length <= MAX_NAME && NAME.test(name);
 }
 
+/** A DNS-1123 subdomain (what a label key's prefix must be). */
+export function isDNSSubdomain(value: string): boolean {
+  return value.length <= MAX_PREFIX && DNS_SUBDOMAIN.test(value);
+}
+
 export function isLabelValue(value: string): boolean {
   return value === '' || (value.length <= MAX_NAME && NAME.test(value));
 }

@@ -28,6 +28,7 @@ import type { PoolMetrics } from './pool/metrics.js';
 import { createNetworkGuard } from './pool/network-guard.js';
 import type { NetworkGuard } from './pool/network-guard.js';
 import { DriverPool } from './pool/pool.js';
+import { EventRecorder } from './pool/events.js';
 import { close, createProbeServer, listen } from './pool/server.js';
 
 interface Runtime {
@@ -104,13 +105,15 @@ async function startClusterRequests(runtime: Runtime): Promise<void> {
     return;
   }
   const logger = runtime.logger.child({ component: 'cluster-requests' });
-  const runner = new ClusterRequestRunner({
-    ...managementCluster(runtime.kubeConfig, settings, systemClock, logger),
+  const management = managementCluster(runtime.kubeConfig, settings, systemClock, logger);
+  const events = new EventRecorder({
+    kube: management.kube,
     clock: systemClock,
+    windowMs: runtime.config.eventDedupWindowMs,
+    instance: runtime.config.leaderElection.identity,
     logger,
-    metrics,
-    settings,
   });
+  const runner = new ClusterRequestRunner({ ...management, clock: systemClock, logger, metrics, settings, events });
   runtime.cluster.runner = runner;
   await runner.start();
 }

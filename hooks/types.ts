@@ -8,6 +8,11 @@ export interface HookConfig {
   maxProvisioningRetries: number;
   /** How often the driver pool re-reads power state (upstream's steady-state poll). */
   monitorIntervalSeconds: number;
+  /**
+   * Reboot remediation taints the Node `node.kubernetes.io/out-of-service` while the host is off
+   * instead of deleting it (upstream's out-of-service mode). Off when absent.
+   */
+  remediationOutOfServiceTaint?: boolean;
 }
 
 export const DEFAULT_HOOK_CONFIG: HookConfig = {

@@ -65,6 +65,20 @@ export const NodeAction = {
   Fence: 'Fence',
   /** Wait until the Node named `node.name` exists, then add the saved labels/annotations it lacks. */
   Restore: 'Restore',
+  /**
+   * Make the labels of Node `node.name` under `syncLabels.prefixes` equal to `syncLabels.labels`
+   * (upstream's BareMetalHost → Node label sync): add or change those, remove the Node's other
+   * labels under the prefixes. Waits while the Node does not exist.
+   */
+  SyncLabels: 'SyncLabels',
+  /**
+   * Remediation's out-of-service mode: add `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute`
+   * to Node `node.name`, then wait until no pod on it is terminating and no VolumeAttachment names
+   * it. A missing Node succeeds without `status.node`.
+   */
+  AddOutOfServiceTaint: 'AddOutOfServiceTaint',
+  /** Remove that taint from Node `node.name` (a missing Node or taint succeeds). */
+  RemoveOutOfServiceTaint: 'RemoveOutOfServiceTaint',
 } as const;
 export type NodeAction = (typeof NodeAction)[keyof typeof NodeAction];
 

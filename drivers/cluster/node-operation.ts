@@ -1,5 +1,7 @@
 // Executes one NodeOperation (domain/capi/requests.ts) against a workload cluster: SetProviderID,
-// Fence (save, then delete) and Restore (wait, then add what is missing). Waiting is an outcome,
+// Fence (save, then delete), Restore (wait, then add what is missing) and SyncLabels (wait, then
+// make the labels under the synced prefixes equal to the host's), AddOutOfServiceTaint and
+// RemoveOutOfServiceTaint (remediation's out-of-service mode). Waiting is an outcome,
 // not a loop: the runner records it (observedTime, message) and checks again on its timer.
 // Transient failures are thrown; the runner retries them with back-off.
 import { V1ObjectMeta } from '@kubernetes/client-node';
@@ -18,9 +20,16 @@ import type { WorkloadClients } from './workload.js';
 const UUID_LABEL = 'metal3.io/uuid';
 const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
+interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+  timeAdded?: string;
+}
+
 interface NodeJSON {
   metadata: ObjectMeta & { name: string };
-  spec?: { providerID?: string };
+  spec?: { providerID?: string; taints?: Taint[] };
 }
 
 export type NodeOutcome = { kind: 'finished'; status: NodeOperationStatus } | { kind: 'waiting'; message: string };
@@ -44,7 +53,13 @@ const WRITE_ATTEMPTS = 3;
 /** The fields of a client-node typed Node the executor reads. */
 function nodeJSON(node: V1Node): NodeJSON {
   const { name = '', labels, annotations, resourceVersion } = node.metadata ?? new V1ObjectMeta();
-  return { metadata: { name, labels, annotations, resourceVersion }, spec: { providerID: node.spec?.providerID } };
+  const taints = (node.spec?.taints ?? []).map((t) => ({
+    key: t.key,
+    effect: t.effect,
+    ...(t.value !== undefined && { value: t.value }),
+    ...(t.timeAdded !== undefined && { timeAdded: formatTime(t.timeAdded.getTime()) }),
+  }));
+  return { metadata: { name, labels, annotations, resourceVersion }, spec: { providerID: node.spec?.providerID, taints } };
 }
 
 async function patchNode(client: KubeApi, name: string, body: object): Promise<NodeJSON> {
@@ -212,6 +227,121 @@ async function restoreOnce(call: Call): Promise<NodeOutcome | undefined> {
   return addMissing(call, node, labels, annotations);
 }
 
+/** The part of a label key before its slash ('' without one), as Kubernetes' SplitQualifiedName. */
+function prefixOf(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? '' : key.slice(0, slash);
+}
+
+/**
+ * The merge-patch label changes that make the Node's labels under `prefixes` equal to `wanted`:
+ * a value to set, or null to remove. Labels outside the prefixes are never touched.
+ */
+export function labelChanges(
+  present: Record<string, string> | undefined,
+  prefixes: readonly string[],
+  wanted: Record<string, string>,
+): Record<string, string | null> {
+  const changes: Record<string, string | null> = {};
+  for (const [key, value] of Object.entries(present ?? {})) {
+    if (prefixes.includes(prefixOf(key)) && wanted[key] !== value) changes[key] = null;
+  }
+  for (const [key, value] of Object.entries(wanted)) {
+    if (present?.[key] !== value) changes[key] = value;
+  }
+  return changes;
+}
+
+async function syncLabelsOnce(call: Call): Promise<NodeOutcome | undefined> {
+  const name = call.op.spec.node.name ?? '';
+  const node = await getNode(call.client, name);
+  if (node === undefined) {
+    return { kind: 'waiting', message: `waiting for Node ${name}` };
+  }
+  const { prefixes, labels } = call.op.spec.syncLabels ?? { prefixes: [], labels: {} };
+  const changes = labelChanges(node.metadata.labels, prefixes, labels);
+  const count = Object.keys(changes).length;
+  if (count === 0) {
+    return succeeded(call, `Node ${name} has the host's labels under ${prefixes.join(', ')}`, observed(node, false));
+  }
+  try {
+    const patched = await patchNode(call.client, name, { metadata: { resourceVersion: node.metadata.resourceVersion, labels: changes } });
+    return succeeded(call, `synced ${String(count)} labels under ${prefixes.join(', ')} on Node ${name}`, observed(patched, false));
+  } catch (error) {
+    if (isConflict(error)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** Upstream's out-of-service taint; a taint matches it by key and effect (corev1 MatchTaint). */
+const OUT_OF_SERVICE = { key: 'node.kubernetes.io/out-of-service', value: 'nodeshutdown', effect: 'NoExecute' };
+
+function isOutOfService(taint: Taint): boolean {
+  return taint.key === OUT_OF_SERVICE.key && taint.effect === OUT_OF_SERVICE.effect;
+}
+
+/** What still runs on or is attached to the Node (upstream's IsNodeDrained), or undefined. */
+async function drainBlocker(client: KubeApi, name: string): Promise<string | undefined> {
+  const fieldSelector = `spec.nodeName=${name}`;
+  const pods = await client.call(`list Pods of Node ${name}`, (options) => client.core.listPodForAllNamespaces({ fieldSelector }, options));
+  const terminating = pods.items.find((pod) => pod.metadata?.deletionTimestamp !== undefined);
+  if (terminating !== undefined) {
+    return `waiting for Pod ${terminating.metadata?.namespace ?? ''}/${terminating.metadata?.name ?? ''} on Node ${name} to terminate`;
+  }
+  const attachments = await client.call('list VolumeAttachments', (options) => client.storage.listVolumeAttachment({}, options));
+  const attached = attachments.items.find((attachment) => attachment.spec.nodeName === name);
+  return attached === undefined ? undefined : `waiting for VolumeAttachment ${attached.metadata?.name ?? ''} of Node ${name} to go`;
+}
+
+/** Writes the Node's taints, guarded by resourceVersion; undefined when the Node changed meanwhile. */
+async function writeTaints(call: Call, node: NodeJSON, taints: Taint[]): Promise<NodeJSON | undefined> {
+  try {
+    return await patchNode(call.client, node.metadata.name, { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } });
+  } catch (error) {
+    if (isConflict(error)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/** Taint the Node out of service, then wait until its pods terminated and its volumes detached. */
+async function addTaintOnce(call: Call): Promise<NodeOutcome | undefined> {
+  const name = call.op.spec.node.name ?? '';
+  const node = await getNode(call.client, name);
+  if (node === undefined) {
+    return succeeded(call, `Node ${name} does not exist; nothing to taint`);
+  }
+  const taints = node.spec?.taints ?? [];
+  if (!taints.some(isOutOfService)) {
+    const tainted = await writeTaints(call, node, [...taints, { ...OUT_OF_SERVICE, timeAdded: formatTime(call.ctx.clock.now()) }]);
+    // Pods get their deletionTimestamp only after the taint: look again later, never at once.
+    return tainted === undefined ? undefined : { kind: 'waiting', message: `tainted Node ${name} out of service; waiting for its pods and volumes to go` };
+  }
+  const blocker = await drainBlocker(call.client, name);
+  if (blocker !== undefined) {
+    return { kind: 'waiting', message: blocker };
+  }
+  return succeeded(call, `Node ${name} is out of service: no terminating pods, no volume attachments`, observed(node, false));
+}
+
+async function removeTaintOnce(call: Call): Promise<NodeOutcome | undefined> {
+  const name = call.op.spec.node.name ?? '';
+  const node = await getNode(call.client, name);
+  const taints = node?.spec?.taints ?? [];
+  if (node === undefined || !taints.some(isOutOfService)) {
+    return succeeded(call, `Node ${name} has no out-of-service taint`);
+  }
+  const untainted = await writeTaints(
+    call,
+    node,
+    taints.filter((taint) => !isOutOfService(taint)),
+  );
+  return untainted === undefined ? undefined : succeeded(call, `removed the out-of-service taint from Node ${name}`, observed(untainted, false));
+}
+
 async function withRetries(call: Call, once: (call: Call) => Promise<NodeOutcome | undefined>): Promise<NodeOutcome> {
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt += 1) {
     const outcome = await once(call);
@@ -233,6 +363,12 @@ export async function executeNodeOperation(ctx: NodeContext, op: NodeOperation):
       return fence(call);
     case NodeAction.Restore:
       return withRetries(call, restoreOnce);
+    case NodeAction.SyncLabels:
+      return withRetries(call, syncLabelsOnce);
+    case NodeAction.AddOutOfServiceTaint:
+      return withRetries(call, addTaintOnce);
+    case NodeAction.RemoveOutOfServiceTaint:
+      return withRetries(call, removeTaintOnce);
     default:
       return failed(call, 'UnknownAction', `unknown action ${String(op.spec.action)}`);
   }

@@ -24,6 +24,8 @@ import { RequestRunner } from '../runner/runner.js';
 import type { Candidate, RequestKind, RunContext, RunOutcome, Request as RunnerRequest } from '../runner/runner.js';
 import type { ClusterRequestSettings } from './config.js';
 import type { ClusterRequestMetrics } from './metrics.js';
+import { requestEvent } from './events.js';
+import type { EventRecorder } from '../pool/events.js';
 import { executeNodeOperation } from './node-operation.js';
 import { executeObjectPatch } from './object-patch.js';
 import { retryAfterMs, transientError } from './outcome.js';
@@ -38,6 +40,8 @@ export interface ClusterRequestRunnerDeps {
   logger: Logger;
   metrics: ClusterRequestMetrics;
   settings: ClusterRequestSettings;
+  /** Records an Event per finished request on the object that asked for it. */
+  events: EventRecorder;
 }
 
 type Request = ObjectPatch | NodeOperation;
@@ -183,6 +187,8 @@ class ClusterKind<R extends Request> implements RequestKind<R> {
     if (result === 'written') {
       this.deps.metrics.finished.inc({ kind: this.kindName, result: String(status.reason ?? status.phase) });
       this.deps.logger.info({ ...this.fields(request), phase: status.phase, reason: status.reason, message: status.message }, 'request finished');
+      const event = requestEvent(request, status);
+      await this.deps.events.record(event.target, event.reason, event.message, event.type);
       return { kind: 'finished' };
     }
     // Executing again is safe (an applied patch is recognised, Node actions are idempotent).

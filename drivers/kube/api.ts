@@ -4,7 +4,17 @@
 // adapter fails the way the in-memory port does. The KubePort adapter (client.ts) is built on it,
 // and so are the Cluster API executors for the objects they write (drivers/cluster/objects.ts,
 // Nodes of workload clusters).
-import { ApiException, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, Observable, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  Observable,
+  PatchStrategy,
+  StorageV1Api,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import type { ConfigurationOptions, ObservableMiddleware, RequestContext, ResponseContext } from '@kubernetes/client-node';
 import { errorCode } from '../errors.js';
 import { APIServerUnreachable, RequestTimeout, kubeStatusErrorFrom } from './errors.js';
@@ -43,6 +53,7 @@ export class KubeApi {
   readonly core: CoreV1Api;
   readonly custom: CustomObjectsApi;
   readonly coordination: CoordinationV1Api;
+  readonly storage: StorageV1Api;
 
   /** `timeoutMs` undefined: calls have no deadline of their own. */
   constructor(
@@ -52,6 +63,7 @@ export class KubeApi {
     this.core = config.makeApiClient(CoreV1Api);
     this.custom = config.makeApiClient(CustomObjectsApi);
     this.coordination = config.makeApiClient(CoordinationV1Api);
+    this.storage = config.makeApiClient(StorageV1Api);
   }
 
   /**

@@ -1,4 +1,6 @@
-// Kubernetes Events on the BareMetalHost with upstream's reasons: core/v1 Events, type Normal like BMO (Warning for Ironhook's own warnings), generateName "<Reason>-", reportingComponent
+// Kubernetes Events on the BareMetalHost with upstream's reasons, and on the objects whose hooks
+// asked for Cluster API requests (drivers/cluster/events.ts): core/v1 Events, type Normal like BMO
+// (Warning for Ironhook's own warnings), generateName "<Reason>-", reportingComponent
 // ironhook.dev/driver-pool. The same (host, reason, message) within the de-duplication window
 // bumps the existing Event's count instead of creating another one, so a flapping host does
 // not spam "PowerOn" every few seconds. Recording never throws: an Event is not worth failing
@@ -23,6 +25,9 @@ export interface EventTarget {
   namespace: string;
   name: string;
   uid: string;
+  /** The involved object's kind and apiVersion; a BareMetalHost when not given. */
+  kind?: string;
+  apiVersion?: string;
 }
 
 interface Seen {
@@ -52,7 +57,7 @@ export class EventRecorder {
   async record(host: EventTarget, reason: string, message: string, type: EventType = 'Normal'): Promise<void> {
     const now = this.options.clock.now();
     this.prune(now);
-    const key = `${host.namespace}/${host.name}/${reason}/${message}`;
+    const key = `${host.kind ?? 'BareMetalHost'}/${host.namespace}/${host.name}/${reason}/${message}`;
     const previous = this.seen.get(key);
     try {
       if (previous !== undefined && (await this.bump(host.namespace, previous, now, message))) {
@@ -86,7 +91,13 @@ export class EventRecorder {
     const time = timestamp(now);
     return this.options.kube.createEvent(host.namespace, {
       metadata: { generateName: `${reason}-`, namespace: host.namespace },
-      involvedObject: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', namespace: host.namespace, name: host.name, uid: host.uid },
+      involvedObject: {
+        apiVersion: host.apiVersion ?? 'metal3.io/v1alpha1',
+        kind: host.kind ?? 'BareMetalHost',
+        namespace: host.namespace,
+        name: host.name,
+        uid: host.uid,
+      },
       reason,
       message,
       type,

@@ -45,14 +45,15 @@ function controlPlaneReuseName(machine: KObject): string | undefined {
 }
 
 /**
- * `md-<MachineDeployment>` for any other Machine owned by a Cluster API MachineSet. Upstream reads
- * the MachineSet's MachineDeployment owner; Ironhook reads the `cluster.x-k8s.io/deployment-name`
- * label Cluster API copies from it onto the Machine (the hook does not watch MachineSets).
+ * `md-<MachineDeployment>` for any other Machine owned by a Cluster API MachineSet: as upstream,
+ * the MachineSet's MachineDeployment owner; while the MachineSet is not in the cache, the
+ * `cluster.x-k8s.io/deployment-name` label Cluster API copies from it onto the Machine.
  */
-function deploymentReuseName(machine: KObject): string | undefined {
+function deploymentReuseName(machine: KObject, machineSet: KObject | undefined): string | undefined {
   const ownedBySet = (machine.metadata.ownerReferences ?? []).some((ref) => ref.kind === 'MachineSet' && groupOf(ref.apiVersion) === CAPI_GROUP);
   if (!ownedBySet) return undefined;
-  const deployment = machine.metadata.labels?.[DEPLOYMENT_NAME_LABEL] ?? '';
+  const owner = (machineSet?.metadata.ownerReferences ?? []).find((ref) => ref.kind === 'MachineDeployment' && groupOf(ref.apiVersion) === CAPI_GROUP);
+  const deployment = owner?.name ?? machine.metadata.labels?.[DEPLOYMENT_NAME_LABEL] ?? '';
   return deployment === '' ? undefined : `md-${deployment}`;
 }
 
@@ -60,7 +61,7 @@ function deploymentReuseName(machine: KObject): string | undefined {
 export function reuseLabelValue(ctx: MachineContext): string | undefined {
   const machine = ctx.machine;
   if (machine === undefined) return undefined;
-  return machine.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined ? controlPlaneReuseName(machine) : deploymentReuseName(machine);
+  return machine.metadata.labels?.[CONTROL_PLANE_LABEL] !== undefined ? controlPlaneReuseName(machine) : deploymentReuseName(machine, ctx.machineSet);
 }
 
 /** The consumerRef names this Metal3Machine: name, namespace, kind and group (any version), as upstream. */

@@ -32,7 +32,10 @@ function keptRequests(ctx: MachineContext, decision: Decision): KObject[] {
   const replaced = new Set<string>(decision.requests.map((r) => r.purpose));
   const latest = new Map<string, KObject>();
   for (const request of ctx.requests) latest.set(request.metadata.labels?.[PURPOSE_LABEL] ?? '', request);
-  if (ctx.deleting) latest.delete(Purpose.NodeProviderID);
+  if (ctx.deleting) {
+    latest.delete(Purpose.NodeProviderID);
+    latest.delete(Purpose.LabelSync);
+  }
   return [...latest.entries()]
     .filter(([purpose]) => !replaced.has(purpose))
     .map(([, request]) =>

@@ -24,6 +24,8 @@ export interface MachineContext {
   previousState: string;
   deleting: boolean;
   machine?: KObject;
+  /** The MachineSet owning the Machine (workers of a MachineDeployment). */
+  machineSet?: KObject;
   cluster?: KObject;
   clusterName: string;
   metal3Cluster?: KObject;
@@ -101,16 +103,38 @@ function highestSequence(status: Rec, requests: readonly KObject[]): number {
   return Math.max(fromStatus, ...requests.map(sequenceOf));
 }
 
-type Optional = Pick<MachineContext, 'machine' | 'cluster' | 'metal3Cluster' | 'template' | 'claimChild'>;
+type Optional = Pick<MachineContext, 'machine' | 'machineSet' | 'cluster' | 'metal3Cluster' | 'template' | 'claimChild'>;
+
+function machineSetOf(c: CompositeRequest, machine: KObject | undefined): KObject | undefined {
+  const ref = machine === undefined ? undefined : ownerOf(machine, 'MachineSet', CAPI_GROUP);
+  if (ref === undefined) return undefined;
+  return objectsOf(c.related, 'MachineSet', CAPI_GROUP, c.namespace).find(
+    (set) => set.metadata.name === ref.name && (ref.uid === '' || set.metadata.uid === ref.uid),
+  );
+}
+
+/**
+ * The machine's Metal3MachineTemplate, as upstream main finds it: the one its MachineSet's
+ * `spec.template.spec.infrastructureRef` names; else (control-plane machines, whose control plane
+ * object the hook does not watch, or a MachineSet not in the cache) the
+ * `cluster.x-k8s.io/cloned-from-name` annotation, as upstream 1.12.
+ */
+function templateOf(c: CompositeRequest, machineSet: KObject | undefined): KObject | undefined {
+  const templates = objectsOf(c.related, 'Metal3MachineTemplate', INFRA_GROUP, c.namespace);
+  const ref = rec(rec(rec(rec(machineSet?.spec).template).spec).infrastructureRef);
+  const fromSet = str(ref.kind) === 'Metal3MachineTemplate' ? named(templates, str(ref.name)) : undefined;
+  return fromSet ?? named(templates, c.parent.metadata.annotations?.[CLONED_FROM_NAME_ANNOTATION] ?? '');
+}
 
 /** The objects a machine may lack, as present-or-absent keys (exactOptionalPropertyTypes). */
 function optionalObjects(c: CompositeRequest, machine: KObject | undefined, cluster: KObject | undefined): Optional {
-  const templateName = c.parent.metadata.annotations?.[CLONED_FROM_NAME_ANNOTATION] ?? '';
+  const machineSet = machineSetOf(c, machine);
   const found: Record<keyof Optional, KObject | undefined> = {
     machine,
+    machineSet,
     cluster,
     metal3Cluster: metal3ClusterOf(c, cluster),
-    template: named(objectsOf(c.related, 'Metal3MachineTemplate', INFRA_GROUP, c.namespace), templateName),
+    template: templateOf(c, machineSet),
     claimChild: named(objectsOf(c.children, DataKind.Metal3DataClaim, INFRA_GROUP, c.namespace), c.parent.metadata.name ?? ''),
   };
   return Object.fromEntries(Object.entries(found).filter(([, obj]) => obj !== undefined));

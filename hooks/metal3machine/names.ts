@@ -32,6 +32,7 @@ export const Purpose = {
   HostSpec: 'host-spec',
   ProviderID: 'provider-id',
   NodeProviderID: 'node-provider-id',
+  LabelSync: 'label-sync',
   Pause: 'pause',
   Unpause: 'unpause',
   Deprovision: 'deprovision',
@@ -54,6 +55,8 @@ export const HOST_STATUS_ANNOTATION = 'baremetalhost.metal3.io/status';
 export const PAUSED_BY_CAPM3 = 'metal3.io/capm3';
 export const UNHEALTHY_ANNOTATIONS: readonly string[] = ['capi.metal3.io/unhealthy', 'capm3.metal3.io/unhealthy'];
 export const CONTROL_PLANE_GROUP = 'controlplane.cluster.x-k8s.io';
+/** On the Metal3Cluster: comma-separated label prefixes synced from each host to its Node. */
+export const LABEL_SYNC_PREFIXES_ANNOTATION = 'metal3.io/metal3-label-sync-prefixes';
 /** On a request: the target's resourceVersion when the hook asked, to tell a lagging cache from drift. */
 export const BASE_VERSION_ANNOTATION = 'ironhook.dev/base-resource-version';
 

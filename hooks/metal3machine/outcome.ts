@@ -17,7 +17,7 @@ interface MachineExtras {
   continue: { status?: StatusPatch };
   /** `conditionReason`: the v1beta1 Ready reason while the machine waits. */
   wait: { status?: StatusPatch; conditionReason?: string };
-  done: { status?: StatusPatch };
+  done: { status?: StatusPatch; requests?: readonly RequestIntent[] };
   /** Shown as a failure reason, retried after `resyncAfterSeconds`. */
   transient: { status?: StatusPatch; conditionReason: string; resyncAfterSeconds: number };
   /** failureReason/failureMessage set, nothing retried. */

@@ -8,7 +8,6 @@ import { DATA_CLAIM_LABEL, Resource } from '../../domain/metal3data/types.js';
 import { parseComposite, parseCustomize, relatedRule, relatedType } from '../kit/index.js';
 import { commit } from './commit.js';
 import { readContext } from './context.js';
-import { CLONED_FROM_NAME_ANNOTATION } from './names.js';
 import { runStates } from './states.js';
 
 /** What metal3machineCustomize names (and so what the chart's RBAC lets Metacontroller read). */
@@ -19,23 +18,26 @@ export const METAL3MACHINE_RELATED = {
   machines: relatedType(CAPI_V1BETA2, 'machines'),
   clusters: relatedType(CAPI_V1BETA2, 'clusters'),
   templates: relatedType(INFRA_V1BETA2, 'metal3machinetemplates'),
+  machineSets: relatedType(CAPI_V1BETA2, 'machinesets'),
 };
 
 /**
- * Objects found from the machine itself: its cluster's Machines (by label, not by the owner's
- * name: Cluster API adds the owner reference after creating the machine, which does not change
- * its generation, and Metacontroller caches a customize answer per generation), the Cluster and
- * the template.
+ * Objects found from the machine itself: its cluster's Machines and MachineSets (by label, not by
+ * the owner's name: Cluster API adds the owner reference after creating the machine, which does
+ * not change its generation, and Metacontroller caches a customize answer per generation), the
+ * Cluster and the namespace's Metal3MachineTemplates (the MachineSet names the template, which the
+ * customize request cannot see).
  */
 function namedRules(m3m: KObject): RelatedResourceRule[] {
   const namespace = m3m.metadata.namespace ?? '';
   const cluster = m3m.metadata.labels?.[CLUSTER_NAME_LABEL] ?? '';
-  const template = m3m.metadata.annotations?.[CLONED_FROM_NAME_ANNOTATION] ?? '';
+  const byCluster = cluster === '' ? {} : { labelSelector: { matchLabels: { [CLUSTER_NAME_LABEL]: cluster } } };
   const rules: RelatedResourceRule[] = [
-    relatedRule(METAL3MACHINE_RELATED.machines, namespace, cluster === '' ? {} : { labelSelector: { matchLabels: { [CLUSTER_NAME_LABEL]: cluster } } }),
+    relatedRule(METAL3MACHINE_RELATED.machines, namespace, byCluster),
+    relatedRule(METAL3MACHINE_RELATED.machineSets, namespace, byCluster),
+    relatedRule(METAL3MACHINE_RELATED.templates, namespace),
   ];
   if (cluster !== '') rules.push(relatedRule(METAL3MACHINE_RELATED.clusters, namespace, { names: [cluster] }));
-  if (template !== '') rules.push(relatedRule(METAL3MACHINE_RELATED.templates, namespace, { names: [template] }));
   return rules;
 }
 
@@ -44,7 +46,7 @@ export function metal3machineSync(request: unknown): CompositeSyncResponse {
   return commit(ctx, runStates(ctx));
 }
 
-/** Related: owner Machine, Cluster, the namespace's Metal3Clusters and hosts, its Metal3Data, its template. */
+/** Related: owner Machine and its MachineSet, Cluster, the namespace's Metal3Clusters, hosts and templates, its Metal3Data. */
 export function metal3machineCustomize(request: unknown): CustomizeResponse {
   const { parent: m3m } = parseCustomize(request, CapiKind.Metal3Machine);
   const namespace = m3m.metadata.namespace ?? '';

@@ -3,7 +3,9 @@
 // NodeOperations are named `<remediation>-fence-<attempt>` / `<remediation>-restore-<attempt>`.
 // A Fence that deleted a Node holds the only copy of its labels and annotations (upstream keeps
 // them in annotations on the Metal3Remediation, which a hook cannot write), so such a "backup"
-// stays a child until a Restore of the same or a later attempt has succeeded. Besides backups,
+// stays a child until a Restore of the same or a later attempt has succeeded; in out-of-service
+// mode (`<remediation>-taint-<attempt>` / `-untaint-<attempt>`) a Taint that tainted a Node stays
+// until an Untaint has succeeded, so the taint is never forgotten. Besides those,
 // the current attempt's Fence and Restore are kept while the attempt runs; give-up ObjectPatches
 // are kept while the phase is `Deleting machine` (next sequence after a TestFailed).
 import {
@@ -50,14 +52,24 @@ export function nodeOperation(ctx: RemediationContext, purpose: string, attempt:
   return ctx.nodeOperations.find((op) => purposeOf(op) === purpose && sequenceOf(op) === attempt && !isDeleting(op));
 }
 
+/** Succeeded `done` requests that acted on a Node and that no succeeded `undo` of the same or a later attempt has undone yet, oldest first. */
+function notUndone(ctx: RemediationContext, done: string, undo: string): NodeOperation[] {
+  const undone = ctx.nodeOperations.filter((op) => purposeOf(op) === undo && succeeded(op)).map(sequenceOf);
+  const newestUndo = Math.max(0, ...undone);
+  return ctx.nodeOperations
+    .filter((op) => purposeOf(op) === done && succeeded(op) && (op.status?.node?.name ?? '') !== '' && !isDeleting(op))
+    .filter((op) => sequenceOf(op) > newestUndo)
+    .sort((a, b) => sequenceOf(a) - sequenceOf(b));
+}
+
 /** Fences that deleted a Node whose labels no succeeded Restore has put back yet, oldest first. */
 export function backups(ctx: RemediationContext): NodeOperation[] {
-  const restored = ctx.nodeOperations.filter((op) => purposeOf(op) === Purpose.Restore && succeeded(op)).map(sequenceOf);
-  const newestRestore = Math.max(0, ...restored);
-  return ctx.nodeOperations
-    .filter((op) => purposeOf(op) === Purpose.Fence && succeeded(op) && (op.status?.node?.name ?? '') !== '' && !isDeleting(op))
-    .filter((op) => sequenceOf(op) > newestRestore)
-    .sort((a, b) => sequenceOf(a) - sequenceOf(b));
+  return notUndone(ctx, Purpose.Fence, Purpose.Restore);
+}
+
+/** Out-of-service taints no succeeded Untaint has removed yet, oldest first. */
+export function taints(ctx: RemediationContext): NodeOperation[] {
+  return notUndone(ctx, Purpose.Taint, Purpose.Untaint);
 }
 
 /** What the backups saved, merged; the oldest value of a key wins (later fences saw a restored Node). */
@@ -96,6 +108,26 @@ export function restoreRequest(ctx: RemediationContext): NodeOperation {
       node: { name: data.node },
       restore: { annotations: data.annotations, labels: data.labels },
     },
+  };
+}
+
+export function taintRequest(ctx: RemediationContext): NodeOperation {
+  return {
+    apiVersion: IRONHOOK_API_VERSION,
+    kind: NODE_OPERATION_KIND,
+    metadata: { name: operationName(ctx.name, Purpose.Taint, attemptOf(ctx)), labels: labels(ctx, Purpose.Taint) },
+    spec: { action: NodeAction.AddOutOfServiceTaint, cluster: { name: ctx.clusterName }, node: { name: ctx.nodeName } },
+  };
+}
+
+/** Untaints the Node the oldest pending taint was put on. */
+export function untaintRequest(ctx: RemediationContext): NodeOperation {
+  const node = taints(ctx)[0]?.status?.node?.name ?? ctx.nodeName;
+  return {
+    apiVersion: IRONHOOK_API_VERSION,
+    kind: NODE_OPERATION_KIND,
+    metadata: { name: operationName(ctx.name, Purpose.Untaint, attemptOf(ctx)), labels: labels(ctx, Purpose.Untaint) },
+    spec: { action: NodeAction.RemoveOutOfServiceTaint, cluster: { name: ctx.clusterName }, node: { name: node } },
   };
 }
 
@@ -161,13 +193,13 @@ export function giveUpPatches(ctx: RemediationContext): KObject[] {
   return out;
 }
 
-/** Observed children that live on in `phase`: backups always, the current attempt's while it runs. */
+/** Observed children that live on in `phase`: backups and taints always, the current attempt's while it runs. */
 export function keptChildren(ctx: RemediationContext, phase: string): KObject[] {
   const kept = new Map<string, KObject>();
-  for (const fence of backups(ctx)) kept.set(fence.metadata.name ?? '', fence);
+  for (const done of [...backups(ctx), ...taints(ctx)]) kept.set(done.metadata.name ?? '', done);
   const active = phase === RemediationPhase.Running || phase === RemediationPhase.Waiting || ctx.deleting;
   if (active) {
-    for (const purpose of [Purpose.Fence, Purpose.Restore]) {
+    for (const purpose of [Purpose.Fence, Purpose.Restore, Purpose.Taint, Purpose.Untaint]) {
       const op = nodeOperation(ctx, purpose, attemptOf(ctx));
       if (op !== undefined) kept.set(op.metadata.name ?? '', op);
     }

@@ -4,9 +4,16 @@ import { RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
 import { compareText } from '../kit/index.js';
-import { fenceRequest, giveUpPatches, keptChildren, restoreRequest } from './children.js';
+import { fenceRequest, giveUpPatches, keptChildren, restoreRequest, taintRequest, untaintRequest } from './children.js';
 import type { RemediationContext } from './context.js';
-import type { Outcome } from './outcome.js';
+import type { NodeStep, Outcome } from './outcome.js';
+
+const STEP_REQUESTS: Readonly<Record<NodeStep, (ctx: RemediationContext) => KObject>> = {
+  Fence: fenceRequest,
+  Restore: restoreRequest,
+  Taint: taintRequest,
+  Untaint: untaintRequest,
+};
 
 /** Upstream's requeue while a remediation is active. */
 const ACTIVE_RESYNC_SECONDS = 5;
@@ -41,7 +48,7 @@ function children(ctx: RemediationContext, next: RemediationContext, outcome: Ou
   for (const child of wanted) kept.set(child.metadata.name ?? '', child);
   const out = [...kept.values()];
   const steps = outcome.kind === 'wait' ? (outcome.requests ?? []) : [];
-  out.push(...steps.map((step) => (step === 'Fence' ? fenceRequest(next) : restoreRequest(next))));
+  out.push(...steps.map((step) => STEP_REQUESTS[step](next)));
   if (next.phase === RemediationPhase.Deleting) out.push(...giveUpPatches(next));
   return out.sort((a, b) => compareText(a.metadata.name ?? '', b.metadata.name ?? ''));
 }

@@ -20,6 +20,8 @@ const IRONHOOK_GROUP = 'ironhook.dev';
 export const Purpose = {
   Fence: 'fence',
   Restore: 'restore',
+  Taint: 'taint',
+  Untaint: 'untaint',
   UnhealthyHost: 'unhealthy-host',
   OwnerRemediated: 'owner-remediated',
 } as const;
@@ -50,6 +52,8 @@ export interface RemediationContext {
   /** The newest timestamp among the observed objects: the hook's only notion of "now". */
   observedTime: string;
   deleting: boolean;
+  /** Out-of-service mode: the Node is tainted while the host is off, not deleted (HookConfig). */
+  outOfServiceTaint: boolean;
 }
 
 function int(value: unknown, fallback: number): number {
@@ -104,7 +108,7 @@ function startPhase(observed: string, patches: readonly ObjectPatch[]): string {
   return gaveUp && ACTIVE_PHASES.includes(observed) ? RemediationPhase.Deleting : observed;
 }
 
-export function remediationContext(request: unknown): RemediationContext {
+export function remediationContext(request: unknown, outOfServiceTaint = false): RemediationContext {
   const c = parseComposite(request, Capm3Kind.Metal3Remediation);
   const target = resolveTarget(c.parent, c.related);
   const strategy = rec(rec(c.parent.spec).strategy);
@@ -132,6 +136,7 @@ export function remediationContext(request: unknown): RemediationContext {
     patches,
     observedTime: observedTime(c.parent, target.host, monitor, [...nodeOperations, ...patches]),
     deleting: c.parent.metadata.deletionTimestamp !== undefined,
+    outOfServiceTaint,
   };
 }
 

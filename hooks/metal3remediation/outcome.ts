@@ -3,15 +3,16 @@
 // commit and the next sync (5 s later, upstream's requeue) runs that phase's handler.
 //
 //   continue  enter phase `to`; `restart` starts a new attempt (retryCount and lastRemediated)
-//   wait      nothing to change yet; `requests` asks the driver pool to fence or restore the
-//             Node of the current attempt
+//   wait      nothing to change yet; `requests` asks the driver pool to fence or restore (or
+//             taint or untaint) the Node of the current attempt
 //   done      nothing more to do: a terminal phase, or a strategy this controller does not run
 import type { RemediationPhase } from '../../domain/capm3/types.js';
 import type { Outcome as KitOutcome } from '../kit/index.js';
 
 export type Phase = (typeof RemediationPhase)[keyof typeof RemediationPhase];
 
-export type NodeStep = 'Fence' | 'Restore';
+/** Node deletion mode: Fence, then Restore; out-of-service mode: Taint, then Untaint. */
+export type NodeStep = 'Fence' | 'Restore' | 'Taint' | 'Untaint';
 
 interface RemediationExtras {
   continue: { restart?: { retryCount: number } };

@@ -5,9 +5,10 @@
 //   phase             handler decides
 //   ""                → Running (a new attempt: lastRemediated = the newest observed time)
 //   Running           wait for the power-off annotation (decorator) and for the host to be off;
-//                     Fence the Node once (when the Machine has one); → Waiting
+//                     Fence the Node once (when the Machine has one; out-of-service mode: Taint
+//                     it and wait for its pods and volumes to go); → Waiting
 //   Waiting           wait for the annotation to go and the host to be on; Restore the Node
-//                     from the backups (does not block); when lastRemediated + timeoutSeconds
+//                     from the backups, or Untaint it (does not block); when lastRemediated + timeoutSeconds
 //                     has passed: → Running (retry) while retryCount < retryLimit, else give up
 //                     → "Deleting machine" (OwnerRemediated=False on the Machine, host unhealthy)
 //   Deleting machine  nothing (terminal)
@@ -15,7 +16,7 @@
 // Before any of it: bmh.spec.online == false → Failed; a strategy other than Reboot → nothing.
 import { REBOOT_STRATEGY, RemediationPhase } from '../../domain/capm3/types.js';
 import { rec } from '../kit/index.js';
-import { backups, isFinished, nodeOperation } from './children.js';
+import { backups, isFinished, nodeOperation, taints } from './children.js';
 import { attemptOf, Purpose, type RemediationContext } from './context.js';
 import { advance, done, request, wait, type Outcome } from './outcome.js';
 
@@ -30,11 +31,19 @@ function hostName(ctx: RemediationContext): string {
   return ctx.host?.metadata.name ?? '';
 }
 
+/** Deletion mode deletes the Node (after saving it); out-of-service mode taints it and waits for its pods to go. */
 function fencing(ctx: RemediationContext): Outcome | undefined {
   if (ctx.nodeName === '' || ctx.clusterName === '') return undefined;
-  const fence = nodeOperation(ctx, Purpose.Fence, attemptOf(ctx));
-  if (fence === undefined) return request('Fence', `fencing Node ${ctx.nodeName}: saving its labels and annotations, then deleting it`);
-  if (!isFinished(fence)) return wait(`waiting for ${fence.metadata.name ?? ''} to fence Node ${ctx.nodeName}`);
+  const taint = ctx.outOfServiceTaint;
+  const op = nodeOperation(ctx, taint ? Purpose.Taint : Purpose.Fence, attemptOf(ctx));
+  if (op === undefined && taint) {
+    return request(
+      'Taint',
+      `tainting Node ${ctx.nodeName} node.kubernetes.io/out-of-service=nodeshutdown:NoExecute, then waiting for its pods and volumes to go`,
+    );
+  }
+  if (op === undefined) return request('Fence', `fencing Node ${ctx.nodeName}: saving its labels and annotations, then deleting it`);
+  if (!isFinished(op)) return wait(`waiting for ${op.metadata.name ?? ''} to ${taint ? 'taint' : 'fence'} Node ${ctx.nodeName}`);
   return undefined;
 }
 
@@ -44,10 +53,17 @@ const running: Handler = (ctx) => {
   return fencing(ctx) ?? advance(RemediationPhase.Waiting, `BareMetalHost ${hostName(ctx)} is off; powering it on again`);
 };
 
-function restoring(ctx: RemediationContext): Outcome | undefined {
-  if (ctx.clusterName === '' || backups(ctx).length === 0) return undefined;
-  if (nodeOperation(ctx, Purpose.Restore, attemptOf(ctx)) !== undefined) return undefined;
-  return request('Restore', "restoring the fenced Node's labels and annotations once it is back");
+/** Undo what fencing did once the host is on: Restore a deleted Node, Untaint a tainted one. Does not block. */
+export function restoring(ctx: RemediationContext): Outcome | undefined {
+  if (ctx.clusterName === '') return undefined;
+  const attempt = attemptOf(ctx);
+  if (backups(ctx).length > 0 && nodeOperation(ctx, Purpose.Restore, attempt) === undefined) {
+    return request('Restore', "restoring the fenced Node's labels and annotations once it is back");
+  }
+  if (taints(ctx).length > 0 && nodeOperation(ctx, Purpose.Untaint, attempt) === undefined) {
+    return request('Untaint', 'removing the out-of-service taint from the Node');
+  }
+  return undefined;
 }
 
 function timedOut(ctx: RemediationContext): boolean {

@@ -9,11 +9,12 @@ import { Capm3Kind } from '../../domain/capm3/types.js';
 import type { CompositeSyncResponse, CustomizeResponse } from '../../domain/metacontroller.js';
 import { IRONHOOK_API_VERSION } from '../../domain/operations.js';
 import { parseCustomize, rec, relatedRule, relatedType } from '../kit/index.js';
-import { backups, isFinished, nodeOperation } from './children.js';
+import type { HookContext } from '../types.js';
+import { isFinished, nodeOperation } from './children.js';
 import { commit } from './commit.js';
 import { attemptOf, Purpose, remediationContext, type RemediationContext } from './context.js';
-import { decide } from './states.js';
-import { done, request, wait, type Outcome } from './outcome.js';
+import { decide, restoring } from './states.js';
+import { done, wait, type Outcome } from './outcome.js';
 
 /** What metal3remediationCustomize names (and so what the chart's RBAC lets Metacontroller read). */
 export const METAL3REMEDIATION_RELATED = {
@@ -41,8 +42,8 @@ export function metal3remediationCustomize(request: unknown): CustomizeResponse 
   };
 }
 
-export function metal3remediationSync(request: unknown): CompositeSyncResponse {
-  const ctx = remediationContext(request);
+export function metal3remediationSync(request: unknown, context?: HookContext): CompositeSyncResponse {
+  const ctx = remediationContext(request, context?.config.remediationOutOfServiceTaint === true);
   return commit(ctx, decide(ctx));
 }
 
@@ -52,14 +53,17 @@ export function metal3remediationSync(request: unknown): CompositeSyncResponse {
  * not put back yet gets its Restore first, unless the host cannot come back (gone, or online: false).
  */
 function finalizeOutcome(ctx: RemediationContext): Outcome | undefined {
-  if (backups(ctx).length === 0 || ctx.host === undefined || ctx.clusterName === '' || rec(ctx.host.spec).online === false) return undefined;
-  const restore = nodeOperation(ctx, Purpose.Restore, attemptOf(ctx));
-  if (restore === undefined) return request('Restore', 'restoring the fenced Node before the remediation goes');
-  return isFinished(restore) ? undefined : wait(`waiting for ${restore.metadata.name ?? ''}`);
+  if (ctx.host === undefined || rec(ctx.host.spec).online === false) return undefined;
+  const undo = restoring(ctx);
+  if (undo !== undefined) return undo;
+  const pending = [Purpose.Restore, Purpose.Untaint]
+    .map((purpose) => nodeOperation(ctx, purpose, attemptOf(ctx)))
+    .find((op) => op !== undefined && !isFinished(op));
+  return pending === undefined ? undefined : wait(`waiting for ${pending.metadata.name ?? ''}`);
 }
 
-export function metal3remediationFinalize(request: unknown): CompositeSyncResponse {
-  const ctx = remediationContext(request);
+export function metal3remediationFinalize(request: unknown, context?: HookContext): CompositeSyncResponse {
+  const ctx = remediationContext(request, context?.config.remediationOutOfServiceTaint === true);
   const outcome = finalizeOutcome(ctx);
   if (outcome === undefined) return { ...commit(ctx, done('deleted')), children: [], finalized: true };
   return { ...commit(ctx, outcome), finalized: false };

@@ -62,6 +62,13 @@ function integer(env: Env, name: string, fallback: number, range: { min: number;
   return n;
 }
 
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new SettingsError(`${name} must be true or false, got "${raw}"`);
+}
+
 function bodyLimit(env: Env): string {
   const raw = value(env, 'HOOK_BODY_LIMIT') ?? DEFAULT_BODY_LIMIT;
   if (!/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i.test(raw)) {
@@ -169,6 +176,7 @@ export function loadSettings(env: Env, read: ReadTextFile): ServerSettings {
     hookConfig: {
       maxProvisioningRetries: integer(env, 'MAX_PROVISIONING_RETRIES', DEFAULT_HOOK_CONFIG.maxProvisioningRetries, { min: 0, max: 1_000_000 }),
       monitorIntervalSeconds: integer(env, 'BMC_MONITOR_INTERVAL_SECONDS', DEFAULT_HOOK_CONFIG.monitorIntervalSeconds, { min: 1, max: 86_400 }),
+      remediationOutOfServiceTaint: boolean(env, 'REMEDIATION_OUT_OF_SERVICE_TAINT', false),
     },
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_SECONDS', 2, { min: 0, max: 300 }) * 1000,
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_SECONDS', 25, { min: 1, max: 3600 }) * 1000,

@@ -79,7 +79,7 @@ describe.concurrent('the Cluster API provider', () => {
     await scene.createDeployment('workers', 'seed-workers', 1);
     const [machine = ''] = await scene.waitMachines('workers', 1);
     expect(await scene.waitClaim(machine)).toBe('rf-0');
-    // The claim and the host spec are two patches (docs/capm3.md): wait for the second.
+    // Without a dataTemplate the claim carries the host spec in the same patch (docs/capm3.md); wait for that patch to land.
     const claimed = await scene.waitUntil<Awaited<ReturnType<Scene['host']>>>('baremetalhost', 'rf-0', {
       what: 'the host spec from the machine',
       check: (view) => view.spec.image !== undefined,

@@ -20,6 +20,7 @@ import { KubeApi, verifiedTLS } from '../../drivers/kube/api.js';
 import { KubeStatusError, isNotFound } from '../../drivers/kube/errors.js';
 import { jsonPatchTarget, readTarget } from '../../drivers/cluster/objects.js';
 import { ClusterRequestRunner, managementCluster } from '../../drivers/cluster/runner.js';
+import { EventRecorder } from '../../drivers/pool/events.js';
 import type { TargetRef } from '../../drivers/cluster/targets.js';
 import { ManualClock, systemClock } from '../../drivers/pool/clock.js';
 import { loadKubeConfig } from '../../drivers/kube/client.js';
@@ -64,12 +65,14 @@ async function kubectl(kubeconfig: string, ...args: string[]): Promise<string> {
 
 function startRunner(capture: LogCapture): ClusterRequestRunner {
   const logger = createLogger({ level: 'debug', destination: capture });
+  const cluster = managementCluster(loadKubeConfig(management.kubeconfig), SETTINGS, systemClock, logger);
   return new ClusterRequestRunner({
-    ...managementCluster(loadKubeConfig(management.kubeconfig), SETTINGS, systemClock, logger),
+    ...cluster,
     clock,
     logger,
     metrics: createClusterRequestMetrics(new Registry()),
     settings: SETTINGS,
+    events: new EventRecorder({ kube: cluster.kube, clock, windowMs: 600_000, instance: 'cluster-requests-test', logger }),
   });
 }
 
@@ -531,5 +534,70 @@ describe('NodeOperation Fence and Restore', () => {
     const node = await getNode('reborn');
     expect(node?.metadata.labels).toEqual({ role: 'control-plane', zone: 'b4' });
     expect(node?.metadata.annotations).toEqual({ note: 'keep me' });
+  });
+});
+
+describe('NodeOperation SyncLabels', () => {
+  it('makes the Node labels under the prefixes equal to the host labels, leaves the others', async () => {
+    const ns = await namespace();
+    await createNode('synced', { 'rack.example.com/row': 'r6', 'zone.example.com/name': 'z1', 'kubernetes.io/hostname': 'synced' });
+    const syncLabels = { prefixes: ['rack.example.com', 'zone.example.com'], labels: { 'rack.example.com/row': 'r7' } };
+    await createNodeOperation(ns, 'label-sync-1', { action: 'SyncLabels', node: { name: 'synced' }, syncLabels });
+    expect(await nodeOpFinished(ns, 'label-sync-1')).toMatchObject({ phase: 'Succeeded', node: { name: 'synced' } });
+    expect((await getNode('synced'))?.metadata.labels).toEqual({ 'rack.example.com/row': 'r7', 'kubernetes.io/hostname': 'synced' });
+  });
+
+  it('waits for a Node that does not exist yet', async () => {
+    const ns = await namespace();
+    const syncLabels = { prefixes: ['rack.example.com'], labels: { 'rack.example.com/row': 'r1' } };
+    await createNodeOperation(ns, 'label-sync-1', { action: 'SyncLabels', node: { name: 'late' }, syncLabels });
+    expect(await nodeOpWaiting(ns, 'label-sync-1')).toMatchObject({ message: 'waiting for Node late' });
+    await createNode('late', {});
+    clock.advance(SETTINGS.nodeRecheckMs);
+    expect(await nodeOpFinished(ns, 'label-sync-1')).toMatchObject({ phase: 'Succeeded' });
+    expect((await getNode('late'))?.metadata.labels).toEqual({ 'rack.example.com/row': 'r1' });
+  });
+});
+
+describe('NodeOperation out-of-service taint', () => {
+  const taintsOf = async (name: string) =>
+    ((await nodes.call(`GET Node ${name}`, (options) => nodes.core.readNode({ name }, options))).spec?.taints ?? []).map(
+      (t) => `${t.key}=${t.value ?? ''}:${t.effect}`,
+    );
+
+  it('taints the Node, waits for its VolumeAttachments to go, and the untaint keeps the other taints', async () => {
+    const ns = await namespace();
+    await createNode('oos', {});
+    await nodes.call(
+      'PATCH Node oos',
+      (options) => nodes.core.patchNode({ name: 'oos', body: { spec: { taints: [{ key: 'other', effect: 'NoSchedule' }] } } }, options),
+      'application/merge-patch+json',
+    );
+    const attachment = {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'VolumeAttachment',
+      metadata: { name: 'oos-volume' },
+      spec: { attacher: 'csi.example.com', nodeName: 'oos', source: { persistentVolumeName: 'pv-1' } },
+    };
+    await workloadObjects.create(attachment);
+    await createNodeOperation(ns, 'taint-1', { action: 'AddOutOfServiceTaint', node: { name: 'oos' } });
+    expect(await nodeOpWaiting(ns, 'taint-1')).toMatchObject({ message: 'tainted Node oos out of service; waiting for its pods and volumes to go' });
+    expect(await taintsOf('oos')).toEqual(['other=:NoSchedule', 'node.kubernetes.io/out-of-service=nodeshutdown:NoExecute']);
+    clock.advance(SETTINGS.nodeRecheckMs);
+    await waitForStatus<NodeOperation>(ns, 'nodeoperations', 'taint-1', (status) => (status.message ?? '').includes('VolumeAttachment oos-volume'));
+    await workloadObjects.delete(attachment);
+    clock.advance(SETTINGS.nodeRecheckMs);
+    expect(await nodeOpFinished(ns, 'taint-1')).toMatchObject({ phase: 'Succeeded', node: { name: 'oos' } });
+    await createNodeOperation(ns, 'untaint-1', { action: 'RemoveOutOfServiceTaint', node: { name: 'oos' } });
+    expect(await nodeOpFinished(ns, 'untaint-1')).toMatchObject({ phase: 'Succeeded', message: 'removed the out-of-service taint from Node oos' });
+    expect(await taintsOf('oos')).toEqual(['other=:NoSchedule']);
+  });
+
+  it('a missing Node: the taint and the untaint succeed without touching anything', async () => {
+    const ns = await namespace();
+    await createNodeOperation(ns, 'taint-1', { action: 'AddOutOfServiceTaint', node: { name: 'gone' } });
+    expect(await nodeOpFinished(ns, 'taint-1')).toMatchObject({ phase: 'Succeeded', message: 'Node gone does not exist; nothing to taint' });
+    await createNodeOperation(ns, 'untaint-1', { action: 'RemoveOutOfServiceTaint', node: { name: 'gone' } });
+    expect(await nodeOpFinished(ns, 'untaint-1')).toMatchObject({ phase: 'Succeeded' });
   });
 });

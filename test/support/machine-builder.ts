@@ -208,15 +208,56 @@ export class MachineBuilder {
     return this;
   }
 
+  metal3ClusterAnnotate(key: string, value: string): this {
+    const m3c = this.find('Metal3Cluster');
+    if (m3c !== undefined) m3c.metadata.annotations = { ...m3c.metadata.annotations, [key]: value };
+    return this;
+  }
+
+  /** The Machine's MachineSet (`workers-x7k2p`), owned by MachineDeployment `deployment`, naming Metal3MachineTemplate `template`. */
+  machineSet(deployment: string, template: string): this {
+    return this.put({
+      apiVersion: CAPI,
+      kind: 'MachineSet',
+      metadata: {
+        name: 'workers-x7k2p',
+        namespace: NS,
+        uid: 'machineset-uid-1',
+        labels: { 'cluster.x-k8s.io/cluster-name': 'c1' },
+        ownerReferences: [{ apiVersion: CAPI, kind: 'MachineDeployment', name: deployment, uid: 'md-uid-1', controller: true }],
+      },
+      spec: { template: { spec: { infrastructureRef: { apiGroup: 'infrastructure.cluster.x-k8s.io', kind: 'Metal3MachineTemplate', name: template } } } },
+    });
+  }
+
+  /** Another Metal3MachineTemplate in the namespace. */
+  extraTemplate(name: string, spec: Record<string, unknown>): this {
+    return this.put({ apiVersion: INFRA, kind: 'Metal3MachineTemplate', metadata: { name, namespace: NS, uid: `m3mt-uid-${name}` }, spec });
+  }
+
+  /** Removes the `cluster.x-k8s.io/cloned-from-name` annotation (a machine not cloned, or moved). */
+  notCloned(): this {
+    this.m3m.metadata.annotations = Object.fromEntries(
+      Object.entries(this.m3m.metadata.annotations ?? {}).filter(([key]) => key !== 'cluster.x-k8s.io/cloned-from-name'),
+    );
+    return this;
+  }
+
   templateSpec(patch: Record<string, unknown>): this {
     const template = this.find('Metal3MachineTemplate');
     if (template !== undefined) template.spec = { ...(template.spec as Record<string, unknown>), ...patch };
     return this;
   }
 
-  machine(patch: { labels?: Record<string, string>; spec?: Record<string, unknown>; ownerReferences?: KObject['metadata']['ownerReferences'] }): this {
+  machine(patch: {
+    labels?: Record<string, string>;
+    spec?: Record<string, unknown>;
+    status?: Record<string, unknown>;
+    ownerReferences?: KObject['metadata']['ownerReferences'];
+  }): this {
     const machine = this.find('Machine');
     if (machine === undefined) return this;
+    if (patch.status !== undefined) machine.status = { ...(machine.status as Record<string, unknown> | undefined), ...patch.status };
     if (patch.labels !== undefined) machine.metadata.labels = patch.labels;
     if (patch.ownerReferences !== undefined) machine.metadata.ownerReferences = patch.ownerReferences;
     if (patch.spec !== undefined) machine.spec = { ...(machine.spec as Record<string, unknown>), ...patch.spec };
@@ -334,6 +375,25 @@ export class MachineBuilder {
         ...(opts.message !== undefined && { message: opts.message }),
         ...(opts.node && { node: opts.node }),
       },
+    });
+    return this;
+  }
+
+  /** A NodeOperation child of `purpose` with this spec and the pool's outcome (default: Succeeded). */
+  nodeRequest(purpose: string, sequence: number, spec: Record<string, unknown>, opts: RequestOptions = {}): this {
+    const phase = opts.phase ?? 'Succeeded';
+    const finished = phase === 'Succeeded' || phase === 'Failed';
+    this.children.push({
+      apiVersion: 'ironhook.dev/v1alpha1',
+      kind: 'NodeOperation',
+      metadata: {
+        name: `${this.name}-${purpose}-${sequence}`,
+        namespace: NS,
+        uid: `req-${sequence}`,
+        labels: { [PURPOSE_LABEL]: purpose, 'controller-uid': M3M_UID },
+      },
+      spec,
+      status: { phase, ...(finished && { completionTime: T1 }), ...(opts.message !== undefined && { message: opts.message }) },
     });
     return this;
   }

@@ -7,11 +7,13 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { ApiException, KubeConfig } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ConditionUpsert, JsonPatchOperation, ObjectPatch, PatchTarget } from '../../domain/capi/requests.js';
+import type { ConditionUpsert, JsonPatchOperation, NodeOperation, ObjectPatch, PatchTarget } from '../../domain/capi/requests.js';
 import { KubeApi, verifiedTLS } from '../../drivers/kube/api.js';
 import { classify } from '../../drivers/pool/errors.js';
 import { KubeStatusError, RequestTimeout, kubeStatusErrorFrom } from '../../drivers/kube/errors.js';
 import { upsertConditions } from '../../drivers/cluster/conditions.js';
+import { requestEvent } from '../../drivers/cluster/events.js';
+import { labelChanges } from '../../drivers/cluster/node-operation.js';
 import { alreadyApplied, failingTest } from '../../drivers/cluster/json-pointer.js';
 import { transientError } from '../../drivers/cluster/outcome.js';
 import { checkTarget, refPath } from '../../drivers/cluster/targets.js';
@@ -219,5 +221,46 @@ describe('KubeApi failures as transient outcomes', () => {
     expect(outcome.message).not.toContain(TOKEN);
     // The driver pool's classification names the apiserver too, never the BMC.
     expect(classify(failure, [TOKEN])).toMatchObject({ kind: 'Transient', reason: row.reason });
+  });
+});
+
+describe('requestEvent: the Event a finished request leaves', () => {
+  const owner = { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'w-1', uid: 'm3m-uid', controller: true };
+  const claim: ObjectPatch = {
+    ...patch({ name: 'host-a' }),
+    metadata: { name: 'w-1-claim-2', namespace: NS, uid: 'p-uid', labels: { 'ironhook.dev/purpose': 'claim' }, ownerReferences: [owner] },
+  };
+  const fence: NodeOperation = {
+    apiVersion: 'ironhook.dev/v1alpha1',
+    kind: 'NodeOperation',
+    metadata: { name: 'r-fence-1', namespace: NS, uid: 'n-uid' },
+    spec: { action: 'Fence', cluster: { name: 'c1' }, node: { name: 'node-a' } },
+  };
+  // prettier-ignore
+  const ROWS: { name: string; request: ObjectPatch | NodeOperation; status: Record<string, unknown>; want: Record<string, unknown> }[] = [
+    { name: 'applied patch: Normal on the owning Metal3Machine', request: claim, status: { phase: 'Succeeded', reason: 'Applied', message: 'patch applied' }, want: { reason: 'ObjectPatchApplied', type: 'Normal', target: { kind: 'Metal3Machine', name: 'w-1', uid: 'm3m-uid' }, message: 'ObjectPatch w-1-claim-2 (claim) on BareMetalHost host-a: patch applied' } },
+    { name: 'failed test: Warning', request: claim, status: { phase: 'Failed', reason: 'TestFailed', message: 'the test of /metadata/resourceVersion failed' }, want: { reason: 'ObjectPatchTestFailed', type: 'Warning' } },
+    { name: 'node operation without an owner: on the request itself', request: fence, status: { phase: 'Succeeded', message: 'deleted Node node-a' }, want: { reason: 'NodeOperationSucceeded', type: 'Normal', target: { kind: 'NodeOperation', name: 'r-fence-1', uid: 'n-uid' }, message: 'NodeOperation r-fence-1: Fence of Node node-a in cluster c1: deleted Node node-a' } },
+    { name: 'failed node operation: Warning, no message', request: fence, status: { phase: 'Failed' }, want: { reason: 'NodeOperationFailed', type: 'Warning', message: 'NodeOperation r-fence-1: Fence of Node node-a in cluster c1' } },
+  ];
+
+  it.each(ROWS)('$name', (row) => {
+    expect(requestEvent(row.request, row.status)).toMatchObject(row.want);
+  });
+});
+
+describe('labelChanges: a SyncLabels merge patch', () => {
+  const PREFIXES = ['rack.example.com', 'zone.example.com'];
+  // prettier-ignore
+  const ROWS: { name: string; node: Record<string, string> | undefined; wanted: Record<string, string>; changes: Record<string, string | null> }[] = [
+    { name: 'a Node without labels gets the wanted ones', node: undefined, wanted: { 'rack.example.com/row': 'r7' }, changes: { 'rack.example.com/row': 'r7' } },
+    { name: 'equal: nothing to change', node: { 'rack.example.com/row': 'r7', 'kubernetes.io/hostname': 'n' }, wanted: { 'rack.example.com/row': 'r7' }, changes: {} },
+    { name: 'a changed value is set', node: { 'rack.example.com/row': 'r6' }, wanted: { 'rack.example.com/row': 'r7' }, changes: { 'rack.example.com/row': 'r7' } },
+    { name: 'a label under a prefix the host lacks is removed', node: { 'zone.example.com/name': 'z1', 'rack.example.com/row': 'r7' }, wanted: { 'rack.example.com/row': 'r7' }, changes: { 'zone.example.com/name': null } },
+    { name: 'labels outside the prefixes are never touched', node: { 'other.io/x': 'y', 'example.com/row': 'a', plain: 'p', 'sub.rack.example.com/a': 'b' }, wanted: {}, changes: {} },
+  ];
+
+  it.each(ROWS)('$name', (row) => {
+    expect(labelChanges(row.node, PREFIXES, row.wanted)).toEqual(row.changes);
   });
 });

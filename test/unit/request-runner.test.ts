@@ -22,6 +22,7 @@ import type { ClusterRequestSettings } from '../../drivers/cluster/config.js';
 import { KubeApi } from '../../drivers/kube/api.js';
 import { KubeStatusError, RequestTimeout } from '../../drivers/kube/errors.js';
 import { ManualClock } from '../../drivers/pool/clock.js';
+import { EventRecorder } from '../../drivers/pool/events.js';
 import type { Executor } from '../../drivers/pool/executors/index.js';
 import { classify, transient } from '../../drivers/pool/errors.js';
 import { createLogger } from '../../drivers/pool/logging.js';
@@ -316,6 +317,7 @@ function clusterRunner(kube: MemoryKube, clock: ManualClock, logs: LogCapture): 
     logger,
     metrics: createClusterRequestMetrics(new Registry()),
     settings: CLUSTER_SETTINGS,
+    events: new EventRecorder({ kube, clock, windowMs: 600_000, instance: 'pool-0', logger }),
   });
 }
 
@@ -341,13 +343,26 @@ describe('each request kind through the runner', () => {
     const patch: ObjectPatch = {
       apiVersion: 'ironhook.dev/v1alpha1',
       kind: 'ObjectPatch',
-      metadata: { name: 'p-1', namespace: 'ns' },
+      metadata: {
+        name: 'p-1',
+        namespace: 'ns',
+        labels: { 'ironhook.dev/purpose': 'claim' },
+        ownerReferences: [{ apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'w-1', uid: 'm3m-uid', controller: true }],
+      },
       spec: { target: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'c' }, operations: [{ op: 'add', path: '/data/x', value: 'y' }] },
     };
     kube.put('objectpatches', patch);
     await runner.idle();
     expect((kube.get('objectpatches', 'ns', 'p-1') as ObjectPatch).status).toMatchObject({ phase: Phase.Failed, reason: 'Rejected' });
     expect(logs.text()).toMatch(/request finished/u);
+    // The outcome is an Event on the Metal3Machine that asked, once the final status is written.
+    expect(kube.events).toHaveLength(1);
+    expect(kube.events[0]).toMatchObject({
+      involvedObject: { kind: 'Metal3Machine', name: 'w-1', uid: 'm3m-uid', namespace: 'ns' },
+      reason: 'ObjectPatchRejected',
+      type: 'Warning',
+      message: expect.stringMatching(/^ObjectPatch p-1 \(claim\) on ConfigMap c: ConfigMap v1 is not a kind/u) as unknown,
+    });
     await runner.stop();
   });
 

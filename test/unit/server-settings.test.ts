@@ -23,7 +23,7 @@ const defaults: ServerSettings = {
   host: '0.0.0.0',
   bodyLimit: '64mb',
   logLevel: 'info',
-  hookConfig: { maxProvisioningRetries: 5, monitorIntervalSeconds: 60 },
+  hookConfig: { maxProvisioningRetries: 5, monitorIntervalSeconds: 60, remediationOutOfServiceTaint: false },
   shutdownDelayMs: 2000,
   shutdownTimeoutMs: 25000,
 };
@@ -39,7 +39,12 @@ const good: { name: string; env: Env; expected: Partial<ServerSettings> }[] = [
   {
     name: 'hook config',
     env: { MAX_PROVISIONING_RETRIES: '0', BMC_MONITOR_INTERVAL_SECONDS: '30' },
-    expected: { hookConfig: { maxProvisioningRetries: 0, monitorIntervalSeconds: 30 } },
+    expected: { hookConfig: { maxProvisioningRetries: 0, monitorIntervalSeconds: 30, remediationOutOfServiceTaint: false } },
+  },
+  {
+    name: 'remediation out-of-service taint mode',
+    env: { REMEDIATION_OUT_OF_SERVICE_TAINT: 'true' },
+    expected: { hookConfig: { maxProvisioningRetries: 5, monitorIntervalSeconds: 60, remediationOutOfServiceTaint: true } },
   },
   {
     name: 'shutdown timings',
@@ -89,6 +94,11 @@ const bad: { name: string; env: Env; message: RegExp }[] = [
   { name: 'fractional interval', env: { BMC_MONITOR_INTERVAL_SECONDS: '1.5' }, message: /^BMC_MONITOR_INTERVAL_SECONDS/ },
   { name: 'body limit garbage', env: { HOOK_BODY_LIMIT: 'lots' }, message: /^HOOK_BODY_LIMIT/ },
   { name: 'unknown log level', env: { LOG_LEVEL: 'verbose' }, message: /^LOG_LEVEL must be one of/ },
+  {
+    name: 'out-of-service taint mode not a boolean',
+    env: { REMEDIATION_OUT_OF_SERVICE_TAINT: 'yes' },
+    message: /^REMEDIATION_OUT_OF_SERVICE_TAINT must be true or false/,
+  },
   { name: 'both auth kinds', env: { HOOK_BEARER_TOKEN_FILE: '/run/token', HOOK_BASIC_AUTH_FILE: '/run/basic' }, message: /not both/ },
   { name: 'missing token file', env: { HOOK_BEARER_TOKEN_FILE: '/run/nope' }, message: /cannot read HOOK_BEARER_TOKEN_FILE \(\/run\/nope\): ENOENT/ },
   { name: 'empty token file', env: { HOOK_BEARER_TOKEN_FILE: '/run/empty' }, message: /HOOK_BEARER_TOKEN_FILE: the bearer token file is empty/ },

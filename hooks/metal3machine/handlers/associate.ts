@@ -1,5 +1,6 @@
-// Associating: choose a host, claim it with a resourceVersion-guarded patch, then
-// write the machine's own `metal3.io/BareMetalHost` annotation and label the BMC Secret.
+// Associating: choose a host, claim it (with the host spec when there is no dataTemplate) in a
+// resourceVersion-guarded patch, then write the machine's own `metal3.io/BareMetalHost`
+// annotation and label the BMC Secret.
 import { PatchReason } from '../../../domain/capi/requests.js';
 import type { KObject } from '../../../domain/k8s.js';
 import { chooseHost, consumedByMe } from '../choose.js';
@@ -9,14 +10,27 @@ import { consumerOf, isInFlight, patchReason } from '../observed.js';
 import { cont, RESYNC_SECONDS, wait, type Outcome, type RequestIntent } from '../outcome.js';
 import { associateOps, claimOps, credentialsLabelOps, credentialsName, hostTarget, secretTarget, selfTarget } from '../patches.js';
 import { patchIntent, progressOf, targetName, unchangedSince } from '../requests.js';
+import { hasRef, hostSpecChanges, hostSpecOps } from '../host-spec.js';
 import { annotatedHostName, foreignAnnotationNamespace } from './host.js';
+import { crossNamespaceReferences, specSecrets } from './provisioning.js';
 
 function permanent(reason: string): Outcome {
   return { kind: 'permanent', reason, conditionReason: Reason.AssociateFailed, failureReason: FailureReason.Create };
 }
 
+/**
+ * Without a dataTemplate the host spec goes into the claim itself, as upstream's Associate patches
+ * consumerRef and spec together: one resourceVersion-guarded write, so a host is never claimed
+ * without its image and user data. With one (or a reference WaitingForData will refuse) it waits
+ * for SettingHostSpec.
+ */
+function claimHostSpec(ctx: MachineContext, host: KObject): Record<string, unknown> {
+  if (hasRef(ctx.spec.dataTemplate) || crossNamespaceReferences(ctx).length > 0) return {};
+  return hostSpecChanges(ctx, { userData: ctx.status.userData, ...specSecrets(ctx) }, host);
+}
+
 function claimIntent(ctx: MachineContext, host: KObject): RequestIntent {
-  return patchIntent(Purpose.Claim, hostTarget(host), claimOps(ctx, host), host);
+  return patchIntent(Purpose.Claim, hostTarget(host), [...claimOps(ctx, host), ...hostSpecOps(claimHostSpec(ctx, host))], host);
 }
 
 /** Once per host: the BMC credentials Secret gets the cluster-name label (for clusterctl move). */

@@ -67,13 +67,36 @@ export function handlePaused(ctx: MachineContext): Outcome {
   });
 }
 
+/**
+ * Upstream's IsBootstrapReady and getUserDataSecretName: with a bootstrap configRef the Machine's
+ * deprecated v1beta1 BootstrapReady condition must be True (or its v1beta2
+ * initialization.bootstrapDataSecretCreated, which Cluster API sets with it), and the Secret is
+ * dataSecretName or else the config's own name (the kubeadm provider names its Secret after the
+ * config); without one, dataSecretName alone. Undefined while not ready.
+ */
+function bootstrapSecret(machine: KObject | undefined): string | undefined {
+  const bootstrap = rec(rec(machine?.spec).bootstrap);
+  const dataSecretName = str(bootstrap.dataSecretName);
+  const configName = str(rec(bootstrap.configRef).name);
+  if (configName === '') return dataSecretName === '' ? undefined : dataSecretName;
+  const status = rec(machine?.status);
+  const ready =
+    conditionTrue(rec(rec(status.deprecated).v1beta1).conditions, 'BootstrapReady') || rec(status.initialization).bootstrapDataSecretCreated === true;
+  if (!ready) return undefined;
+  return dataSecretName === '' ? configName : dataSecretName;
+}
+
+function bootstrapWait(machine: KObject | undefined): string {
+  const configRef = rec(rec(rec(machine?.spec).bootstrap).configRef);
+  const name = machine?.metadata.name ?? '';
+  if (str(configRef.name) === '') return `bootstrap data: Machine ${name} has no spec.bootstrap.dataSecretName yet`;
+  return `bootstrap data: Machine ${name} is not BootstrapReady yet (bootstrap config ${str(configRef.kind) || 'configRef'} ${str(configRef.name)})`;
+}
+
 export function handleWaitingForBootstrapData(ctx: MachineContext): Outcome {
   const machine = ctx.machine;
-  const secret = str(rec(rec(machine?.spec).bootstrap).dataSecretName);
-  if (secret === '')
-    return wait(`bootstrap data: Machine ${machine?.metadata.name ?? ''} has no spec.bootstrap.dataSecretName yet`, {
-      conditionReason: Reason.WaitingForBootstrapData,
-    });
+  const secret = bootstrapSecret(machine);
+  if (secret === undefined) return wait(bootstrapWait(machine), { conditionReason: Reason.WaitingForBootstrapData });
   const userData =
     Object.keys(rec(ctx.status.userData)).length > 0 ? ctx.status.userData : { name: secret, namespace: machine?.metadata.namespace ?? ctx.namespace };
   return cont(S.Associating, `bootstrap data in Secret ${secret}`, { status: { userData } });

@@ -2,19 +2,16 @@
 // and ready.
 import type { KObject } from '../../../domain/k8s.js';
 import { NodeAction } from '../../../domain/capi/requests.js';
-import { canonicalJSON } from '../../../domain/canonical.js';
 import { rec, str } from '../../kit/index.js';
 import { latestRequest, type MachineContext } from '../context.js';
 import { FailureReason, MachineState as S, providerID, ProviderIDPrefix, Purpose, Reason } from '../names.js';
-import { hostSpec, hostState, isInFlight, phaseOf, requestMessage } from '../observed.js';
+import { hasRef, hostSpecChanges, hostSpecOps } from '../host-spec.js';
+import { hostState, isInFlight, phaseOf, requestMessage } from '../observed.js';
 import { cont, wait, type Outcome, type RequestIntent } from '../outcome.js';
 import { hostTarget, providerIDOps, selfTarget, stillMine } from '../patches.js';
 import { patchIntent, progressOf, type Progress } from '../requests.js';
+import { labelSync } from '../label-sync.js';
 import { claimedHost, hostAddresses } from './host.js';
-
-function hasRef(value: unknown): boolean {
-  return str(rec(value).name) !== '';
-}
 
 /** The references this machine makes; each must stay in the machine's namespace (empty means that one). */
 function references(ctx: MachineContext): [string, unknown][] {
@@ -28,7 +25,7 @@ function references(ctx: MachineContext): [string, unknown][] {
 }
 
 /** Upstream's webhook rule (and Ironhook's for dataTemplate), enforced here too: nothing reaches into another namespace. */
-function crossNamespaceReferences(ctx: MachineContext): string[] {
+export function crossNamespaceReferences(ctx: MachineContext): string[] {
   return references(ctx).flatMap(([field, value]) => {
     const namespace = str(rec(value).namespace);
     return hasRef(value) && namespace !== '' && namespace !== ctx.namespace
@@ -37,7 +34,7 @@ function crossNamespaceReferences(ctx: MachineContext): string[] {
   });
 }
 
-function specSecrets(ctx: MachineContext): Record<string, unknown> {
+export function specSecrets(ctx: MachineContext): Record<string, unknown> {
   const metaData = hasRef(ctx.spec.metaData) ? ctx.spec.metaData : undefined;
   const networkData = hasRef(ctx.spec.networkData) ? ctx.spec.networkData : undefined;
   return { ...(metaData !== undefined && { metaData }), ...(networkData !== undefined && { networkData }) };
@@ -70,43 +67,6 @@ function renderedStatus(ctx: MachineContext, data: KObject, fromSpec: Record<str
   return status;
 }
 
-function imageFor(ctx: MachineContext): Record<string, unknown> | undefined {
-  const image = rec(ctx.spec.image);
-  if (str(image.url) === '') return undefined;
-  const out: Record<string, unknown> = { url: image.url };
-  if (str(image.checksum) !== '') out.checksum = image.checksum;
-  if (str(image.checksumType) !== '') out.checksumType = image.checksumType;
-  if (str(image.diskFormat) !== '') out.format = image.diskFormat;
-  return out;
-}
-
-/** The host spec: provisioning fields only on a host without image or custom deploy; online and cleaning mode always. */
-function desiredHostSpec(ctx: MachineContext, host: KObject): Record<string, unknown> {
-  const spec = hostSpec(host);
-  const fresh = str(rec(spec.image).url) === '' && str(rec(spec.customDeploy).method) === '';
-  const desired: Record<string, unknown> = {};
-  if (fresh && hasRef(ctx.status.userData)) {
-    const method = str(rec(ctx.spec.customDeploy).method);
-    Object.assign(desired, {
-      image: imageFor(ctx),
-      customDeploy: method === '' ? undefined : { method },
-      userData: ctx.status.userData,
-      metaData: ctx.status.metaData,
-      networkData: ctx.status.networkData,
-    });
-  }
-  const cleaning = str(ctx.spec.automatedCleaningMode);
-  if (cleaning !== '') desired.automatedCleaningMode = cleaning;
-  desired.online = true;
-  return Object.fromEntries(Object.entries(desired).filter(([, value]) => value !== undefined));
-}
-
-function hostSpecChanges(ctx: MachineContext, host: KObject): Record<string, unknown> {
-  const spec = hostSpec(host);
-  const changed = Object.entries(desiredHostSpec(ctx, host)).filter(([key, value]) => canonicalJSON(spec[key]) !== canonicalJSON(value));
-  return Object.fromEntries(changed.sort(([a], [b]) => a.localeCompare(b)));
-}
-
 function failedPatch(what: string, progress: Extract<Progress, { kind: 'failed' }>): Outcome {
   const message = `${what} failed (${progress.reason}): ${requestMessage(progress.request)}`;
   return { kind: 'permanent', reason: message, conditionReason: Reason.NotReady, failureReason: FailureReason.Update };
@@ -115,11 +75,11 @@ function failedPatch(what: string, progress: Extract<Progress, { kind: 'failed' 
 export function handleSettingHostSpec(ctx: MachineContext): Outcome {
   const host = claimedHost(ctx);
   if (host === undefined) return wait('the associated BareMetalHost', { conditionReason: Reason.NotReady });
-  const changes = hostSpecChanges(ctx, host);
+  const changes = hostSpecChanges(ctx, ctx.status, host);
   const progress = progressOf(ctx, Purpose.HostSpec, Object.keys(changes).length > 0, host);
   if (progress.kind === 'satisfied') return cont(S.Provisioning, `BareMetalHost ${host.metadata.name ?? ''} has this machine's spec`);
   if (progress.kind === 'failed') return failedPatch(`setting the spec of BareMetalHost ${host.metadata.name ?? ''}`, progress);
-  const ops = [...stillMine(ctx), ...Object.entries(changes).map(([key, value]) => ({ op: 'add' as const, path: `/spec/${key}`, value }))];
+  const ops = [...stillMine(ctx), ...hostSpecOps(changes)];
   const requests = progress.kind === 'issue' ? [patchIntent(Purpose.HostSpec, hostTarget(host), ops, host)] : [];
   return wait(`the driver pool to set ${Object.keys(changes).sort().join(', ')} on BareMetalHost ${host.metadata.name ?? ''}`, {
     requests,
@@ -193,9 +153,11 @@ export function handleReady(ctx: MachineContext): Outcome {
   const host = claimedHost(ctx);
   const node = latestRequest(ctx, Purpose.NodeProviderID);
   const nodeNote = phaseOf(node) === 'Failed' ? `; setting the providerID on the workload Node failed: ${requestMessage(node)}` : '';
+  const sync = host === undefined ? { requests: [], note: '' } : labelSync(ctx, host);
   return {
     kind: 'done',
-    reason: `provisioned on BareMetalHost ${host?.metadata.name ?? ''}${nodeNote}`,
+    reason: `provisioned on BareMetalHost ${host?.metadata.name ?? ''}${nodeNote}${sync.note === '' ? '' : `; ${sync.note}`}`,
     status: { addresses: hostAddresses(host), initialization: { provisioned: true } },
+    requests: sync.requests,
   };
 }

@@ -4,6 +4,12 @@ import { machine } from '../../support/machine-builder.js';
 import type { Row } from './table.js';
 
 const mine = { consumer: 'me', labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } };
+const IMAGE = {
+  url: 'http://127.0.0.1:8081/images/ubuntu.qcow2',
+  checksum: 'http://127.0.0.1:8081/images/ubuntu.qcow2.sha256',
+  checksumType: 'sha256',
+  format: 'qcow2',
+};
 
 export const associationRows: Row[] = [
   {
@@ -55,6 +61,10 @@ export const associationRows: Row[] = [
           },
           { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' },
           { op: 'remove', path: '/metadata/labels/infrastructure.cluster.x-k8s.io~1node-reuse' },
+          // No dataTemplate: the host spec is in the same guarded patch, as upstream's Associate.
+          { op: 'add', path: '/spec/image', value: IMAGE },
+          { op: 'add', path: '/spec/online', value: true },
+          { op: 'add', path: '/spec/userData', value: { name: 'w-1-bootstrap', namespace: 'metal3' } },
         ],
       },
       condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'WaitingForBareMetalHostClaim' },
@@ -68,8 +78,81 @@ export const associationRows: Row[] = [
     expect: {
       child: {
         name: 'w-1-claim-1',
-        spec: { operations: [{ op: 'test' }, { op: 'add' }, { op: 'add', path: '/metadata/labels', value: { 'cluster.x-k8s.io/cluster-name': 'c1' } }] },
+        spec: {
+          operations: [
+            { op: 'test' },
+            { op: 'add' },
+            { op: 'add', path: '/metadata/labels', value: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
+            { path: '/spec/image' },
+            { path: '/spec/online' },
+            { path: '/spec/userData' },
+          ],
+        },
       },
+    },
+  },
+  {
+    name: 'no dataTemplate, metaData and networkData Secrets in the spec, cleaning mode: all in the claim',
+    state: S.Associating,
+    given: machine()
+      .spec({ metaData: { name: 'md' }, networkData: { name: 'nd', namespace: 'metal3' }, automatedCleaningMode: 'disabled' })
+      .host('host-a', { labels: { a: 'b' } }),
+    expect: {
+      operations: {
+        name: 'w-1-claim-1',
+        ops: [
+          { op: 'test', path: '/metadata/resourceVersion', value: '100' },
+          {
+            op: 'add',
+            path: '/spec/consumerRef',
+            value: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'w-1', namespace: 'metal3' },
+          },
+          { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' },
+          { op: 'add', path: '/spec/automatedCleaningMode', value: 'disabled' },
+          { op: 'add', path: '/spec/image', value: IMAGE },
+          { op: 'add', path: '/spec/metaData', value: { name: 'md' } },
+          { op: 'add', path: '/spec/networkData', value: { name: 'nd', namespace: 'metal3' } },
+          { op: 'add', path: '/spec/online', value: true },
+          { op: 'add', path: '/spec/userData', value: { name: 'w-1-bootstrap', namespace: 'metal3' } },
+        ],
+      },
+    },
+  },
+  {
+    name: 'a dataTemplate: the claim carries no host spec (written once the Metal3Data is ready)',
+    state: S.Associating,
+    given: machine()
+      .spec({ dataTemplate: { name: 'workers-dt' } })
+      .host('host-a', { labels: { a: 'b' } }),
+    expect: {
+      operations: {
+        name: 'w-1-claim-1',
+        ops: [
+          { op: 'test', path: '/metadata/resourceVersion', value: '100' },
+          {
+            op: 'add',
+            path: '/spec/consumerRef',
+            value: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'w-1', namespace: 'metal3' },
+          },
+          { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' },
+        ],
+      },
+    },
+  },
+  {
+    name: 'a metaData Secret in another namespace: the claim carries no host spec (WaitingForData refuses the reference)',
+    state: S.Associating,
+    given: machine()
+      .spec({ metaData: { name: 'md', namespace: 'kube-system' } })
+      .host('host-a', { labels: { a: 'b' } }),
+    expect: { child: { name: 'w-1-claim-1', spec: { operations: [{ op: 'test' }, { op: 'add' }, { op: 'add' }] } } },
+  },
+  {
+    name: 'a host that already has an image: the claim only turns it on (the provisioning fields are never overwritten)',
+    state: S.Associating,
+    given: machine().host('host-a', { labels: { a: 'b' }, spec: { image: { url: 'http://127.0.0.1:8081/other.qcow2' } } }),
+    expect: {
+      child: { name: 'w-1-claim-1', spec: { operations: [{ op: 'test' }, { op: 'add' }, { op: 'add' }, { op: 'add', path: '/spec/online', value: true }] } },
     },
   },
   {

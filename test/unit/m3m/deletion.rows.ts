@@ -199,4 +199,47 @@ export const deletionRows: Row[] = [
       .host('host-a', { ...provisioned, annotations: { 'baremetalhost.metal3.io/paused': 'metal3.io/capm3' } }),
     expect: { finalized: false, children: ['w-1-credentials-label-1'], resyncAfterSeconds: 30 },
   },
+  {
+    name: 'node reuse without the cloned-from-name annotation: the template is the one the MachineSet names, the label its MachineDeployment',
+    state: S.Releasing,
+    given: gone()
+      .notCloned()
+      .machineSet('workers-md', 'workers-v2')
+      .extraTemplate('workers-v2', { nodeReuse: true, template: { spec: {} } })
+      .host('host-a', cleaned),
+    expect: {
+      operations: {
+        name: 'w-1-release-2',
+        ops: [
+          { op: 'test', path: '/spec/consumerRef/kind', value: 'Metal3Machine' },
+          { op: 'test', path: '/spec/consumerRef/name', value: 'w-1' },
+          { op: 'remove', path: '/spec/consumerRef' },
+          { op: 'remove', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name' },
+          { op: 'add', path: '/metadata/labels/infrastructure.cluster.x-k8s.io~1node-reuse', value: 'md-workers-md' },
+        ],
+      },
+    },
+  },
+  {
+    name: "node reuse: the MachineSet's template wins over a cloned-from-name naming another one (upstream main)",
+    state: S.Releasing,
+    given: gone()
+      .templateSpec({ nodeReuse: false })
+      .machineSet('workers-md', 'workers-v2')
+      .extraTemplate('workers-v2', { nodeReuse: true, template: { spec: {} } })
+      .host('host-a', cleaned),
+    expect: { child: { name: 'w-1-release-2', spec: { operations: [{}, {}, {}, {}, { op: 'add', value: 'md-workers-md' }] } } },
+  },
+  {
+    name: 'node reuse: a MachineSet naming a template that is gone falls back to cloned-from-name',
+    state: S.Releasing,
+    given: gone().templateSpec({ nodeReuse: true }).machineSet('workers-md', 'deleted-tpl').host('host-a', cleaned),
+    expect: { child: { name: 'w-1-release-2', spec: { operations: [{}, {}, {}, {}, { op: 'add', value: 'md-workers-md' }] } } },
+  },
+  {
+    name: 'no template by either way: no node-reuse label',
+    state: S.Releasing,
+    given: gone().notCloned().host('host-a', cleaned),
+    expect: { child: { name: 'w-1-release-2', spec: { operations: [{}, {}, {}, {}] } } },
+  },
 ];

@@ -110,4 +110,34 @@ export const prerequisiteRows: Row[] = [
       v1beta1: { type: 'AssociateBMH', status: 'False', reason: 'WaitingForBootstrapReady' },
     },
   },
+  {
+    name: 'bootstrap configRef whose Machine is not BootstrapReady: waits naming the config, even with dataSecretName (upstream)',
+    state: S.WaitingForBootstrapData,
+    given: machine().machine({
+      spec: { bootstrap: { configRef: { apiGroup: 'bootstrap.cluster.x-k8s.io', kind: 'KubeadmConfig', name: 'w-1-config' }, dataSecretName: 'w-1-config' } },
+      status: { deprecated: { v1beta1: { conditions: [{ type: 'BootstrapReady', status: 'False' }] } } },
+    }),
+    expect: {
+      waitingFor: /Machine w-1-m is not BootstrapReady yet \(bootstrap config KubeadmConfig w-1-config\)/u,
+      condition: { type: 'AssociateBareMetalHost', status: 'False', reason: 'WaitingForBootstrapData' },
+    },
+  },
+  {
+    name: 'bootstrap configRef with BootstrapReady True and no dataSecretName: user data is the Secret named after the config',
+    state: S.Associating,
+    given: machine().machine({
+      spec: { bootstrap: { configRef: { apiGroup: 'bootstrap.cluster.x-k8s.io', kind: 'KubeadmConfig', name: 'w-1-config' } } },
+      status: { deprecated: { v1beta1: { conditions: [{ type: 'BootstrapReady', status: 'True' }] } } },
+    }),
+    expect: { status: { userData: { name: 'w-1-config', namespace: 'metal3' } } },
+  },
+  {
+    name: 'bootstrap configRef ready by initialization.bootstrapDataSecretCreated: dataSecretName wins over the config name',
+    state: S.Associating,
+    given: machine().machine({
+      spec: { bootstrap: { configRef: { apiGroup: 'bootstrap.cluster.x-k8s.io', kind: 'KubeadmConfig', name: 'w-1-config' }, dataSecretName: 'w-1-data' } },
+      status: { initialization: { bootstrapDataSecretCreated: true } },
+    }),
+    expect: { status: { userData: { name: 'w-1-data', namespace: 'metal3' } } },
+  },
 ];

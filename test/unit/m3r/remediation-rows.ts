@@ -100,6 +100,24 @@ export function nodeOp(action: 'Fence' | 'Restore', attempt: number, status: Rec
   );
 }
 
+/** An out-of-service mode request: `taint` (AddOutOfServiceTaint) or `untaint` (RemoveOutOfServiceTaint). */
+export function taintOp(purpose: 'taint' | 'untaint', attempt: number, status: Record<string, unknown> = {}): KObject {
+  return obj(
+    IRONHOOK,
+    'NodeOperation',
+    {
+      name: `worker-0-${purpose}-${attempt}`,
+      labels: { 'controller-uid': M3R_UID, 'ironhook.dev/purpose': purpose, 'ironhook.dev/requested-by': 'Metal3Remediation.worker-0' },
+    },
+    {
+      spec: { action: purpose === 'taint' ? 'AddOutOfServiceTaint' : 'RemoveOutOfServiceTaint', cluster: { name: 'c1' }, node: { name: 'node-0' } },
+      status,
+    },
+  );
+}
+
+export const tainted = (attempt: number): KObject => taintOp('taint', attempt, { phase: 'Succeeded', completionTime: at(20), node: { name: 'node-0' } });
+
 export const fenced = (attempt: number, time: string = at(20)): KObject =>
   nodeOp('Fence', attempt, { phase: 'Succeeded', completionTime: time, node: { name: 'node-0', labels: { role: 'worker' }, annotations: { note: 'a' } } });
 export const fencedNoNode = (attempt: number): KObject => nodeOp('Fence', attempt, { phase: 'Succeeded', completionTime: at(20) });

@@ -33,13 +33,13 @@ export type NodeOperationSpec = {
   /**
    * What to do with the Node.
    */
-  action: 'SetProviderID' | 'Fence' | 'Restore';
+  action: 'SetProviderID' | 'Fence' | 'Restore' | 'SyncLabels' | 'AddOutOfServiceTaint' | 'RemoveOutOfServiceTaint';
   /**
    * Which Node.
    */
   node: {
     /**
-     * Name of the Node (Fence, Restore).
+     * Name of the Node (every action but SetProviderID).
      */
     name?: string;
     /**
@@ -76,6 +76,21 @@ export type NodeOperationSpec = {
       [k: string]: string;
     };
   };
+  /**
+   * SyncLabels, the labels of the BareMetalHost under the synced prefixes (metal3.io/metal3-label-sync-prefixes).
+   */
+  syncLabels?: {
+    /**
+     * Label prefixes (the part before the slash) the Node's labels are made equal to labels under.
+     */
+    prefixes: string[];
+    /**
+     * The labels the Node must carry under those prefixes; the Node's others under them are removed.
+     */
+    labels: {
+      [k: string]: string;
+    };
+  };
 };
 /**
  * What the driver pool did. Written by the driver pool only.
@@ -98,7 +113,7 @@ export type NodeOperationStatus = {
    */
   completionTime?: string;
   /**
-   * SetProviderID, the Node found; Fence, the Node deleted with what was saved; Restore, the Node restored.
+   * SetProviderID, the Node found; Fence, the Node deleted with what was saved; Restore, the Node restored; SyncLabels, the Node synced; the taint actions, the Node tainted or untainted.
    */
   node?: {
     /**
