@@ -87,13 +87,23 @@ function labels(ctx: RemediationContext, purpose: string): Record<string, string
   return { [PURPOSE_LABEL]: purpose, [REQUESTED_BY_LABEL]: labelValue(`${Capm3Kind.Metal3Remediation}.${ctx.name}`) };
 }
 
-export function fenceRequest(ctx: RemediationContext): NodeOperation {
+/** A NodeOperation of this remediation's current attempt on `node` (by default the Machine's Node). */
+function nodeRequest(
+  ctx: RemediationContext,
+  purpose: (typeof Purpose)[keyof typeof Purpose],
+  action: NodeOperation['spec']['action'],
+  node = ctx.nodeName,
+): NodeOperation {
   return {
     apiVersion: IRONHOOK_API_VERSION,
     kind: NODE_OPERATION_KIND,
-    metadata: { name: operationName(ctx.name, Purpose.Fence, attemptOf(ctx)), labels: labels(ctx, Purpose.Fence) },
-    spec: { action: NodeAction.Fence, cluster: { name: ctx.clusterName }, node: { name: ctx.nodeName } },
+    metadata: { name: operationName(ctx.name, purpose, attemptOf(ctx)), labels: labels(ctx, purpose) },
+    spec: { action, cluster: { name: ctx.clusterName }, node: { name: node } },
   };
+}
+
+export function fenceRequest(ctx: RemediationContext): NodeOperation {
+  return nodeRequest(ctx, Purpose.Fence, NodeAction.Fence);
 }
 
 export function restoreRequest(ctx: RemediationContext): NodeOperation {
@@ -112,23 +122,12 @@ export function restoreRequest(ctx: RemediationContext): NodeOperation {
 }
 
 export function taintRequest(ctx: RemediationContext): NodeOperation {
-  return {
-    apiVersion: IRONHOOK_API_VERSION,
-    kind: NODE_OPERATION_KIND,
-    metadata: { name: operationName(ctx.name, Purpose.Taint, attemptOf(ctx)), labels: labels(ctx, Purpose.Taint) },
-    spec: { action: NodeAction.AddOutOfServiceTaint, cluster: { name: ctx.clusterName }, node: { name: ctx.nodeName } },
-  };
+  return nodeRequest(ctx, Purpose.Taint, NodeAction.AddOutOfServiceTaint);
 }
 
 /** Untaints the Node the oldest pending taint was put on. */
 export function untaintRequest(ctx: RemediationContext): NodeOperation {
-  const node = taints(ctx)[0]?.status?.node?.name ?? ctx.nodeName;
-  return {
-    apiVersion: IRONHOOK_API_VERSION,
-    kind: NODE_OPERATION_KIND,
-    metadata: { name: operationName(ctx.name, Purpose.Untaint, attemptOf(ctx)), labels: labels(ctx, Purpose.Untaint) },
-    spec: { action: NodeAction.RemoveOutOfServiceTaint, cluster: { name: ctx.clusterName }, node: { name: node } },
-  };
+  return nodeRequest(ctx, Purpose.Untaint, NodeAction.RemoveOutOfServiceTaint, taints(ctx)[0]?.status?.node?.name ?? ctx.nodeName);
 }
 
 const GIVE_UP_MESSAGE = 'Reboot remediation gave up; waiting for the owner to delete the Machine';
