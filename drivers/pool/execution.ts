@@ -139,6 +139,11 @@ export class Execution implements ExecutionContext {
     );
   }
 
+  async bmcRead<T>(name: string, read: () => Promise<T>): Promise<T> {
+    this.signal.throwIfAborted();
+    return this.repeating(name, read, () => undefined);
+  }
+
   /** Runs `run` again after a repeatable BMC failure, while pauses remain; says why in status.message. */
   private async repeating<T>(name: string, run: () => Promise<T>, onRepeat: () => void): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {

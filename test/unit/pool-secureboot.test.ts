@@ -126,6 +126,17 @@ describe('Provision', () => {
     }
   });
 
+  it('a dropped read of the secure boot state is made again after a pause, not failing the request', async () => {
+    const { h, bmc } = await setup(REDFISH, (b) => {
+      b.failures.set('getSecureBoot', new BMCError('Transient', 'BMCUnreachable', 'socket closed by the BMC'));
+    });
+    h.clock.autoAdvance = true;
+    const status = await run(h, 'Provision', REDFISH, { bootMode: 'UEFISecureBoot', provision: { image: IMAGE } });
+    expect(status.phase).toBe(Phase.Succeeded);
+    expect(bmc.calls.filter((call) => call === 'getSecureBoot').length).toBeGreaterThanOrEqual(2);
+    expect(bmc.commands.slice(-2)).toEqual(['secureboot:on', 'power:on']);
+  });
+
   it('live-iso over virtual media with UEFISecureBoot: enabled before the power-on', async () => {
     const { h, bmc } = await setup(VMEDIA, () => undefined);
     const status = await run(h, 'Provision', VMEDIA, { bootMode: 'UEFISecureBoot', provision: { image: { url: LIVE_ISO, format: 'live-iso' } } });

@@ -48,6 +48,8 @@ export interface ExecutionContext {
    * pauses, before the step and the request fail. Agent calls never go in one.
    */
   bmcStep<T>(name: string, run: () => Promise<T>, describe?: (value: T) => string | undefined): Promise<T>;
+  /** A BMC read that decides which step comes next, repeated as a bmcStep's calls are; not a step of its own. */
+  bmcRead<T>(name: string, read: () => Promise<T>): Promise<T>;
   /** Records a step that needed no action (already in the wanted state, nothing to do). */
   note(name: string, message: string): Promise<void>;
   /** status.message: progress for people, never secrets. */

@@ -63,7 +63,7 @@ async function applyByReboot(ctx: ExecutionContext, driver: BMCDriver, wanted: b
  */
 async function readSecureBoot(ctx: ExecutionContext, driver: BMCDriver, wanted: boolean): Promise<boolean | undefined> {
   try {
-    return await driver.getSecureBoot();
+    return await ctx.bmcRead('ReadSecureBoot', () => driver.getSecureBoot());
   } catch (error) {
     if (wanted || !(error instanceof DriverError) || error.kind !== 'Permanent') {
       throw error;
