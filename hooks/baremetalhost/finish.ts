@@ -9,7 +9,7 @@ import { advisories } from './advisories.js';
 import { computeConditions } from './conditions.js';
 import type { HostContext } from './context.js';
 import type { Decision, Failure } from './outcome.js';
-import { answeredReboots } from './power.js';
+import { answeredReboots, spentReboots } from './power.js';
 import { recordTransition } from './status.js';
 
 const BOOT_MODE_STATES: readonly ProvisioningState[] = [ProvisioningState.Registering, ProvisioningState.Inspecting, ProvisioningState.Provisioning];
@@ -69,18 +69,12 @@ function requestRecord(ctx: HostContext, decision: Decision): IronhookHostStatus
   const current = ctx.current;
   if (current !== undefined && decision.request.kind === 'keep') {
     const phase = current.status?.phase ?? Phase.Pending;
-    const name = current.metadata.name ?? '';
-    const answered = answeredKeys(ctx, name);
-    return { name, action: current.spec.action, sequence: current.spec.sequence, phase, ...(answered.length > 0 && { answeredReboots: answered }) };
+    const answered = [...new Set([...spentReboots(ctx, current), ...answeredReboots(ctx)])].sort();
+    const record = { name: current.metadata.name ?? '', action: current.spec.action, sequence: current.spec.sequence, phase };
+    // Remembered so that a reboot annotation added again later is not taken as answered.
+    return { ...record, ...(answered.length > 0 && { answeredReboots: answered }) };
   }
   return ctx.status.ironhook?.request;
-}
-
-/** Reboot keys the current request has answered, remembered so that one added again is not taken as answered. */
-function answeredKeys(ctx: HostContext, name: string): string[] {
-  const record = ctx.status.ironhook?.request;
-  const before = record?.name === name ? (record.answeredReboots ?? []) : [];
-  return [...new Set([...before, ...answeredReboots(ctx)])].sort();
 }
 
 function consumedAnnotations(ctx: HostContext, decision: Decision, status: BareMetalHostStatus): string[] {

@@ -62,7 +62,7 @@ export function answeredReboots(ctx: HostContext): string[] {
 }
 
 /** Keys `operation` answered in an earlier sync, as the status recorded them. */
-function spentReboots(ctx: HostContext, operation: HostOperation): string[] {
+export function spentReboots(ctx: HostContext, operation: HostOperation): string[] {
   const record = ctx.status.ironhook?.request;
   return record !== undefined && record.name === operation.metadata.name ? (record.answeredReboots ?? []) : [];
 }
