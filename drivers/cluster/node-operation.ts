@@ -66,6 +66,18 @@ async function patchNode(client: KubeApi, name: string, body: object): Promise<N
   return nodeJSON(await client.call(`PATCH Node ${name}`, (options) => client.core.patchNode({ name, body }, options), MERGE_PATCH));
 }
 
+/** A merge patch of `node` guarded by the resourceVersion it was read at; undefined when the Node changed meanwhile (look again). */
+async function guardedPatch(call: Call, node: NodeJSON, body: { metadata?: object; spec?: object }): Promise<NodeJSON | undefined> {
+  try {
+    return await patchNode(call.client, node.metadata.name, { ...body, metadata: { ...body.metadata, resourceVersion: node.metadata.resourceVersion } });
+  } catch (error) {
+    if (isConflict(error)) {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
 function observed(node: NodeJSON, withMetadata: boolean): ObservedNode {
   const { name, labels, annotations } = node.metadata;
   const providerID = node.spec?.providerID;
@@ -198,18 +210,11 @@ async function addMissing(
   labels: Record<string, string> | undefined,
   annotations: Record<string, string> | undefined,
 ): Promise<NodeOutcome | undefined> {
-  const name = node.metadata.name;
-  try {
-    const body = { metadata: { resourceVersion: node.metadata.resourceVersion, ...(labels && { labels }), ...(annotations && { annotations }) } };
-    const patched = await patchNode(call.client, name, body);
-    const count = Object.keys({ ...labels }).length + Object.keys({ ...annotations }).length;
-    return succeeded(call, `restored ${String(count)} labels and annotations on Node ${name}`, observed(patched, true));
-  } catch (error) {
-    if (isConflict(error)) {
-      return undefined;
-    }
-    throw error;
-  }
+  const patched = await guardedPatch(call, node, { metadata: { ...(labels && { labels }), ...(annotations && { annotations }) } });
+  const count = Object.keys({ ...labels }).length + Object.keys({ ...annotations }).length;
+  return patched === undefined
+    ? undefined
+    : succeeded(call, `restored ${String(count)} labels and annotations on Node ${node.metadata.name}`, observed(patched, true));
 }
 
 async function restoreOnce(call: Call): Promise<NodeOutcome | undefined> {
@@ -264,15 +269,10 @@ async function syncLabelsOnce(call: Call): Promise<NodeOutcome | undefined> {
   if (count === 0) {
     return succeeded(call, `Node ${name} has the host's labels under ${prefixes.join(', ')}`, observed(node, false));
   }
-  try {
-    const patched = await patchNode(call.client, name, { metadata: { resourceVersion: node.metadata.resourceVersion, labels: changes } });
-    return succeeded(call, `synced ${String(count)} labels under ${prefixes.join(', ')} on Node ${name}`, observed(patched, false));
-  } catch (error) {
-    if (isConflict(error)) {
-      return undefined;
-    }
-    throw error;
-  }
+  const patched = await guardedPatch(call, node, { metadata: { labels: changes } });
+  return patched === undefined
+    ? undefined
+    : succeeded(call, `synced ${String(count)} labels under ${prefixes.join(', ')} on Node ${name}`, observed(patched, false));
 }
 
 /** Upstream's out-of-service taint; a taint matches it by key and effect (corev1 MatchTaint). */
@@ -295,16 +295,9 @@ async function drainBlocker(client: KubeApi, name: string): Promise<string | und
   return attached === undefined ? undefined : `waiting for VolumeAttachment ${attached.metadata?.name ?? ''} of Node ${name} to go`;
 }
 
-/** Writes the Node's taints, guarded by resourceVersion; undefined when the Node changed meanwhile. */
+/** Writes the Node's taints; undefined when the Node changed meanwhile. */
 async function writeTaints(call: Call, node: NodeJSON, taints: Taint[]): Promise<NodeJSON | undefined> {
-  try {
-    return await patchNode(call.client, node.metadata.name, { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints } });
-  } catch (error) {
-    if (isConflict(error)) {
-      return undefined;
-    }
-    throw error;
-  }
+  return guardedPatch(call, node, { spec: { taints } });
 }
 
 /** Taint the Node out of service, then wait until its pods terminated and its volumes detached. */
