@@ -11,13 +11,19 @@ export function isLabelKey(key: string): boolean {
   if (parts.length > 2) return false;
   const name = parts.at(-1) ?? '';
   const prefix = parts.length === 2 ? (parts[0] ?? '') : undefined;
-  if (prefix !== undefined && (prefix.length > MAX_PREFIX || !DNS_SUBDOMAIN.test(prefix))) return false;
+  if (prefix !== undefined && !isDNSSubdomain(prefix)) return false;
   return name.length <= MAX_NAME && NAME.test(name);
 }
 
 /** A DNS-1123 subdomain (what a label key's prefix must be). */
 export function isDNSSubdomain(value: string): boolean {
   return value.length <= MAX_PREFIX && DNS_SUBDOMAIN.test(value);
+}
+
+/** The part of a label key before its slash, '' without one (Kubernetes' SplitQualifiedName). */
+export function labelKeyPrefix(key: string): string {
+  const slash = key.indexOf('/');
+  return slash < 0 ? '' : key.slice(0, slash);
 }
 
 export function isLabelValue(value: string): boolean {

@@ -13,6 +13,7 @@ import type { ObjectMeta } from '../../domain/k8s.js';
 import { Phase } from '../../domain/operations.js';
 import type { Clock } from '../pool/clock.js';
 import { MERGE_PATCH } from '../kube/api.js';
+import { labelKeyPrefix } from '../../domain/labels.js';
 import { KubeStatusError, isConflict, isNotFound, unlessNotFound } from '../kube/errors.js';
 import type { KubeApi } from '../kube/api.js';
 import type { WorkloadClients } from './workload.js';
@@ -232,12 +233,6 @@ async function restoreOnce(call: Call): Promise<NodeOutcome | undefined> {
   return addMissing(call, node, labels, annotations);
 }
 
-/** The part of a label key before its slash ('' without one), as Kubernetes' SplitQualifiedName. */
-function prefixOf(key: string): string {
-  const slash = key.indexOf('/');
-  return slash < 0 ? '' : key.slice(0, slash);
-}
-
 /**
  * The merge-patch label changes that make the Node's labels under `prefixes` equal to `wanted`:
  * a value to set, or null to remove. Labels outside the prefixes are never touched.
@@ -249,7 +244,7 @@ export function labelChanges(
 ): Record<string, string | null> {
   const changes: Record<string, string | null> = {};
   for (const [key, value] of Object.entries(present ?? {})) {
-    if (prefixes.includes(prefixOf(key)) && wanted[key] !== value) changes[key] = null;
+    if (prefixes.includes(labelKeyPrefix(key)) && wanted[key] !== value) changes[key] = null;
   }
   for (const [key, value] of Object.entries(wanted)) {
     if (present?.[key] !== value) changes[key] = value;

@@ -7,7 +7,7 @@ import { NodeAction } from '../../domain/capi/requests.js';
 import { PAUSED_ANNOTATION } from '../../domain/capi/types.js';
 import { canonicalJSON } from '../../domain/canonical.js';
 import type { KObject } from '../../domain/k8s.js';
-import { isDNSSubdomain } from '../../domain/labels.js';
+import { isDNSSubdomain, labelKeyPrefix } from '../../domain/labels.js';
 import { rec, str } from '../kit/index.js';
 import { latestRequest, type MachineContext } from './context.js';
 import { HOST_PAUSED_ANNOTATION, LABEL_SYNC_PREFIXES_ANNOTATION, Purpose } from './names.js';
@@ -32,8 +32,8 @@ function syncPrefixes(metal3Cluster: KObject | undefined): Prefixes {
 /** The host's labels whose key has a prefix in `prefixes` and a name after it. */
 function labelsUnder(host: KObject, prefixes: readonly string[]): Record<string, string> {
   const entries = Object.entries(host.metadata.labels ?? {}).filter(([key]) => {
-    const slash = key.indexOf('/');
-    return slash > 0 && slash < key.length - 1 && prefixes.includes(key.slice(0, slash));
+    const prefix = labelKeyPrefix(key);
+    return prefixes.includes(prefix) && key.length > prefix.length + 1;
   });
   return Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
 }
