@@ -57,6 +57,13 @@ const read = (provider: string, file: string): string => readFileSync(join(dir, 
 const objectsOf = (text: string): KubeObject[] => parseAllDocuments(text).map((doc) => doc.toJS() as KubeObject);
 const imagesOf = (objects: KubeObject[], kind: string): string[] =>
   objects.filter((obj) => obj.kind === kind).flatMap((obj) => obj.spec?.template?.spec?.containers?.map((container) => container.image) ?? []);
+const parsedComponents = new Map<string, KubeObject[]>();
+/** The provider's components, parsed once (the file is large; every test reads it). */
+const componentsOf = (provider: string): KubeObject[] => {
+  const parsed = parsedComponents.get(provider) ?? objectsOf(read(provider, 'infrastructure-components.yaml'));
+  parsedComponents.set(provider, parsed);
+  return parsed;
+};
 const variablesOf = (text: string): string[] => [...new Set([...text.matchAll(VARIABLE)].map((match) => match[1] ?? ''))].sort();
 
 beforeAll(() => {
@@ -78,20 +85,20 @@ describe.each(PROVIDER_NAMES)('clusterctl repository: infrastructure-%s', (provi
   });
 
   it('has one Namespace, and every namespaced object in it', () => {
-    const objects = objectsOf(read(provider, 'infrastructure-components.yaml'));
+    const objects = componentsOf(provider);
     expect(objects.filter((obj) => obj.kind === 'Namespace').map((obj) => obj.metadata.name)).toEqual([PROVIDER_NAMESPACE]);
     const misplaced = objects.filter((obj) => !CLUSTER_SCOPED.has(obj.kind) && obj.metadata.namespace !== PROVIDER_NAMESPACE);
     expect(misplaced.map((obj) => `${obj.kind}/${obj.metadata.name}`)).toEqual([]);
   });
 
   it('labels every object with the provider', () => {
-    const objects = objectsOf(read(provider, 'infrastructure-components.yaml'));
+    const objects = componentsOf(provider);
     const unlabelled = objects.filter((obj) => obj.metadata.labels?.['cluster.x-k8s.io/provider'] !== `infrastructure-${provider}`);
     expect(unlabelled.map((obj) => `${obj.kind}/${obj.metadata.name}`)).toEqual([]);
   });
 
   it('leaves certificates to cert-manager: no Secret, CA injected into the conversion CRDs', () => {
-    const objects = objectsOf(read(provider, 'infrastructure-components.yaml'));
+    const objects = componentsOf(provider);
     expect(objects.filter((obj) => obj.kind === 'Secret')).toEqual([]);
     expect(objects.filter((obj) => obj.kind === 'Certificate').length).toBeGreaterThan(0);
     const injected = objects.filter(
@@ -101,9 +108,8 @@ describe.each(PROVIDER_NAMES)('clusterctl repository: infrastructure-%s', (provi
   });
 
   it('has METACONTROLLER_IMAGE, with a default, as its only variable; both Ironhook Deployments run the chart image', () => {
-    const text = read(provider, 'infrastructure-components.yaml');
-    expect(variablesOf(text)).toEqual(['METACONTROLLER_IMAGE']);
-    const objects = objectsOf(text);
+    expect(variablesOf(read(provider, 'infrastructure-components.yaml'))).toEqual(['METACONTROLLER_IMAGE']);
+    const objects = componentsOf(provider);
     const image = `ghcr.io/ironhook/ironhook:${providerVersion().slice(1)}`;
     expect(imagesOf(objects, 'Deployment')).toEqual([image, image]);
     expect(imagesOf(objects, 'StatefulSet')).toEqual([
