@@ -1,6 +1,6 @@
 // Everything one sync needs to know about a host, read once from the Metacontroller request.
 import { Annotation, ProvisioningState } from '../../domain/baremetalhost.js';
-import type { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus } from '../../domain/baremetalhost.js';
+import type { BareMetalHost, BareMetalHostSpec, BareMetalHostStatus, IronhookHostStatus } from '../../domain/baremetalhost.js';
 import { latestTime } from '../../domain/backoff.js';
 import type { KObject } from '../../domain/k8s.js';
 import { objectsOf } from '../../domain/metacontroller.js';
@@ -120,6 +120,12 @@ function newestObservedTime(host: BareMetalHost, operations: HostOperation[], mo
 
 function annotation(ctx: HostContext, key: string): string | undefined {
   return ctx.annotations[key];
+}
+
+/** What the status last written recorded of `operation` (status.ironhook.request), if it is that request. */
+export function requestRecordOf(ctx: HostContext, operation: HostOperation): IronhookHostStatus['request'] {
+  const record = ctx.status.ironhook?.request;
+  return record !== undefined && record.name === operation.metadata.name ? record : undefined;
 }
 
 export function isPaused(ctx: HostContext): boolean {

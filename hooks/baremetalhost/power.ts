@@ -5,6 +5,7 @@ import { Action, Phase, isFinished } from '../../domain/operations.js';
 import type { HostOperation, PowerMode } from '../../domain/operations.js';
 import { rebootRequests } from './annotations.js';
 import type { RebootRequest } from './annotations.js';
+import { requestRecordOf } from './context.js';
 import type { HostContext } from './context.js';
 import { retryOrFail, waitForRequest } from './handlers/common.js';
 import { done, request, wait } from './outcome.js';
@@ -63,8 +64,7 @@ export function answeredReboots(ctx: HostContext): string[] {
 
 /** Keys `operation` answered in an earlier sync, as the status recorded them. */
 export function spentReboots(ctx: HostContext, operation: HostOperation): string[] {
-  const record = ctx.status.ironhook?.request;
-  return record !== undefined && record.name === operation.metadata.name ? (record.answeredReboots ?? []) : [];
+  return requestRecordOf(ctx, operation)?.answeredReboots ?? [];
 }
 
 /** Reboot annotations that still ask for something: not yet answered, and honoured in this state. */

@@ -6,7 +6,7 @@ import { validateHostBMC } from '../../../domain/bmc/index.js';
 import type { HostBMCInput } from '../../../domain/bmc/index.js';
 import { Action, Phase, isFinished } from '../../../domain/operations.js';
 import type { CredentialsReport, HostOperation } from '../../../domain/operations.js';
-import { hasBMC, inspectionDisabled } from '../context.js';
+import { hasBMC, inspectionDisabled, requestRecordOf } from '../context.js';
 import type { HostContext } from '../context.js';
 import { cont, done, permanent, proceed, request, stop } from '../outcome.js';
 import type { Outcome, ProloguePatch, PrologueResult } from '../outcome.js';
@@ -116,9 +116,7 @@ function secretChangedDuringRequest(ctx: HostContext): boolean {
 
 /** `current` succeeded, and no status written since says so (status.ironhook.request records the phase it saw). */
 function successNotCommitted(ctx: HostContext, current: HostOperation): boolean {
-  const record = ctx.status.ironhook?.request;
-  const recorded = record !== undefined && record.name === current.metadata.name && record.phase === Phase.Succeeded;
-  return current.status?.phase === Phase.Succeeded && !recorded;
+  return current.status?.phase === Phase.Succeeded && requestRecordOf(ctx, current)?.phase !== Phase.Succeeded;
 }
 
 function registerProgress(ctx: HostContext, current: HostOperation): PrologueResult {
