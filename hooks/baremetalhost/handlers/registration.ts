@@ -95,23 +95,25 @@ export function ensureRegistered(ctx: HostContext): PrologueResult {
   if (current?.spec.action === Action.Register) {
     return registerProgress(ctx, current);
   }
-  if (isRegistered(ctx) || secretChangedDuringRequest(ctx)) {
+  if (isRegistered(ctx) || waitsForCurrentRequest(ctx)) {
     return proceed();
   }
   return stop(request(Action.Register, 'registering the BMC', { register: {} }));
 }
 
 /**
- * The same Secret got a new resourceVersion (new credentials, or only a label such as Cluster
- * API's cluster-name) while another request ran: that request finishes first (the pool reads the
- * Secret for every BMC call), and its success is committed by its state before the host registers
- * again. A Register in the sync that first sees the success would replace the request and lose
- * its outcome: a finished Provision was run a second time, writing the image twice.
+ * Registration waits for the current request: a request that succeeded is committed by its state
+ * first, whatever changed in the BMC settings (a Register in the sync that first sees the success
+ * would replace the request and lose its outcome: a finished Provision was run a second time,
+ * writing the image twice); and a request still running goes on when only the same Secret got a
+ * new resourceVersion (new credentials, or only a label such as Cluster API's cluster-name), since
+ * the pool reads the Secret for every BMC call. The host registers again afterwards.
  */
-function secretChangedDuringRequest(ctx: HostContext): boolean {
+function waitsForCurrentRequest(ctx: HostContext): boolean {
   const current = ctx.current;
+  if (current === undefined) return false;
   const sameSecret = ctx.status.goodCredentials?.credentials?.name === ctx.spec.bmc?.credentialsName;
-  return sameSecret && current !== undefined && (!isFinished(current.status?.phase) || successNotCommitted(ctx, current));
+  return successNotCommitted(ctx, current) || (sameSecret && !isFinished(current.status?.phase));
 }
 
 /** `current` succeeded, and no status written since says so (status.ironhook.request records the phase it saw). */

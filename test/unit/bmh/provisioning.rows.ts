@@ -226,6 +226,16 @@ export const provisioningRows: Row[] = [
     expect: { state: S.Provisioned, request: 'server-01-provision-5' },
   },
   {
+    name: 'provisioning, Provision succeeded after spec.bmc named another Secret: provisioned first, no Register in the same sync',
+    from: S.Provisioning,
+    given: host()
+      .spec({ online: true, image: IMAGE, bmc: { address: 'ipmi://127.0.0.1:6230', credentialsName: 'server-01-new-secret' } })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: succeeded(T1, { poweredOn: true }), spec: provisionSpec })
+      .monitor(monitorOn),
+    expect: { state: S.Provisioned, request: 'server-01-provision-5' },
+  },
+  {
     name: 'provisioned, the Provision success committed and the Secret changed: registers again, stays provisioned',
     from: S.Provisioned,
     given: host()
