@@ -12,7 +12,8 @@
 # Usage: scripts/setup-test-binaries.sh [--force] [NAME...]
 #        scripts/setup-test-binaries.sh --tidy-oracle
 #   NAME is one of: etcd kube-apiserver kube-controller-manager kubectl kube-scheduler kubelet
-#   helm capi-manager clusterctl metacontroller oracle
+#   helm capi-manager capi-kubeadm-bootstrap-manager capi-kubeadm-control-plane-manager
+#   cert-manager-controller cert-manager-cainjector clusterctl metacontroller oracle
 #   (default: all of them).
 #   --force rebuilds even when the stamp matches.
 #   --tidy-oracle runs `go mod tidy` for tools/oracle (after its imports change) with the
@@ -27,7 +28,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}"
 BIN="$CACHE/bin"
-ALL=(etcd kube-apiserver kube-controller-manager kubectl kube-scheduler kubelet helm metacontroller capi-manager clusterctl oracle)
+ALL=(etcd kube-apiserver kube-controller-manager kubectl kube-scheduler kubelet helm metacontroller capi-manager capi-kubeadm-bootstrap-manager capi-kubeadm-control-plane-manager cert-manager-controller cert-manager-cainjector clusterctl oracle)
 
 # Metacontroller's source: its go.mod declares the bare module path `metacontroller`, so the Go
 # module proxy refuses github.com/metacontroller/metacontroller and the source comes as a tree.
@@ -104,6 +105,28 @@ recipe() {
       PATCH_MODULE="sigs.k8s.io/cluster-api"
       PATCH_FILE="core/main.go"
       PATCH_SED='s|^\([[:space:]]*\)Port:[[:space:]]*webhookPort,|\1Host: "127.0.0.1",\n\1Port: webhookPort,|'
+      ;;
+    capi-kubeadm-bootstrap-manager | capi-kubeadm-control-plane-manager)
+      # The kubeadm bootstrap (KubeadmConfig) and control-plane (KubeadmControlPlane) managers of
+      # the same Cluster API release, for the images `clusterctl init` installs in the clusterctl
+      # e2e (scripts/image.sh capi). Patched like capi-manager: their webhook servers listen on
+      # 127.0.0.1 only.
+      DIR="$ROOT/tools/cluster-api"
+      local component="${1#capi-kubeadm-}"
+      component="${component%-manager}"
+      PKG="sigs.k8s.io/cluster-api/${component//-/}/kubeadm"
+      LDFLAGS="-s -w"
+      PATCH_MODULE="sigs.k8s.io/cluster-api"
+      PATCH_FILE="${component//-/}/kubeadm/main.go"
+      PATCH_SED='s|^\([[:space:]]*\)Port:[[:space:]]*webhookPort,|\1Host: "127.0.0.1",\n\1Port: webhookPort,|'
+      ;;
+    cert-manager-controller | cert-manager-cainjector)
+      # cert-manager's controller and CA injector, run as processes beside the control plane in the
+      # clusterctl e2e (devenv/cert-manager.ts): they issue the providers' webhook certificates and
+      # write their CAs into the webhook configurations and CRDs, which `clusterctl init` expects.
+      DIR="$ROOT/tools/cert-manager"
+      PKG="github.com/cert-manager/cert-manager/cmd/${1#cert-manager-}"
+      LDFLAGS="-s -w -X github.com/cert-manager/cert-manager/pkg/util.AppVersion=$(mod_version "$DIR" github.com/cert-manager/cert-manager)"
       ;;
     clusterctl)
       # Cluster API's CLI, for the clusterctl provider e2e (test/e2e/clusterctl.test.ts): Ironhook
