@@ -18,10 +18,10 @@ export const PROVIDER_NAMESPACE = 'ironhook-system';
 export const PROVIDER_NAMES = ['metal3', 'ironhook'] as const;
 const RELEASE = 'ironhook';
 
-interface KubeObject {
+export interface KubeObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   [field: string]: unknown;
 }
 
@@ -44,9 +44,10 @@ export function providerVersion(): string {
  * breaks clusterctl's image handling (`generate provider --describe`), and its `images:` setting
  * moves it.
  */
-function renderChart(version: string): KubeObject[] {
+function renderChart(version: string, valueFiles: readonly string[]): KubeObject[] {
   execFileSync('bash', [join(ROOT, 'scripts', 'chart-deps.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
   const args = ['template', RELEASE, join(ROOT, 'charts', 'ironhook'), '--namespace', PROVIDER_NAMESPACE, '--include-crds', '--skip-tests'];
+  for (const file of valueFiles) args.push('--values', file);
   args.push('--set', 'certManager.enabled=true', '--set-string', `image.tag=${version.slice(1)}`);
   const rendered = execFileSync(helmBinary(), args, {
     cwd: ROOT,
@@ -57,7 +58,7 @@ function renderChart(version: string): KubeObject[] {
   const objects = parseAllDocuments(rendered)
     .map((doc) => doc.toJS() as KubeObject | null)
     .filter((obj): obj is KubeObject => obj !== null);
-  return objects.map(metacontrollerImageVariable);
+  return objects.map(metacontrollerImageVariable).map(crdNameCheck);
 }
 
 interface PodTemplateOwner {
@@ -73,6 +74,20 @@ function metacontrollerImageVariable(obj: KubeObject): KubeObject {
   const owner = obj as unknown as PodTemplateOwner;
   const containers = owner.spec.template.spec.containers.map((container) => ({ ...container, image: `\${METACONTROLLER_IMAGE:=${container.image}}` }));
   return { ...obj, spec: { ...owner.spec, template: { ...owner.spec.template, spec: { ...owner.spec.template.spec, containers } } } };
+}
+
+/**
+ * CRDs whose names differ from the plural clusterctl computes for their kind (it uses flect, for
+ * which "data" is already plural). clusterctl refuses such a provider unless the CRD says no core
+ * Cluster API object references it (its skip annotation), which is true of Metal3Data: the name
+ * stays upstream's.
+ */
+const CRD_NAME_CHECK_EXCEPTIONS = new Set(['metal3datas.infrastructure.cluster.x-k8s.io']);
+export const SKIP_CRD_NAME_CHECK = 'clusterctl.cluster.x-k8s.io/skip-crd-name-preflight-check';
+
+function crdNameCheck(obj: KubeObject): KubeObject {
+  if (obj.kind !== 'CustomResourceDefinition' || !CRD_NAME_CHECK_EXCEPTIONS.has(obj.metadata.name)) return obj;
+  return { ...obj, metadata: { ...obj.metadata, annotations: { ...obj.metadata.annotations, [SKIP_CRD_NAME_CHECK]: '' } } };
 }
 
 /** One Namespace first, and every object labelled for the provider as the clusterctl contract asks. */
@@ -96,15 +111,35 @@ function writeProvider(dir: string, provider: string, version: string, objects: 
   return join(out, 'infrastructure-components.yaml');
 }
 
-/** Writes the repository into `dir`; returns the clusterctl.yaml that names it. */
-export function writeRepository(dir: string): string {
+export interface RepositoryOptions {
+  /** Helm values files for the chart, in order (a site's own settings, e.g. a mirror or the local node profile). */
+  valueFiles?: readonly string[];
+  /** Rewrites the rendered objects before they are written (the tests' loopback-only node). */
+  transform?: (objects: KubeObject[]) => KubeObject[];
+}
+
+/** A `providers:` entry of clusterctl.yaml. */
+export interface ProviderEntry {
+  name: string;
+  url: string;
+  type: string;
+}
+
+/** Writes the repository's providers into `dir`; returns their clusterctl.yaml `providers:` entries. */
+export function writeProviders(dir: string, options: RepositoryOptions = {}): ProviderEntry[] {
   const version = providerVersion();
-  const objects = renderChart(version);
-  const providers = PROVIDER_NAMES.map((name) => ({
+  const rendered = renderChart(version, options.valueFiles ?? []);
+  const objects = options.transform === undefined ? rendered : options.transform(rendered);
+  return PROVIDER_NAMES.map((name) => ({
     name,
     url: pathToFileURL(writeProvider(dir, name, version, objects)).href,
     type: 'InfrastructureProvider',
   }));
+}
+
+/** Writes the repository into `dir`; returns the clusterctl.yaml that names it. */
+export function writeRepository(dir: string, options: RepositoryOptions = {}): string {
+  const providers = writeProviders(dir, options);
   const config = join(dir, 'clusterctl.yaml');
   writeFileSync(config, stringify({ providers }, { lineWidth: 0 }));
   return config;

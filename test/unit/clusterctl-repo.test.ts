@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { PROVIDER_NAMES, PROVIDER_NAMESPACE, providerVersion, writeRepository } from '../../scripts/clusterctl-repo.js';
+import { PROVIDER_NAMES, PROVIDER_NAMESPACE, providerVersion, SKIP_CRD_NAME_CHECK, writeRepository } from '../../scripts/clusterctl-repo.js';
 import { prepareChart } from '../support/helm.js';
 
 interface KubeObject {
@@ -115,6 +115,13 @@ describe.each(PROVIDER_NAMES)('clusterctl repository: infrastructure-%s', (provi
     expect(imagesOf(objects, 'StatefulSet')).toEqual([
       expect.stringMatching(/^\$\{METACONTROLLER_IMAGE:=ghcr\.io\/metacontroller\/metacontroller:v4\.17\.2\}$/u),
     ]);
+  });
+
+  it("tells clusterctl's CRD name check to skip Metal3Data only, whose plural no core Cluster API object references", () => {
+    const skipped = componentsOf(provider)
+      .filter((obj) => obj.kind === 'CustomResourceDefinition' && obj.metadata.annotations?.[SKIP_CRD_NAME_CHECK] !== undefined)
+      .map((obj) => obj.metadata.name);
+    expect(skipped).toEqual(['metal3datas.infrastructure.cluster.x-k8s.io']);
   });
 
   it('ships the cluster template with the documented variables, every object in ${NAMESPACE}', () => {
