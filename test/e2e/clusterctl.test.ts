@@ -5,21 +5,17 @@
 // kube-apiserver with Cluster API's, the kubeadm providers' and Ironhook's CRDs and admission
 // policies accepts. Addresses in the template are documentation addresses (192.0.2.0/24) and are
 // only ever dry-run: nothing acts on them.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { clusterAPICRDFiles, kubeadmCRDFiles } from '../../devenv/capi.js';
 import { startControlPlane, type ControlPlane } from '../../devenv/controlplane.js';
 import { kubectlApply, kubectlFor } from '../../devenv/environment.js';
-import { binary } from '../../devenv/processes.js';
 import { PROVIDER_NAMESPACE, providerVersion, writeRepository } from '../../scripts/clusterctl-repo.js';
+import { runClusterctl, type ClusterctlResult } from '../support/clusterctl.js';
 import { prepareChart } from '../support/helm.js';
-
-const execFileAsync = promisify(execFile);
 
 interface KubeObject {
   apiVersion: string;
@@ -45,11 +41,7 @@ let dir = '';
 let config = '';
 let plane: ControlPlane | undefined;
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Result = ClusterctlResult;
 
 /** The repository's config unless the call names another; the local control plane for `generate cluster` (generate provider has no such flag). */
 function withDefaults(args: string[]): string[] {
@@ -57,19 +49,9 @@ function withDefaults(args: string[]): string[] {
   return args[1] === 'cluster' ? [...configured, '--kubeconfig', plane?.kubeconfig ?? ''] : configured;
 }
 
-/** Runs clusterctl with its own config folder and no version check (no network). */
+/** Runs clusterctl with this file's config folder and home. */
 async function clusterctl(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  const settings = { CLUSTERCTL_DISABLE_VERSIONCHECK: 'true', XDG_CONFIG_HOME: join(dir, 'xdg'), HOME: join(dir, 'home') };
-  try {
-    const { stdout, stderr } = await execFileAsync(binary('clusterctl'), withDefaults(args), {
-      env: { PATH: process.env.PATH ?? '', ...settings, ...env },
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
+  return runClusterctl(dir, withDefaults(args), env);
 }
 
 const objectsOf = (text: string): KubeObject[] => parseAllDocuments(text).map((doc) => doc.toJS() as KubeObject);

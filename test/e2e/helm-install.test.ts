@@ -5,19 +5,19 @@
 // fake agent. A host goes from registering to provisioned and is deleted again entirely through
 // those pods; `helm upgrade` rolls them without touching the host; `helm test` passes; `helm
 // uninstall` leaves nothing but the CRDs (crds.keep, docs/helm.md).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { startBMCs, redfishMAC, type BMCs } from '../../devenv/bmcs.js';
 import { clusterAPICRDFiles } from '../../devenv/capi.js';
 import { startControlPlane, type ControlPlane } from '../../devenv/controlplane.js';
 import { kubectlFor } from '../../devenv/environment.js';
 import { builtImages } from '../../devenv/images.js';
 import { startNode, type Node } from '../../devenv/node.js';
-import { freePort, waitFor } from '../../devenv/processes.js';
+import { waitFor } from '../../devenv/processes.js';
 import { CHART_DIR, helm, NAMESPACE, prepareChart, RELEASE } from '../support/helm.js';
+import { chooseLocalNodePorts, LOCAL_PROFILE, writeRunValues, type LocalNodePorts } from '../support/local-node.js';
 import { apply, createNamespace, host, operations, poolHostYAML, waitForGone, waitForPoolState, type ClusterClient } from './support.js';
 
 /** What a release could leave in its namespace. */
@@ -27,66 +27,15 @@ const NAMESPACE_DEFAULTS = /^(configmap\/kube-root-ca\.crt|serviceaccount\/defau
 const PASSWORD = 'canary-Helm-5d21c';
 const HOST = 'rf-0';
 
-interface Ports {
-  hooks: number;
-  conversion: number;
-  pool: number;
-  agent: number;
-  metacontrollerProbes: number;
-  metacontrollerMetrics: number;
-}
-
 let dir = '';
 let plane: ControlPlane | undefined;
 let node: Node | undefined;
 let bmcs: BMCs | undefined;
 let client: ClusterClient;
-let ports: Ports;
+let ports: LocalNodePorts;
 let installedAt = 0;
 /** The namespace of the host the tests below take through its lifecycle. */
 let hostNamespace = '';
-
-async function choosePorts(): Promise<Ports> {
-  return {
-    hooks: await freePort(),
-    conversion: await freePort(),
-    pool: await freePort(),
-    agent: await freePort(),
-    metacontrollerProbes: await freePort(),
-    metacontrollerMetrics: await freePort(),
-  };
-}
-
-const LOCAL_PROFILE = join(CHART_DIR, 'ci', 'local-node-values.yaml');
-
-/** The local profile's Metacontroller flags (a list: values replace it whole, so the run's ports go into a copy). */
-function profileMetacontrollerArgs(): string[] {
-  return (parse(readFileSync(LOCAL_PROFILE, 'utf8')) as { metacontroller: { commandArgs: string[] } }).metacontroller.commandArgs;
-}
-
-/** The local profile plus this run's ports and emulated BMC's files (JSON is YAML). */
-function writeRunValues(files: BMCs['files']): string {
-  const values = {
-    controllers: { hookBaseURL: `http://127.0.0.1:${String(ports.hooks)}` },
-    hooks: { port: ports.hooks, service: { port: ports.hooks }, conversion: { port: ports.conversion } },
-    drivers: {
-      port: ports.pool,
-      agentAPI: { port: ports.agent, advertiseURL: `http://127.0.0.1:${String(ports.agent)}` },
-      deployImages: { isoURL: files.agentISOURL, kernelURL: files.kernelURL, ramdiskURL: files.ramdiskURL },
-    },
-    metacontroller: {
-      probes: { port: ports.metacontrollerProbes },
-      commandArgs: profileMetacontrollerArgs().map((arg) =>
-        arg
-          .replace(/^(--health-probe-bind-address=127\.0\.0\.1:)\d+$/u, `$1${String(ports.metacontrollerProbes)}`)
-          .replace(/^(--metrics-address=127\.0\.0\.1:)\d+$/u, `$1${String(ports.metacontrollerMetrics)}`),
-      ),
-    },
-  };
-  const file = join(dir, 'run-values.yaml');
-  writeFileSync(file, JSON.stringify(values, null, 2));
-  return file;
-}
 
 async function helmOK(...args: string[]): Promise<string> {
   const res = await helm(args, plane!.kubeconfig);
@@ -112,7 +61,7 @@ beforeAll(async () => {
   const images = [...builtImages().values()];
   prepareChart();
   dir = mkdtempSync(join(tmpdir(), 'ironhook-helm-node-'));
-  ports = await choosePorts();
+  ports = await chooseLocalNodePorts();
   plane = await startControlPlane({ dir, node: true });
   client = { kubeconfig: plane.kubeconfig, ...kubectlFor(plane.kubeconfig) };
   node = await startNode({ controlPlane: plane, dir: join(dir, 'node'), images: images.map((image) => image.archives.docker.path) });
@@ -131,7 +80,7 @@ afterAll(async () => {
 describe('helm install on a real kubelet node', () => {
   it('runs Metacontroller, the hook server and the driver pool as pods with their probes passing', async () => {
     const started = Date.now();
-    const values = writeRunValues(bmcs!.files);
+    const values = writeRunValues(dir, ports, bmcs!.files);
     await helmOK('install', RELEASE, CHART_DIR, '-n', NAMESPACE, '--create-namespace', '-f', LOCAL_PROFILE, '-f', values, '--wait', '--timeout', '5m');
     installedAt = Date.now();
     process.stdout.write(`helm install --wait took ${String(installedAt - started)} ms\n`);
@@ -165,7 +114,7 @@ describe('helm install on a real kubelet node', () => {
     const before = await releasePods();
     const hostBefore = await host(client, namespace, HOST);
     const requestsBefore = (await operations(client, namespace)).map((op) => op.metadata.name);
-    const values = writeRunValues(bmcs!.files);
+    const values = writeRunValues(dir, ports, bmcs!.files);
     await helmOK(
       'upgrade',
       RELEASE,
