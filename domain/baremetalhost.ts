@@ -34,6 +34,24 @@ export const ProvisioningState = {
   Deleting: 'deleting',
 } as const satisfies Record<string, ProvisioningState>;
 
+/**
+ * The states in which no provisioning operation is under way: a host in one of them can be paused
+ * (and moved by `clusterctl move` with its status) without cutting an operation short. Every other
+ * state, an unknown one included, is an operation in progress (registering, inspecting, preparing,
+ * provisioning, deprovisioning, powering off before delete, deleting) or not yet started ('').
+ */
+const STABLE_STATES: readonly string[] = [
+  ProvisioningState.Unmanaged,
+  ProvisioningState.Available,
+  ProvisioningState.Ready,
+  ProvisioningState.Provisioned,
+  ProvisioningState.ExternallyProvisioned,
+];
+
+export function isStableState(state: string): boolean {
+  return STABLE_STATES.includes(state);
+}
+
 export type OperationalStatus = BareMetalHostStatusOnWire['operationalStatus'];
 export const OperationalStatus = {
   None: '',

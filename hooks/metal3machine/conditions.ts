@@ -72,9 +72,15 @@ function ready(ctx: MachineContext, decision: Decision): Draft {
   return make(Condition.Ready, false, ctx.deleting ? Reason.Deleting : Reason.NotReady, decision.outcome.reason);
 }
 
+/** Paused True; the reason says when the host still finishes an operation before it is paused too. */
+function paused(decision: Decision): Draft {
+  const outcome = decision.outcome;
+  const reason = outcome.kind === 'wait' ? (outcome.conditionReason ?? Reason.Paused) : Reason.Paused;
+  return make(Condition.Paused, true, reason, outcome.reason);
+}
+
 function drafts(ctx: MachineContext, decision: Decision, old: Stored[]): Draft[] {
-  const paused = decision.state === S.Paused;
-  if (paused) return [...old.filter((c) => c.type !== Condition.Paused), make(Condition.Paused, true, Reason.Paused, decision.outcome.reason)];
+  if (decision.state === S.Paused) return [...old.filter((c) => c.type !== Condition.Paused), paused(decision)];
   const list = [
     associate(ctx, decision, old),
     metaData(ctx, decision),

@@ -35,6 +35,7 @@ export const Purpose = {
   LabelSync: 'label-sync',
   Pause: 'pause',
   Unpause: 'unpause',
+  BlockMove: 'block-move',
   Deprovision: 'deprovision',
   Release: 'release',
   CredentialsRelease: 'credentials-release',
@@ -42,7 +43,7 @@ export const Purpose = {
 export type Purpose = (typeof Purpose)[keyof typeof Purpose];
 
 /** Purposes whose requests act on the host; deletion waits for these to finish first. */
-export const HOST_WRITES: readonly Purpose[] = [Purpose.Claim, Purpose.HostSpec, Purpose.Pause, Purpose.Unpause];
+export const HOST_WRITES: readonly Purpose[] = [Purpose.Claim, Purpose.HostSpec, Purpose.Pause, Purpose.Unpause, Purpose.BlockMove];
 
 export const NODE_REUSE_LABEL = 'infrastructure.cluster.x-k8s.io/node-reuse';
 export const FAILURE_DOMAIN_LABEL = 'infrastructure.cluster.x-k8s.io/failure-domain';
@@ -53,6 +54,11 @@ export const HOST_PAUSED_ANNOTATION = 'baremetalhost.metal3.io/paused';
 export const HOST_STATUS_ANNOTATION = 'baremetalhost.metal3.io/status';
 /** The paused annotation's value when the provider set it (any other value belongs to the user). */
 export const PAUSED_BY_CAPM3 = 'metal3.io/capm3';
+/**
+ * clusterctl's: `clusterctl move` waits while any object it moves carries it (any value). Kept on an
+ * associated host that is not paused, as upstream main (value '', as upstream writes it).
+ */
+export const BLOCK_MOVE_ANNOTATION = 'clusterctl.cluster.x-k8s.io/block-move';
 export const UNHEALTHY_ANNOTATIONS: readonly string[] = ['capi.metal3.io/unhealthy', 'capm3.metal3.io/unhealthy'];
 export const CONTROL_PLANE_GROUP = 'controlplane.cluster.x-k8s.io';
 /** On the Metal3Cluster: comma-separated label prefixes synced from each host to its Node. */
@@ -93,6 +99,8 @@ export const Reason = {
   AssociateViaNodeReuse: 'AssociateBareMetalHostViaNodeReuseSuccess',
   /** Ironhook's: the claim patch is with the driver pool (upstream's association is synchronous). */
   WaitingForHostClaim: 'WaitingForBareMetalHostClaim',
+  /** Ironhook's: paused, but the host finishes its provisioning operation before it is paused too. */
+  WaitingForHostPause: 'WaitingForBareMetalHostPause',
   MetaDataSuccess: 'AssociateMetal3MachineMetaDataSuccess',
   MetaDataFailed: 'AssociateM3MetaDataFailed',
   Deleting: 'Deleting',

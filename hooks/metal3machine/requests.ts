@@ -36,6 +36,18 @@ export function progressOf(ctx: MachineContext, purpose: Purpose, needed: boolea
   return { kind: 'failed', request: latest, reason: patchReason(latest) || phaseOf(latest) };
 }
 
+/**
+ * progressOf for a patch whose tests guard what the hook saw (the target's resourceVersion, its
+ * pause): a failed test only says the target moved on, so the change is decided anew once the
+ * cache shows the target changed since that attempt, and waited on while it still shows the
+ * version the attempt was decided on.
+ */
+export function guardedProgressOf(ctx: MachineContext, purpose: Purpose, needed: boolean, target: KObject): Progress {
+  const progress = progressOf(ctx, purpose, needed, target);
+  if (progress.kind !== 'failed' || progress.reason !== PatchReason.TestFailed) return progress;
+  return unchangedSince(progress.request, target) ? { kind: 'inflight', request: progress.request } : { kind: 'issue' };
+}
+
 export function patchIntent(purpose: Purpose, target: PatchTarget, operations: JsonPatchOperation[], base?: KObject): RequestIntent {
   const version = base?.metadata.resourceVersion;
   return { kind: 'ObjectPatch', purpose, spec: { target, operations }, ...(version !== undefined && { baseVersion: version }) };

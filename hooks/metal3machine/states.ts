@@ -4,8 +4,8 @@
 import type { MachineContext } from './context.js';
 import { handleAssociating } from './handlers/associate.js';
 import { handleDeprovisioning, handleFinalized, handleReleasing, handleWaitingForDeprovision } from './handlers/deletion.js';
+import { handlePaused } from './handlers/pause.js';
 import {
-  handlePaused,
   handleWaitingForBootstrapData,
   handleWaitingForClusterInfrastructure,
   handleWaitingForMachine,

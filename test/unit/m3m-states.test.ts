@@ -9,12 +9,13 @@ import { associationRows } from './m3m/association.rows.js';
 import { choiceRows } from './m3m/choice.rows.js';
 import { deletionRows } from './m3m/deletion.rows.js';
 import { labelSyncRows } from './m3m/label-sync.rows.js';
+import { moveRows } from './m3m/move.rows.js';
 import { prerequisiteRows } from './m3m/prerequisites.rows.js';
 import { provisioningRows } from './m3m/provisioning.rows.js';
 import { check, run } from './m3m/table.js';
 import type { Row } from './m3m/table.js';
 
-const rows: Row[] = [...prerequisiteRows, ...associationRows, ...provisioningRows, ...labelSyncRows, ...deletionRows];
+const rows: Row[] = [...prerequisiteRows, ...associationRows, ...provisioningRows, ...labelSyncRows, ...moveRows, ...deletionRows];
 
 function choose(given: MachineBuilder) {
   return chooseHost(readContext(parseComposite(given.request(), 'Metal3Machine')));

@@ -9,9 +9,10 @@ import { CRD_DIR, exampleObjects, ROOT, readManifests, schemaErrors, walkSchema,
 import type { KObject } from '../../domain/k8s.js';
 
 const KINDS = [
-  { kind: 'Metal3DataTemplate', plural: 'metal3datatemplates', short: 'm3dt' },
-  { kind: 'Metal3Data', plural: 'metal3datas', short: 'm3d' },
-  { kind: 'Metal3DataClaim', plural: 'metal3dataclaims', short: 'm3dc' },
+  // Upstream CAPM3 1.14 labels the template's CRD for clusterctl move: no Cluster owns a template.
+  { kind: 'Metal3DataTemplate', plural: 'metal3datatemplates', short: 'm3dt', move: true },
+  { kind: 'Metal3Data', plural: 'metal3datas', short: 'm3d', move: false },
+  { kind: 'Metal3DataClaim', plural: 'metal3dataclaims', short: 'm3dc', move: false },
 ] as const;
 const GROUP = 'infrastructure.cluster.x-k8s.io';
 
@@ -58,9 +59,10 @@ function structuralProblems(node: SchemaNode, path: string): string[] {
 }
 
 describe('CRD identity', () => {
-  it.each(KINDS)('$kind: names, Cluster API contract labels, category, conversion webhook', ({ kind, plural, short }) => {
+  it.each(KINDS)('$kind: names, Cluster API contract labels (and clusterctl move: $move), category, conversion webhook', ({ kind, plural, short, move }) => {
     const crd = crdOf(plural) as Crd & { metadata: { labels?: Record<string, string> }; spec: { conversion?: unknown } };
-    expect(crd.metadata).toEqual({ name: `${plural}.${GROUP}`, labels: { 'cluster.x-k8s.io/v1beta1': 'v1beta1', 'cluster.x-k8s.io/v1beta2': 'v1beta2' } });
+    const labels = { 'cluster.x-k8s.io/v1beta1': 'v1beta1', 'cluster.x-k8s.io/v1beta2': 'v1beta2', ...(move && { 'clusterctl.cluster.x-k8s.io/move': '' }) };
+    expect(crd.metadata).toEqual({ name: `${plural}.${GROUP}`, labels });
     expect(crd.spec.group).toBe(GROUP);
     expect(crd.spec.scope).toBe('Namespaced');
     expect(crd.spec.names).toMatchObject({ kind, listKind: `${kind}List`, plural, singular: kind.toLowerCase(), categories: ['cluster-api'] });

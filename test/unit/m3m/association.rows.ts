@@ -61,6 +61,8 @@ export const associationRows: Row[] = [
           },
           { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' },
           { op: 'remove', path: '/metadata/labels/infrastructure.cluster.x-k8s.io~1node-reuse' },
+          // clusterctl move waits while an associated host that is not paused carries it.
+          { op: 'add', path: '/metadata/annotations', value: { 'clusterctl.cluster.x-k8s.io/block-move': '' } },
           // No dataTemplate: the host spec is in the same guarded patch, as upstream's Associate.
           { op: 'add', path: '/spec/image', value: IMAGE },
           { op: 'add', path: '/spec/online', value: true },
@@ -83,6 +85,7 @@ export const associationRows: Row[] = [
             { op: 'test' },
             { op: 'add' },
             { op: 'add', path: '/metadata/labels', value: { 'cluster.x-k8s.io/cluster-name': 'c1' } },
+            { op: 'add', path: '/metadata/annotations', value: { 'clusterctl.cluster.x-k8s.io/block-move': '' } },
             { path: '/spec/image' },
             { path: '/spec/online' },
             { path: '/spec/userData' },
@@ -108,6 +111,7 @@ export const associationRows: Row[] = [
             value: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'w-1', namespace: 'metal3' },
           },
           { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' },
+          { op: 'add', path: '/metadata/annotations', value: { 'clusterctl.cluster.x-k8s.io/block-move': '' } },
           { op: 'add', path: '/spec/automatedCleaningMode', value: 'disabled' },
           { op: 'add', path: '/spec/image', value: IMAGE },
           { op: 'add', path: '/spec/metaData', value: { name: 'md' } },
@@ -135,6 +139,7 @@ export const associationRows: Row[] = [
             value: { apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta2', kind: 'Metal3Machine', name: 'w-1', namespace: 'metal3' },
           },
           { op: 'add', path: '/metadata/labels/cluster.x-k8s.io~1cluster-name', value: 'c1' },
+          { op: 'add', path: '/metadata/annotations', value: { 'clusterctl.cluster.x-k8s.io/block-move': '' } },
         ],
       },
     },
@@ -145,14 +150,27 @@ export const associationRows: Row[] = [
     given: machine()
       .spec({ metaData: { name: 'md', namespace: 'kube-system' } })
       .host('host-a', { labels: { a: 'b' } }),
-    expect: { child: { name: 'w-1-claim-1', spec: { operations: [{ op: 'test' }, { op: 'add' }, { op: 'add' }] } } },
+    expect: {
+      child: { name: 'w-1-claim-1', spec: { operations: [{ op: 'test' }, { op: 'add' }, { op: 'add' }, { op: 'add', path: '/metadata/annotations' }] } },
+    },
   },
   {
     name: 'a host that already has an image: the claim only turns it on (the provisioning fields are never overwritten)',
     state: S.Associating,
     given: machine().host('host-a', { labels: { a: 'b' }, spec: { image: { url: 'http://127.0.0.1:8081/other.qcow2' } } }),
     expect: {
-      child: { name: 'w-1-claim-1', spec: { operations: [{ op: 'test' }, { op: 'add' }, { op: 'add' }, { op: 'add', path: '/spec/online', value: true }] } },
+      child: {
+        name: 'w-1-claim-1',
+        spec: {
+          operations: [
+            { op: 'test' },
+            { op: 'add' },
+            { op: 'add' },
+            { op: 'add', path: '/metadata/annotations' },
+            { op: 'add', path: '/spec/online', value: true },
+          ],
+        },
+      },
     },
   },
   {

@@ -1,7 +1,7 @@
 // Rows for the BareMetalHost → Node label sync of a ready machine (metal3.io/metal3-label-sync-prefixes).
 import { MachineState as S } from '../../../hooks/metal3machine/names.js';
 import { machine } from '../../support/machine-builder.js';
-import type { Row } from './table.js';
+import { BLOCK_MOVE, type Row } from './table.js';
 
 const PREFIXES = 'metal3.io/metal3-label-sync-prefixes';
 const IMAGE = { url: 'http://127.0.0.1:8081/images/ubuntu.qcow2' };
@@ -14,7 +14,7 @@ const host = (labels: Record<string, string> = hostLabels, annotations?: Record<
       consumer: 'me',
       state: 'provisioned',
       labels,
-      ...(annotations && { annotations }),
+      annotations: { ...BLOCK_MOVE, ...annotations },
       spec: { online: true, image: IMAGE, userData: { name: 'w-1-bootstrap', namespace: 'metal3' } },
     })
     .patch('credentials-label', 1, { target: 'host-a-bmc-secret' })

@@ -76,6 +76,7 @@ export const prerequisiteRows: Row[] = [
       operations: {
         name: 'w-1-pause-1',
         ops: [
+          { op: 'test', path: '/metadata/resourceVersion', value: '100' },
           { op: 'test', path: '/spec/consumerRef/kind', value: 'Metal3Machine' },
           { op: 'test', path: '/spec/consumerRef/name', value: 'w-1' },
           { op: 'add', path: '/metadata/annotations/baremetalhost.metal3.io~1paused', value: 'metal3.io/capm3' },

@@ -1,9 +1,9 @@
 // Rows for data, host spec, provisioning, provider ID and ready.
 import { MachineState as S } from '../../../hooks/metal3machine/names.js';
 import { machine } from '../../support/machine-builder.js';
-import type { Row } from './table.js';
+import { BLOCK_MOVE, type Row } from './table.js';
 
-const mine = { consumer: 'me', labels: { 'cluster.x-k8s.io/cluster-name': 'c1' } };
+const mine = { consumer: 'me', labels: { 'cluster.x-k8s.io/cluster-name': 'c1' }, annotations: BLOCK_MOVE };
 const IMAGE = {
   url: 'http://127.0.0.1:8081/images/ubuntu.qcow2',
   checksum: 'http://127.0.0.1:8081/images/ubuntu.qcow2.sha256',

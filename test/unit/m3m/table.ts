@@ -27,6 +27,9 @@ interface Expected {
   failureMessage?: RegExp;
 }
 
+/** The annotation an associated host that is not paused carries (the claim sets it): clusterctl move waits for it. */
+export const BLOCK_MOVE = { 'clusterctl.cluster.x-k8s.io/block-move': '' } as const;
+
 export interface Row {
   name: string;
   /** The state the row exercises (the state the sync stops in); coverage is checked per state. */
