@@ -27,7 +27,7 @@ import { PROVIDER_NAMESPACE, providerVersion, writeProviders } from '../../scrip
 import { runClusterctl, type ClusterctlResult } from '../support/clusterctl.js';
 import { prepareChart } from '../support/helm.js';
 import { chooseLocalNodePorts, LOCAL_PROFILE, writeRunValues, type LocalNodePorts } from '../support/local-node.js';
-import { apply, createNamespace, poolHostYAML, waitForGone, waitForPoolState, type ClusterClient } from './support.js';
+import { apply, createNamespace, host, poolHostYAML, waitForGone, waitForPoolState, type ClusterClient } from './support.js';
 
 const PASSWORD = 'canary-Cctl-8e3f1';
 const HOST = 'rf-0';
@@ -39,6 +39,10 @@ const PROVIDER_NAMESPACES: Record<string, string> = {
   'infrastructure-metal3': PROVIDER_NAMESPACE,
 };
 const WAIT = ['--wait-providers', '--wait-provider-timeout', '600'];
+const SEED = 'seed';
+/** The seed's hosts by role (the template selects them by the label role). */
+const SEED_CONTROL_PLANE = 'rf-1';
+const SEED_WORKERS = ['rf-2', 'rf-3'];
 
 let dir = '';
 let config = '';
@@ -72,6 +76,30 @@ async function providers(): Promise<string[]> {
   return list.items.map((item) => `${item.metadata.namespace}/${item.metadata.name}@${item.version}`).sort();
 }
 
+/**
+ * The seed template's variables. Addresses are documentation addresses (192.0.2.0/24): Ironhook
+ * only writes them into the hosts' network data, and Cluster API only ever connects to the
+ * control-plane endpoint, which a real apply points at 127.0.0.1.
+ */
+function seedVariables(overrides: Record<string, string>): Record<string, string> {
+  return {
+    CLUSTER_APIENDPOINT_HOST: '192.0.2.5',
+    CONTROL_PLANE_IP_START: '192.0.2.10',
+    CONTROL_PLANE_IP_END: '192.0.2.19',
+    WORKER_IP_START: '192.0.2.20',
+    WORKER_IP_END: '192.0.2.99',
+    IP_GATEWAY: '192.0.2.1',
+    IMAGE_URL: 'http://192.0.2.1/images/node.raw',
+    IMAGE_CHECKSUM: 'http://192.0.2.1/images/node.raw.sha256sum',
+    ...overrides,
+  };
+}
+
+async function generateSeed(variables: Record<string, string>): Promise<ClusterctlResult> {
+  const args = ['generate', 'cluster', 'seed', '--infrastructure', 'metal3', '--target-namespace', SEED, '--kubernetes-version', 'v1.34.2'];
+  return clusterctl([...args, '--worker-machine-count', String(SEED_WORKERS.length)], variables);
+}
+
 /** The repository: Cluster API's three providers and Ironhook, each manager on its own loopback ports. */
 async function writeRepository(): Promise<string> {
   const repository = join(dir, 'repository');
@@ -99,7 +127,7 @@ beforeAll(async () => {
   client = { kubeconfig: plane.kubeconfig, ...kubectlFor(plane.kubeconfig) };
   node = await startNode({ controlPlane: plane, dir: join(dir, 'node'), images: [...images.values()].map((image) => image.archives.docker.path) });
   certManager = await startCertManager({ dir, kubeconfig: plane.kubeconfig });
-  bmcs = await startBMCs({ dir, password: PASSWORD });
+  bmcs = await startBMCs({ dir, password: PASSWORD, redfishHosts: 1 + 1 + SEED_WORKERS.length });
   ports = await chooseLocalNodePorts();
   config = await writeRepository();
 }, 900_000);
@@ -161,16 +189,7 @@ describe('clusterctl init against a management cluster that runs pods', () => {
   });
 
   it("the seed's cluster, rendered from the installed provider, passes every provider's admission webhooks (server-side dry run)", async () => {
-    const variables = {
-      CLUSTER_APIENDPOINT_HOST: '192.0.2.5',
-      CONTROL_PLANE_IP_START: '192.0.2.10',
-      CONTROL_PLANE_IP_END: '192.0.2.19',
-      WORKER_IP_START: '192.0.2.20',
-      WORKER_IP_END: '192.0.2.99',
-      IP_GATEWAY: '192.0.2.1',
-      IMAGE_URL: 'http://192.0.2.1/images/node.raw',
-      IMAGE_CHECKSUM: 'http://192.0.2.1/images/node.raw.sha256sum',
-    };
+    const variables = seedVariables({});
     // No `metal3:<version>`: clusterctl finds the installed provider's version in the cluster.
     const generated = await clusterctl(
       [
@@ -189,13 +208,57 @@ describe('clusterctl init against a management cluster that runs pods', () => {
       variables,
     );
     expect(generated, generated.stderr).toEqual(expect.objectContaining({ code: 0 }));
-    await client.kubectl('create', 'namespace', 'seed');
+    await client.kubectl('create', 'namespace', SEED);
     expect(await kubectlApply(client.kubeconfig, generated.stdout, ['--dry-run=server'])).toEqual(expect.objectContaining({ code: 0 }));
     // The webhooks answered: KubeadmControlPlane's defaulting one puts the "v" in front of the
     // version and its validating one refuses what is still no version.
     const refused = await kubectlApply(client.kubeconfig, generated.stdout.replace(/version: v1\.34\.2/u, 'version: not-a-version'), ['--dry-run=server']);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/KubeadmControlPlane "seed" is invalid: spec\.version: Invalid value: "vnot-a-version": must be a valid semantic version/u);
+  });
+
+  it("the seed applied: KubeadmControlPlane's Machine gets kubeadm init data and Ironhook provisions a control-plane host with it; workers wait for the control plane", async () => {
+    for (const [name, role] of [[SEED_CONTROL_PLANE, 'control-plane'], ...SEED_WORKERS.map((worker) => [worker, 'worker'])] as const) {
+      const spec = { bootMACAddress: redfishMAC(name), bmc: { address: bmcs!.address(name), credentialsName: `${name}-bmc-secret` } };
+      await apply(client, poolHostYAML(name, PASSWORD, spec), SEED);
+      await client.kubectl('label', 'bmh', name, '-n', SEED, `role=${role}`);
+    }
+    for (const name of [SEED_CONTROL_PLANE, ...SEED_WORKERS]) await waitForPoolState(client, SEED, name, 'available');
+    // Nothing listens at the endpoint yet: Cluster API's connections to it are refused on loopback.
+    const endpointPort = await freePort();
+    const files = bmcs!.files;
+    const variables = seedVariables({
+      CLUSTER_APIENDPOINT_HOST: '127.0.0.1',
+      CLUSTER_APIENDPOINT_PORT: String(endpointPort),
+      IMAGE_URL: files.diskURL,
+      IMAGE_CHECKSUM: files.diskChecksumURL,
+    });
+    const generated = await generateSeed(variables);
+    expect(generated, generated.stderr).toEqual(expect.objectContaining({ code: 0 }));
+    expect(await kubectlApply(client.kubeconfig, generated.stdout)).toEqual(expect.objectContaining({ code: 0 }));
+
+    const provisioned = await waitForPoolState(client, SEED, SEED_CONTROL_PLANE, 'provisioned');
+    const machines = JSON.parse(await client.kubectl('get', 'machines.cluster.x-k8s.io', '-n', SEED, '-o', 'json')) as {
+      items: {
+        metadata: { name: string; labels?: Record<string, string> };
+        spec: { bootstrap: { dataSecretName?: string }; infrastructureRef: { name: string } };
+      }[];
+    };
+    const controlPlane = machines.items.filter((machine) => machine.metadata.labels?.['cluster.x-k8s.io/control-plane'] !== undefined);
+    expect(controlPlane).toHaveLength(1);
+    expect(controlPlane[0]?.spec.bootstrap.dataSecretName).toBeTruthy();
+    expect((provisioned as unknown as { spec: { consumerRef?: { name: string } } }).spec.consumerRef?.name).toBe(controlPlane[0]?.spec.infrastructureRef.name);
+    const [written] = bmcs!.fleet.record(SEED_CONTROL_PLANE).images;
+    expect(written).toEqual(expect.objectContaining({ url: files.diskURL, digest: files.diskSHA256 }));
+    expect(written?.configDrive?.user_data).toMatch(/kubeadm init/u);
+    // The template's metadata: the index-based hostname and the first address of the control plane's IPPool.
+    expect(written?.configDrive?.meta_data).toEqual(expect.objectContaining({ 'local-hostname': 'seed-controlplane-0', ip_address: '192.0.2.10' }));
+
+    // Kubeadm join data waits for an initialized control plane, and no host is taken without it.
+    const workers = machines.items.filter((machine) => machine.metadata.labels?.['cluster.x-k8s.io/deployment-name'] === 'seed-workers');
+    expect(workers).toHaveLength(SEED_WORKERS.length);
+    for (const worker of workers) expect(worker.spec.bootstrap.dataSecretName).toBeUndefined();
+    for (const name of SEED_WORKERS) expect((await host(client, SEED, name)).status?.provisioning?.state).toBe('available');
   });
 
   it('clusterctl upgrade plan reads every installed provider and the repository', async () => {
