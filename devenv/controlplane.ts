@@ -10,6 +10,7 @@ import { applyLoopbackPodPolicy, makeNodePKI, NODE_CONTROLLERS, nodeApiserverArg
 import type { NodeAccess } from './controlplane-node.js';
 import { binary, freePort, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
+import { makeLoopbackServingCert } from './tls.js';
 
 export interface ControlPlane {
   dir: string;
@@ -37,6 +38,47 @@ export interface ControlPlaneOptions {
    * 127.0.0.1:<port>). Off by default: the other tests run without ServiceAccount admission.
    */
   node?: boolean;
+  /**
+   * A cluster's own PKI instead of throwaway keys (a workload cluster whose CA Cluster API made): the
+   * CA signs the serving certificate (127.0.0.1) and is the client CA, and the service-account key
+   * pair is the cluster's. The kubeconfig trusts that CA.
+   */
+  clusterPKI?: ClusterPKI;
+  /** Fixed ports (an endpoint chosen before the cluster starts); free ports otherwise. */
+  ports?: { apiserver?: number; etcd?: number };
+}
+
+export interface ClusterPKI {
+  ca: { cert: string; key: string };
+  serviceAccount: { publicKey: string; privateKey: string };
+}
+
+/** The apiserver's TLS and service-account flags for a cluster PKI, its files written under dir/cluster-pki. */
+function clusterPKIArgs(dir: string, pki: ClusterPKI): string[] {
+  const pkiDir = join(dir, 'cluster-pki');
+  mkdirSync(pkiDir, { recursive: true });
+  writeFileSync(join(pkiDir, 'ca.crt'), pki.ca.cert);
+  writeFileSync(join(pkiDir, 'ca.key'), pki.ca.key, { mode: 0o600 });
+  writeFileSync(join(pkiDir, 'sa.pub'), pki.serviceAccount.publicKey);
+  writeFileSync(join(pkiDir, 'sa.key'), pki.serviceAccount.privateKey, { mode: 0o600 });
+  makeLoopbackServingCert(pkiDir, 'apiserver', 'ca', 2);
+  return [
+    '--authorization-mode=RBAC',
+    `--client-ca-file=${join(pkiDir, 'ca.crt')}`,
+    `--tls-cert-file=${join(pkiDir, 'apiserver.crt')}`,
+    `--tls-private-key-file=${join(pkiDir, 'apiserver.key')}`,
+    `--service-account-key-file=${join(pkiDir, 'sa.pub')}`,
+    `--service-account-signing-key-file=${join(pkiDir, 'sa.key')}`,
+  ];
+}
+
+/** Authorization, admission, TLS and service-account flags for the mode the options ask for. */
+function modeArgs(dir: string, options: ControlPlaneOptions): string[] {
+  if (options.clusterPKI !== undefined) return clusterPKIArgs(dir, options.clusterPKI);
+  const keys = writeServiceAccountKeys(dir);
+  const keyArgs = [`--service-account-key-file=${keys.publicKey}`, `--service-account-signing-key-file=${keys.privateKey}`];
+  if (options.node === true) return [...nodeApiserverArgs(makeNodePKI(dir)), ...keyArgs];
+  return ['--authorization-mode=RBAC', '--disable-admission-plugins=ServiceAccount', ...keyArgs];
 }
 
 function writeServiceAccountKeys(dir: string): { publicKey: string; privateKey: string } {
@@ -51,8 +93,8 @@ function writeServiceAccountKeys(dir: string): { publicKey: string; privateKey: 
   return paths;
 }
 
-async function startEtcd(dir: string, logDir: string, detached: boolean): Promise<{ process: StartedProcess; url: string }> {
-  const [client, peer] = [await freePort(), await freePort()];
+async function startEtcd(dir: string, logDir: string, detached: boolean, port?: number): Promise<{ process: StartedProcess; url: string }> {
+  const [client, peer] = [port ?? (await freePort()), await freePort()];
   const url = `http://127.0.0.1:${String(client)}`;
   const peerURL = `http://127.0.0.1:${String(peer)}`;
   const process = startProcess({
@@ -76,9 +118,7 @@ async function startEtcd(dir: string, logDir: string, detached: boolean): Promis
   return { process, url };
 }
 
-function apiserverArgs(dir: string, etcdURL: string, port: number, node: boolean): string[] {
-  const keys = writeServiceAccountKeys(dir);
-  const modeArgs = node ? nodeApiserverArgs(makeNodePKI(dir)) : ['--authorization-mode=RBAC', '--disable-admission-plugins=ServiceAccount'];
+function apiserverArgs(dir: string, etcdURL: string, port: number, options: ControlPlaneOptions): string[] {
   return [
     `--etcd-servers=${etcdURL}`,
     '--bind-address=127.0.0.1',
@@ -86,10 +126,8 @@ function apiserverArgs(dir: string, etcdURL: string, port: number, node: boolean
     `--secure-port=${String(port)}`,
     `--cert-dir=${join(dir, 'certs')}`,
     `--token-auth-file=${join(dir, 'tokens.csv')}`,
-    ...modeArgs,
+    ...modeArgs(dir, options),
     '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-    `--service-account-key-file=${keys.publicKey}`,
-    `--service-account-signing-key-file=${keys.privateKey}`,
     // Only a configuration value: no Service IP from this range is ever contacted.
     '--service-cluster-ip-range=10.96.0.0/24',
     // A 127.0.0.1 endpoint for the kubernetes Service is invalid; without this the apiserver
@@ -100,8 +138,8 @@ function apiserverArgs(dir: string, etcdURL: string, port: number, node: boolean
   ];
 }
 
-function writeKubeconfig(dir: string, server: string, token: string): string {
-  const certificate = readFileSync(join(dir, 'certs', 'apiserver.crt'));
+function writeKubeconfig(dir: string, server: string, token: string, clusterPKI: ClusterPKI | undefined): string {
+  const certificate = clusterPKI === undefined ? readFileSync(join(dir, 'certs', 'apiserver.crt')) : Buffer.from(clusterPKI.ca.cert);
   const kubeconfig = {
     apiVersion: 'v1',
     kind: 'Config',
@@ -222,10 +260,10 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const logDir = join(dir, 'logs');
   mkdirSync(logDir, { recursive: true });
   const token = writeAdminToken(dir);
-  const etcd = await startEtcd(dir, logDir, detached);
-  const port = await freePort();
+  const etcd = await startEtcd(dir, logDir, detached, options.ports?.etcd);
+  const port = options.ports?.apiserver ?? (await freePort());
   const server = `https://127.0.0.1:${String(port)}`;
-  const args = apiserverArgs(dir, etcd.url, port, options.node === true);
+  const args = apiserverArgs(dir, etcd.url, port, options);
   const startApiserver = (): StartedProcess => startProcess({ name: 'kube-apiserver', command: binary('kube-apiserver'), args, logDir, detached });
   const processes = [etcd.process, startApiserver()];
   const restartApiserver = apiserverRestarter(processes, startApiserver, async () => apiserverReady(server, token));
@@ -236,7 +274,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   };
   try {
     await waitFor('kube-apiserver /readyz', async () => apiserverReady(server, token), 120_000, 500);
-    const kubeconfig = writeKubeconfig(dir, server, token);
+    const kubeconfig = writeKubeconfig(dir, server, token, options.clusterPKI);
     const access = await startControllers(options, { dir, kubeconfig, port, logDir, detached }, processes);
     return { dir, kubeconfig, server, processes, ...(access === undefined ? {} : { node: access }), restartApiserver, stop };
   } catch (error) {

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { KUBECONFIG_SECRET_KEY, kubeconfigSecretName } from '../domain/capi/requests.js';
 import { CLUSTER_NAME_LABEL } from '../domain/capi/types.js';
 import { startControlPlane } from './controlplane.js';
-import type { ControlPlane } from './controlplane.js';
+import type { ClusterPKI, ControlPlane } from './controlplane.js';
 import { binary } from './processes.js';
 
 const run = promisify(execFile);
@@ -42,6 +42,8 @@ export interface WorkloadCluster {
   readonly kubeconfig: string;
   /** kubectl against the workload cluster; throws on a non-zero exit. */
   kubectl(...args: string[]): Promise<string>;
+  /** kubectl with `input` on stdin (create -f -). */
+  kubectlInput(args: string[], input: string): Promise<string>;
   /** The Secret Cluster API writes for `cluster` in `namespace`, as a JSON manifest. */
   kubeconfigSecret(cluster: string, namespace: string): string;
   /** Registers a Node as a kubelet does on first start (no providerID unless the kubelet had one). */
@@ -98,6 +100,10 @@ export interface WorkloadOptions {
   dir: string;
   /** Leave etcd and kube-apiserver running after this Node process exits (scripts/env.ts). */
   detached?: boolean;
+  /** The cluster's own CA and service-account keys (Cluster API's `<cluster>-ca` and `-sa` Secrets). */
+  clusterPKI?: ClusterPKI;
+  /** Fixed ports: the control-plane endpoint and an external etcd chosen before the cluster exists. */
+  ports?: { apiserver?: number; etcd?: number };
 }
 
 function nodeManifest(node: KubeletNode): string {
@@ -123,7 +129,13 @@ async function kubectlIn(kubeconfig: string, args: string[], input?: string): Pr
 }
 
 export async function startWorkloadCluster(options: WorkloadOptions): Promise<WorkloadCluster> {
-  const controlPlane = await startControlPlane({ dir: options.dir, controllerManager: false, detached: options.detached === true });
+  const controlPlane = await startControlPlane({
+    dir: options.dir,
+    controllerManager: false,
+    detached: options.detached === true,
+    ...(options.clusterPKI === undefined ? {} : { clusterPKI: options.clusterPKI }),
+    ...(options.ports === undefined ? {} : { ports: options.ports }),
+  });
   const { kubeconfig } = controlPlane;
   const kubectl = async (...args: string[]): Promise<string> => kubectlIn(kubeconfig, args);
   const reader = apiReader(kubeconfig);
@@ -132,6 +144,7 @@ export async function startWorkloadCluster(options: WorkloadOptions): Promise<Wo
     controlPlane,
     kubeconfig,
     kubectl,
+    kubectlInput: async (args, input) => kubectlIn(kubeconfig, args, input),
     kubeconfigSecret: (cluster, namespace) => {
       const value = Buffer.from(readFileSync(kubeconfig)).toString('base64');
       const metadata = { name: kubeconfigSecretName(cluster), namespace, labels: { [CLUSTER_NAME_LABEL]: cluster } };

@@ -1,14 +1,21 @@
-// `clusterctl init` as a Metal3 user runs it, against a management cluster that runs pods: the
-// local control plane with a real kubelet + containerd node (devenv/node.ts), cert-manager
-// beside it (devenv/cert-manager.ts), and a local provider repository holding Cluster API's core,
-// kubeadm bootstrap and kubeadm control-plane providers of the release tools/cluster-api pins
+// The seed story as a Metal3 user runs it, against a management cluster that runs pods: the local
+// control plane with a real kubelet + containerd node (devenv/node.ts), cert-manager beside it
+// (devenv/cert-manager.ts), and a local provider repository holding Cluster API's core, kubeadm
+// bootstrap and kubeadm control-plane providers of the release tools/cluster-api pins
 // (devenv/capi-repository.ts) and Ironhook as `metal3` (scripts/clusterctl-repo.ts). Every
 // provider's image is built here (scripts/image.sh, `capi` for Cluster API's managers), mapped by
 // clusterctl's `images:` setting and never pulled. The node is loopback-only, so the repository's
 // copies of the components carry the loopback profile (devenv/loopback-components.ts): own ports
-// per manager, webhooks called by URL. What runs afterwards is the real thing: the managers'
-// admission webhooks answer the API server with cert-manager's certificates, and Ironhook's pods
-// take a host to `available` through the emulated BMC.
+// per manager, webhooks called by URL.
+//
+// `clusterctl init` installs the four providers; the seed's cluster template is rendered by
+// `clusterctl generate cluster` and applied: KubeadmControlPlane and the MachineDeployment create
+// Machines, the kubeadm bootstrap provider writes init and join data, Ironhook's pods provision
+// hosts selected by role with it through the emulated BMCs and the fake agent, and set the Nodes'
+// providerIDs. What the hosts would do themselves (kubeadm init, kubelets) is played in the
+// workload cluster by kubeadm-play.ts, with the CA KubeadmControlPlane generated; its etcd is
+// external (kubeadm-play.ts says why). `clusterctl describe cluster` shows the seed Available.
+// `upgrade plan` and `delete` close it.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,11 +29,26 @@ import { kubectlApply, kubectlFor } from '../../devenv/environment.js';
 import { builtImages } from '../../devenv/images.js';
 import { loopbackComponents, type ManagerPorts } from '../../devenv/loopback-components.js';
 import { startNode, type Node } from '../../devenv/node.js';
+import { startWorkloadCluster, type WorkloadCluster } from '../../devenv/workload.js';
 import { freePort, waitFor } from '../../devenv/processes.js';
 import { PROVIDER_NAMESPACE, providerVersion, writeProviders } from '../../scripts/clusterctl-repo.js';
 import { runClusterctl, type ClusterctlResult } from '../support/clusterctl.js';
 import { prepareChart } from '../support/helm.js';
 import { chooseLocalNodePorts, LOCAL_PROFILE, writeRunValues, type LocalNodePorts } from '../support/local-node.js';
+import { playKubeadmInit, playKubeletJoin } from './kubeadm-play.js';
+import {
+  createExternalEtcdSecrets,
+  createSeedHosts,
+  hostUID,
+  SEED,
+  SEED_CONTROL_PLANE,
+  SEED_WORKERS,
+  seedClusterPKI,
+  seedMachines,
+  seedVariables,
+  withExternalEtcd,
+  writtenConfigDrive,
+} from './seed-support.js';
 import { apply, createNamespace, host, poolHostYAML, waitForGone, waitForPoolState, type ClusterClient } from './support.js';
 
 const PASSWORD = 'canary-Cctl-8e3f1';
@@ -39,10 +61,6 @@ const PROVIDER_NAMESPACES: Record<string, string> = {
   'infrastructure-metal3': PROVIDER_NAMESPACE,
 };
 const WAIT = ['--wait-providers', '--wait-provider-timeout', '600'];
-const SEED = 'seed';
-/** The seed's hosts by role (the template selects them by the label role). */
-const SEED_CONTROL_PLANE = 'rf-1';
-const SEED_WORKERS = ['rf-2', 'rf-3'];
 
 let dir = '';
 let config = '';
@@ -53,6 +71,9 @@ let bmcs: BMCs | undefined;
 let client: ClusterClient;
 let capiVersion = '';
 let ports: LocalNodePorts;
+/** The seed's control-plane endpoint and its external etcd, on loopback. */
+const seedPorts = { apiserver: 0, etcd: 0 };
+let workload: WorkloadCluster | undefined;
 
 const clusterctl = (args: string[], env: Record<string, string> = {}): Promise<ClusterctlResult> =>
   runClusterctl(dir, [...args, '--config', config, '--kubeconfig', plane?.kubeconfig ?? ''], env);
@@ -76,23 +97,9 @@ async function providers(): Promise<string[]> {
   return list.items.map((item) => `${item.metadata.namespace}/${item.metadata.name}@${item.version}`).sort();
 }
 
-/**
- * The seed template's variables. Addresses are documentation addresses (192.0.2.0/24): Ironhook
- * only writes them into the hosts' network data, and Cluster API only ever connects to the
- * control-plane endpoint, which a real apply points at 127.0.0.1.
- */
-function seedVariables(overrides: Record<string, string>): Record<string, string> {
-  return {
-    CLUSTER_APIENDPOINT_HOST: '192.0.2.5',
-    CONTROL_PLANE_IP_START: '192.0.2.10',
-    CONTROL_PLANE_IP_END: '192.0.2.19',
-    WORKER_IP_START: '192.0.2.20',
-    WORKER_IP_END: '192.0.2.99',
-    IP_GATEWAY: '192.0.2.1',
-    IMAGE_URL: 'http://192.0.2.1/images/node.raw',
-    IMAGE_CHECKSUM: 'http://192.0.2.1/images/node.raw.sha256sum',
-    ...overrides,
-  };
+/** A field of a seed object in the management cluster, by kubectl jsonpath. */
+async function jsonpath(kind: string, name: string, path: string): Promise<string> {
+  return client.kubectl('get', kind, name, '-n', SEED, '-o', `jsonpath=${path}`);
 }
 
 async function generateSeed(variables: Record<string, string>): Promise<ClusterctlResult> {
@@ -110,7 +117,15 @@ async function writeRepository(): Promise<string> {
   const runValues = writeRunValues(dir, ports, bmcs!.files);
   const ironhook = writeProviders(repository, { valueFiles: [LOCAL_PROFILE, runValues], transform: (objects) => loopbackComponents(objects) });
   const file = join(repository, 'clusterctl.yaml');
-  writeFileSync(file, stringify({ providers: [...capi, ...ironhook], images: localCAPIImages() }, { lineWidth: 0 }));
+  writeFileSync(
+    file,
+    stringify(
+      // cert-manager is the site's (devenv/cert-manager.ts): clusterctl waits for its API and never
+      // installs one (it would fetch a release from GitHub when a first check fails).
+      { providers: [...capi, ...ironhook], images: localCAPIImages(), 'cert-manager': { externallyProvisioned: 'true' } },
+      { lineWidth: 0 },
+    ),
+  );
   return file;
 }
 
@@ -132,7 +147,20 @@ beforeAll(async () => {
   config = await writeRepository();
 }, 900_000);
 
+/** KEEP_TEST_DIR: the seed's objects and every provider's manager log, kept in the test directory. */
+async function keepDiagnostics(): Promise<void> {
+  const kinds = 'cluster,kubeadmcontrolplane,machine,metal3machine,kubeadmconfig,bmh,metal3data';
+  const dump = await client.kubectlResult('get', kinds, '-n', SEED, '-o', 'yaml');
+  writeFileSync(join(dir, 'seed-objects.yaml'), dump.stdout + dump.stderr);
+  for (const namespace of Object.values(PROVIDER_NAMESPACES)) {
+    const logs = await client.kubectlResult('logs', '-n', namespace, '--all-containers', '--prefix', '-l', 'cluster.x-k8s.io/provider', '--tail=-1');
+    writeFileSync(join(dir, `${namespace}.log`), logs.stdout + logs.stderr);
+  }
+}
+
 afterAll(async () => {
+  if (process.env.KEEP_TEST_DIR !== undefined && plane !== undefined) await keepDiagnostics().catch(() => undefined);
+  await workload?.stop();
   await bmcs?.close();
   await node?.stop();
   await certManager?.stop();
@@ -218,48 +246,64 @@ describe('clusterctl init against a management cluster that runs pods', () => {
   });
 
   it("the seed applied: KubeadmControlPlane's Machine gets kubeadm init data and Ironhook provisions a control-plane host with it; workers wait for the control plane", async () => {
-    for (const [name, role] of [[SEED_CONTROL_PLANE, 'control-plane'], ...SEED_WORKERS.map((worker) => [worker, 'worker'])] as const) {
-      const spec = { bootMACAddress: redfishMAC(name), bmc: { address: bmcs!.address(name), credentialsName: `${name}-bmc-secret` } };
-      await apply(client, poolHostYAML(name, PASSWORD, spec), SEED);
-      await client.kubectl('label', 'bmh', name, '-n', SEED, `role=${role}`);
-    }
-    for (const name of [SEED_CONTROL_PLANE, ...SEED_WORKERS]) await waitForPoolState(client, SEED, name, 'available');
+    await createSeedHosts(client, bmcs!, PASSWORD);
     // Nothing listens at the endpoint yet: Cluster API's connections to it are refused on loopback.
-    const endpointPort = await freePort();
+    seedPorts.apiserver = await freePort();
+    seedPorts.etcd = await freePort();
     const files = bmcs!.files;
     const variables = seedVariables({
       CLUSTER_APIENDPOINT_HOST: '127.0.0.1',
-      CLUSTER_APIENDPOINT_PORT: String(endpointPort),
+      CLUSTER_APIENDPOINT_PORT: String(seedPorts.apiserver),
       IMAGE_URL: files.diskURL,
       IMAGE_CHECKSUM: files.diskChecksumURL,
     });
     const generated = await generateSeed(variables);
     expect(generated, generated.stderr).toEqual(expect.objectContaining({ code: 0 }));
-    expect(await kubectlApply(client.kubeconfig, generated.stdout)).toEqual(expect.objectContaining({ code: 0 }));
+    await createExternalEtcdSecrets(client, dir);
+    expect(await kubectlApply(client.kubeconfig, withExternalEtcd(generated.stdout, seedPorts.etcd))).toEqual(expect.objectContaining({ code: 0 }));
 
     const provisioned = await waitForPoolState(client, SEED, SEED_CONTROL_PLANE, 'provisioned');
-    const machines = JSON.parse(await client.kubectl('get', 'machines.cluster.x-k8s.io', '-n', SEED, '-o', 'json')) as {
-      items: {
-        metadata: { name: string; labels?: Record<string, string> };
-        spec: { bootstrap: { dataSecretName?: string }; infrastructureRef: { name: string } };
-      }[];
-    };
-    const controlPlane = machines.items.filter((machine) => machine.metadata.labels?.['cluster.x-k8s.io/control-plane'] !== undefined);
-    expect(controlPlane).toHaveLength(1);
-    expect(controlPlane[0]?.spec.bootstrap.dataSecretName).toBeTruthy();
-    expect((provisioned as unknown as { spec: { consumerRef?: { name: string } } }).spec.consumerRef?.name).toBe(controlPlane[0]?.spec.infrastructureRef.name);
-    const [written] = bmcs!.fleet.record(SEED_CONTROL_PLANE).images;
-    expect(written).toEqual(expect.objectContaining({ url: files.diskURL, digest: files.diskSHA256 }));
-    expect(written?.configDrive?.user_data).toMatch(/kubeadm init/u);
+    const { controlPlane, workers } = await seedMachines(client);
+    expect(controlPlane.map((machine) => machine.spec.bootstrap.dataSecretName)).toEqual([expect.stringMatching(/^seed-/u)]);
+    expect((provisioned as unknown as { spec: { consumerRef: { name: string } } }).spec.consumerRef.name).toBe(controlPlane[0]!.spec.infrastructureRef.name);
+    expect(bmcs!.fleet.record(SEED_CONTROL_PLANE).images).toEqual([expect.objectContaining({ url: files.diskURL, digest: files.diskSHA256 })]);
+    const drive = writtenConfigDrive(bmcs!, SEED_CONTROL_PLANE);
+    expect(drive.user_data).toMatch(/kubeadm init/u);
     // The template's metadata: the index-based hostname and the first address of the control plane's IPPool.
-    expect(written?.configDrive?.meta_data).toEqual(expect.objectContaining({ 'local-hostname': 'seed-controlplane-0', ip_address: '192.0.2.10' }));
+    expect(drive.meta_data).toEqual(expect.objectContaining({ 'local-hostname': 'seed-controlplane-0', ip_address: '192.0.2.10' }));
 
     // Kubeadm join data waits for an initialized control plane, and no host is taken without it.
-    const workers = machines.items.filter((machine) => machine.metadata.labels?.['cluster.x-k8s.io/deployment-name'] === 'seed-workers');
-    expect(workers).toHaveLength(SEED_WORKERS.length);
-    for (const worker of workers) expect(worker.spec.bootstrap.dataSecretName).toBeUndefined();
+    expect(workers.map((machine) => machine.spec.bootstrap.dataSecretName)).toEqual(SEED_WORKERS.map(() => undefined));
     for (const name of SEED_WORKERS) expect((await host(client, SEED, name)).status?.provisioning?.state).toBe('available');
   });
+
+  it('the control plane comes up (kubeadm and kubelets played), workers join with join data, and clusterctl describe shows the seed Available', async () => {
+    workload = await startWorkloadCluster({ dir: join(dir, 'workload'), clusterPKI: await seedClusterPKI(client), ports: seedPorts });
+    const userData = writtenConfigDrive(bmcs!, SEED_CONTROL_PLANE).user_data ?? '';
+    await playKubeadmInit(workload, { name: 'seed-controlplane-0', uuid: await hostUID(client, SEED_CONTROL_PLANE), userData });
+    const providerID = async (): Promise<string> => (await workload!.node('seed-controlplane-0'))?.spec?.providerID ?? '';
+    await waitFor('providerID on seed-controlplane-0', async () => (await providerID()).startsWith('metal3://'), 180_000, 1000);
+    const initialized = async (): Promise<boolean> =>
+      (await jsonpath('kubeadmcontrolplane', 'seed', '{.status.initialization.controlPlaneInitialized}')) === 'true';
+    await waitFor('KubeadmControlPlane initialized', initialized, 180_000, 1000);
+
+    for (const name of SEED_WORKERS) {
+      await waitForPoolState(client, SEED, name, 'provisioned');
+      const drive = writtenConfigDrive(bmcs!, name);
+      expect(drive.user_data).toMatch(/kubeadm join/u);
+      const hostname = String(drive.meta_data['local-hostname']);
+      expect(hostname).toMatch(/^worker-\d+$/u);
+      await playKubeletJoin(workload, { name: hostname, uuid: await hostUID(client, name) });
+    }
+    const available = async (): Promise<boolean> => (await jsonpath('cluster', 'seed', '{.status.conditions[?(@.type=="Available")].status}')) === 'True';
+    await waitFor('Cluster seed Available', available, 300_000, 2000);
+    const described = await clusterctl(['describe', 'cluster', 'seed', '-n', SEED]);
+    process.stdout.write(`clusterctl describe cluster seed:\n${described.stdout}\n`);
+    expect(described, described.stderr).toEqual(expect.objectContaining({ code: 0 }));
+    expect(described.stdout).toMatch(/^Cluster seed\/seed\s+3\/3\s+3\s+3\s+3\s+True\s+Available/mu);
+    expect(described.stdout).toMatch(/KubeadmControlPlane seed\/seed, v1\.34\.2\s+1\/1\s+1\s+1\s+1\s+True\s+Available/u);
+    expect(described.stdout).toMatch(/MachineDeployment seed\/seed-workers, v1\.34\.2\s+2\/2\s+2\s+2\s+2\s+True\s+Available/u);
+  }, 600_000);
 
   it('clusterctl upgrade plan reads every installed provider and the repository', async () => {
     const result = await clusterctl(['upgrade', 'plan']);
