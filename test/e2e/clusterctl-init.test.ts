@@ -191,6 +191,7 @@ describe('clusterctl init against a management cluster that runs pods', () => {
     const result = await clusterctl(['init', '--infrastructure', 'metal3', ...WAIT]);
     expect(result, result.stderr).toEqual(expect.objectContaining({ code: 0 }));
     expect(await providers()).toContain(`${PROVIDER_NAMESPACE}/infrastructure-metal3@${providerVersion()}`);
+    process.stdout.write(`kubectl get providers -A:\n${await client.kubectl('get', 'providers.clusterctl.cluster.x-k8s.io', '-A')}\n`);
     // --wait-providers waits for the Deployments; Metacontroller is a StatefulSet.
     await waitFor(
       'Ironhook pods ready',
@@ -247,6 +248,7 @@ describe('clusterctl init against a management cluster that runs pods', () => {
 
   it("the seed applied: KubeadmControlPlane's Machine gets kubeadm init data and Ironhook provisions a control-plane host with it; workers wait for the control plane", async () => {
     await createSeedHosts(client, bmcs!, PASSWORD);
+    process.stdout.write(`kubectl -n seed get bmh:\n${await client.kubectl('get', 'bmh', '-n', SEED)}\n`);
     // Nothing listens at the endpoint yet: Cluster API's connections to it are refused on loopback.
     seedPorts.apiserver = await freePort();
     seedPorts.etcd = await freePort();

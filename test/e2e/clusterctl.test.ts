@@ -16,6 +16,7 @@ import { kubectlApply, kubectlFor } from '../../devenv/environment.js';
 import { PROVIDER_NAMESPACE, providerVersion, writeRepository } from '../../scripts/clusterctl-repo.js';
 import { runClusterctl, type ClusterctlResult } from '../support/clusterctl.js';
 import { prepareChart } from '../support/helm.js';
+import { seedVariables } from './seed-support.js';
 
 interface KubeObject {
   apiVersion: string;
@@ -25,16 +26,7 @@ interface KubeObject {
 }
 
 /** What the seed's cluster needs besides the command line's counts and version. */
-const SEED_VARIABLES: Record<string, string> = {
-  CLUSTER_APIENDPOINT_HOST: '192.0.2.5',
-  CONTROL_PLANE_IP_START: '192.0.2.10',
-  CONTROL_PLANE_IP_END: '192.0.2.19',
-  WORKER_IP_START: '192.0.2.20',
-  WORKER_IP_END: '192.0.2.99',
-  IP_GATEWAY: '192.0.2.1',
-  IMAGE_URL: 'http://192.0.2.1/images/node.raw',
-  IMAGE_CHECKSUM: 'http://192.0.2.1/images/node.raw.sha256sum',
-};
+const SEED_VARIABLES = seedVariables({});
 const NAMESPACE = 'seed';
 
 let dir = '';
