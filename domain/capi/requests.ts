@@ -63,7 +63,10 @@ export const NodeAction = {
   SetProviderID: 'SetProviderID',
   /** Save the Node's labels and annotations into status, then delete it. A missing Node succeeds. */
   Fence: 'Fence',
-  /** Wait until the Node named `node.name` exists, then add the saved labels/annotations it lacks. */
+  /**
+   * Wait until the Node named `node.name` exists, then add the saved labels/annotations it lacks,
+   * and `providerID` (the fenced Node's) when the Node has none: a kubelet re-registers without one.
+   */
   Restore: 'Restore',
   /**
    * Make the labels of Node `node.name` under `syncLabels.prefixes` equal to `syncLabels.labels`

@@ -205,17 +205,30 @@ function missing(present: Record<string, string> | undefined, saved: Record<stri
   return added.length === 0 ? undefined : Object.fromEntries(added);
 }
 
-async function addMissing(
-  call: Call,
-  node: NodeJSON,
-  labels: Record<string, string> | undefined,
-  annotations: Record<string, string> | undefined,
-): Promise<NodeOutcome | undefined> {
-  const patched = await guardedPatch(call, node, { metadata: { ...(labels && { labels }), ...(annotations && { annotations }) } });
+/** What a Restore adds to the re-created Node: only what it lacks (existing keys and a providerID win). */
+interface Restoration {
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  providerID?: string;
+}
+
+function restoration(op: NodeOperation, node: NodeJSON): Restoration {
+  const saved = op.spec.restore ?? { labels: {}, annotations: {} };
+  const labels = missing(node.metadata.labels, saved.labels);
+  const annotations = missing(node.metadata.annotations, saved.annotations);
+  const providerID = (node.spec?.providerID ?? '') === '' ? op.spec.providerID : undefined;
+  return { ...(labels && { labels }), ...(annotations && { annotations }), ...(providerID && { providerID }) };
+}
+
+async function addMissing(call: Call, node: NodeJSON, restore: Restoration): Promise<NodeOutcome | undefined> {
+  const { labels, annotations, providerID } = restore;
+  const metadata = { ...(labels && { labels }), ...(annotations && { annotations }) };
+  const patched = await guardedPatch(call, node, { metadata, ...(providerID !== undefined && { spec: { providerID } }) });
   const count = Object.keys({ ...labels }).length + Object.keys({ ...annotations }).length;
+  const withID = providerID === undefined ? '' : ` and its providerID ${providerID}`;
   return patched === undefined
     ? undefined
-    : succeeded(call, `restored ${String(count)} labels and annotations on Node ${node.metadata.name}`, observed(patched, true));
+    : succeeded(call, `restored ${String(count)} labels and annotations${withID} on Node ${node.metadata.name}`, observed(patched, true));
 }
 
 async function restoreOnce(call: Call): Promise<NodeOutcome | undefined> {
@@ -224,13 +237,11 @@ async function restoreOnce(call: Call): Promise<NodeOutcome | undefined> {
   if (node === undefined) {
     return { kind: 'waiting', message: `waiting for Node ${name} to be re-created` };
   }
-  const saved = call.op.spec.restore ?? { labels: {}, annotations: {} };
-  const labels = missing(node.metadata.labels, saved.labels);
-  const annotations = missing(node.metadata.annotations, saved.annotations);
-  if (labels === undefined && annotations === undefined) {
+  const restore = restoration(call.op, node);
+  if (Object.keys(restore).length === 0) {
     return succeeded(call, `Node ${name} has every saved label and annotation`, observed(node, true));
   }
-  return addMissing(call, node, labels, annotations);
+  return addMissing(call, node, restore);
 }
 
 /**

@@ -73,14 +73,27 @@ export function taints(ctx: RemediationContext): NodeOperation[] {
 }
 
 /** What the backups saved, merged; the oldest value of a key wins (later fences saw a restored Node). */
-function restoreData(saved: readonly NodeOperation[]): { node: string; labels: Record<string, string>; annotations: Record<string, string> } {
+interface RestoreData {
+  node: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  /** The providerID the oldest fenced Node had: a re-registered Node has none until someone sets it. */
+  providerID: string;
+}
+
+function restoreData(saved: readonly NodeOperation[]): RestoreData {
   const labels: Record<string, string> = {};
   const annotations: Record<string, string> = {};
   for (const fence of [...saved].reverse()) {
     Object.assign(labels, fence.status?.node?.labels);
     Object.assign(annotations, fence.status?.node?.annotations);
   }
-  return { node: saved[0]?.status?.node?.name ?? '', labels, annotations };
+  return { node: saved[0]?.status?.node?.name ?? '', labels, annotations, providerID: savedProviderID(saved) };
+}
+
+function savedProviderID(saved: readonly NodeOperation[]): string {
+  const providerIDs = saved.map((fence) => fence.status?.node?.providerID ?? '');
+  return providerIDs.find((id) => id !== '') ?? '';
 }
 
 function labels(ctx: RemediationContext, purpose: string): Record<string, string> {
@@ -116,6 +129,7 @@ export function restoreRequest(ctx: RemediationContext): NodeOperation {
       action: NodeAction.Restore,
       cluster: { name: ctx.clusterName },
       node: { name: data.node },
+      ...(data.providerID !== '' && { providerID: data.providerID }),
       restore: { annotations: data.annotations, labels: data.labels },
     },
   };

@@ -535,6 +535,20 @@ describe('NodeOperation Fence and Restore', () => {
     expect(node?.metadata.labels).toEqual({ role: 'control-plane', zone: 'b4' });
     expect(node?.metadata.annotations).toEqual({ note: 'keep me' });
   });
+
+  it("Restore puts the fenced Node's providerID back on a re-created Node without one, and leaves another one alone", async () => {
+    const ns = await namespace();
+    const restore = { labels: { role: 'worker' }, annotations: {} };
+    await createNode('reborn-bare', {});
+    await createNode('reborn-claimed', {}, { providerID: 'metal3://other' });
+    await createNodeOperation(ns, 'restore-bare', { action: 'Restore', node: { name: 'reborn-bare' }, providerID: 'metal3://saved', restore });
+    await createNodeOperation(ns, 'restore-claimed', { action: 'Restore', node: { name: 'reborn-claimed' }, providerID: 'metal3://saved', restore });
+    expect(await nodeOpFinished(ns, 'restore-bare')).toMatchObject({ phase: 'Succeeded', node: { name: 'reborn-bare', providerID: 'metal3://saved' } });
+    expect(await nodeOpFinished(ns, 'restore-claimed')).toMatchObject({ phase: 'Succeeded', node: { name: 'reborn-claimed', providerID: 'metal3://other' } });
+    expect((await getNode('reborn-bare'))?.spec?.providerID).toBe('metal3://saved');
+    expect((await getNode('reborn-claimed'))?.spec?.providerID).toBe('metal3://other');
+    expect((await getNode('reborn-claimed'))?.metadata.labels).toEqual({ role: 'worker' });
+  });
 });
 
 describe('NodeOperation SyncLabels', () => {

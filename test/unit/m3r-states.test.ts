@@ -118,6 +118,15 @@ describe('metal3remediation requests', () => {
     });
   });
 
+  it("Restore carries the fenced Node's providerID: a kubelet re-registers the Node without one", () => {
+    const withID = nodeOp('Fence', 1, {
+      phase: 'Succeeded',
+      node: { name: 'node-0', providerID: 'metal3://metal3/host-0/worker-0-m3m', labels: {}, annotations: {} },
+    });
+    const spec = child({ ...W, ...BACK, children: [withID] }, 'worker-0-restore-1').spec as { providerID?: string };
+    expect(spec.providerID).toBe('metal3://metal3/host-0/worker-0-m3m');
+  });
+
   it('Restore merges backups, the older value of a key wins', () => {
     const second = nodeOp('Fence', 2, { phase: 'Succeeded', node: { name: 'node-0', labels: { role: 'changed', extra: 'x' }, annotations: {} } });
     const spec = child({ ...W, retryCount: 1, ...BACK, children: [fenced(1), second] }, 'worker-0-restore-2').spec as { restore: unknown };

@@ -52,7 +52,7 @@ export type NodeOperationSpec = {
     hostnames?: string[];
   };
   /**
-   * SetProviderID, the providerID to set.
+   * SetProviderID, the providerID to set; Restore, the fenced Node's providerID, set when the re-created Node has none.
    */
   providerID?: string;
   /**
