@@ -15,7 +15,9 @@
 // providerIDs. What the hosts would do themselves (kubeadm init, kubelets) is played in the
 // workload cluster by kubeadm-play.ts, with the CA KubeadmControlPlane generated; its etcd is
 // external (kubeadm-play.ts says why). `clusterctl describe cluster` shows the seed Available.
-// `upgrade plan` and `delete` close it.
+// Twenty servers are registered (one for the control plane, nineteen for workers); the second
+// day (seed-day2.ts) remediates a worker by reboot through the template's MachineHealthCheck and
+// rolls the workers to a new image on the same hosts. `upgrade plan` and `delete` close it.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,13 +38,17 @@ import { runClusterctl, type ClusterctlResult } from '../support/clusterctl.js';
 import { prepareChart } from '../support/helm.js';
 import { chooseLocalNodePorts, LOCAL_PROFILE, writeRunValues, type LocalNodePorts } from '../support/local-node.js';
 import { playKubeadmInit, playKubeletJoin } from './kubeadm-play.js';
+import { remediateUnreachableWorker, rollingUpgradeReusesHosts } from './seed-day2.js';
 import {
+  claimedWorkerHosts,
   createExternalEtcdSecrets,
   createSeedHosts,
   hostUID,
   SEED,
   SEED_CONTROL_PLANE,
-  SEED_WORKERS,
+  SEED_SERVERS,
+  SEED_WORKER_HOSTS,
+  SEED_WORKER_REPLICAS,
   seedClusterPKI,
   seedMachines,
   seedVariables,
@@ -104,7 +110,7 @@ async function jsonpath(kind: string, name: string, path: string): Promise<strin
 
 async function generateSeed(variables: Record<string, string>): Promise<ClusterctlResult> {
   const args = ['generate', 'cluster', 'seed', '--infrastructure', 'metal3', '--target-namespace', SEED, '--kubernetes-version', 'v1.34.2'];
-  return clusterctl([...args, '--worker-machine-count', String(SEED_WORKERS.length)], variables);
+  return clusterctl([...args, '--worker-machine-count', String(SEED_WORKER_REPLICAS)], variables);
 }
 
 /** The repository: Cluster API's three providers and Ironhook, each manager on its own loopback ports. */
@@ -142,14 +148,14 @@ beforeAll(async () => {
   client = { kubeconfig: plane.kubeconfig, ...kubectlFor(plane.kubeconfig) };
   node = await startNode({ controlPlane: plane, dir: join(dir, 'node'), images: [...images.values()].map((image) => image.archives.docker.path) });
   certManager = await startCertManager({ dir, kubeconfig: plane.kubeconfig });
-  bmcs = await startBMCs({ dir, password: PASSWORD, redfishHosts: 1 + 1 + SEED_WORKERS.length });
+  bmcs = await startBMCs({ dir, password: PASSWORD, redfishHosts: 1 + SEED_SERVERS });
   ports = await chooseLocalNodePorts();
   config = await writeRepository();
 }, 900_000);
 
 /** KEEP_TEST_DIR: the seed's objects and every provider's manager log, kept in the test directory. */
 async function keepDiagnostics(): Promise<void> {
-  const kinds = 'cluster,kubeadmcontrolplane,machine,metal3machine,kubeadmconfig,bmh,metal3data';
+  const kinds = 'cluster,kubeadmcontrolplane,machinedeployment,machine,metal3machine,kubeadmconfig,bmh,metal3data,machinehealthcheck,metal3remediation';
   const dump = await client.kubectlResult('get', kinds, '-n', SEED, '-o', 'yaml');
   writeFileSync(join(dir, 'seed-objects.yaml'), dump.stdout + dump.stderr);
   for (const namespace of Object.values(PROVIDER_NAMESPACES)) {
@@ -287,8 +293,9 @@ describe('clusterctl init against a management cluster that runs pods', () => {
     expect(drive.meta_data).toEqual(expect.objectContaining({ 'local-hostname': 'seed-controlplane-0', ip_address: '192.0.2.10' }));
 
     // Kubeadm join data waits for an initialized control plane, and no host is taken without it.
-    expect(workers.map((machine) => machine.spec.bootstrap.dataSecretName)).toEqual(SEED_WORKERS.map(() => undefined));
-    for (const name of SEED_WORKERS) expect((await host(client, SEED, name)).status?.provisioning?.state).toBe('available');
+    expect(workers.map((machine) => machine.spec.bootstrap.dataSecretName)).toEqual(Array.from({ length: SEED_WORKER_REPLICAS }, () => undefined));
+    expect(await claimedWorkerHosts(client)).toEqual(new Map());
+    for (const name of SEED_WORKER_HOSTS) expect((await host(client, SEED, name)).status?.provisioning?.state).toBe('available');
   });
 
   it('the control plane comes up (kubeadm and kubelets played), workers join with join data, and clusterctl describe shows the seed Available', async () => {
@@ -301,7 +308,8 @@ describe('clusterctl init against a management cluster that runs pods', () => {
       (await jsonpath('kubeadmcontrolplane', 'seed', '{.status.initialization.controlPlaneInitialized}')) === 'true';
     await waitFor('KubeadmControlPlane initialized', initialized, 180_000, 1000);
 
-    for (const name of SEED_WORKERS) {
+    await waitFor('two worker hosts claimed', async () => (await claimedWorkerHosts(client)).size === SEED_WORKER_REPLICAS, 180_000, 1000);
+    for (const name of (await claimedWorkerHosts(client)).keys()) {
       await waitForPoolState(client, SEED, name, 'provisioned');
       const drive = writtenConfigDrive(bmcs!, name);
       expect(drive.user_data).toMatch(/kubeadm join/u);
@@ -311,13 +319,27 @@ describe('clusterctl init against a management cluster that runs pods', () => {
     }
     const available = async (): Promise<boolean> => (await jsonpath('cluster', 'seed', '{.status.conditions[?(@.type=="Available")].status}')) === 'True';
     await waitFor('Cluster seed Available', available, 300_000, 2000);
-    const described = await clusterctl(['describe', 'cluster', 'seed', '-n', SEED]);
+    // The Cluster's replica counters trail its Available condition by a sync.
+    let described: ClusterctlResult = { code: -1, stdout: '', stderr: '' };
+    const allAvailable = async (): Promise<boolean> => {
+      described = await clusterctl(['describe', 'cluster', 'seed', '-n', SEED]);
+      return /^Cluster seed\/seed\s+3\/3\s+3\s+3\s+3\s/mu.test(described.stdout);
+    };
+    await waitFor('clusterctl describe: 3 of 3 machines available', allAvailable, 60_000, 2000).catch(() => undefined);
     process.stdout.write(`clusterctl describe cluster seed:\n${described.stdout}\n`);
     expect(described, described.stderr).toEqual(expect.objectContaining({ code: 0 }));
     expect(described.stdout).toMatch(/^Cluster seed\/seed\s+3\/3\s+3\s+3\s+3\s+True\s+Available/mu);
     expect(described.stdout).toMatch(/KubeadmControlPlane seed\/seed, v1\.34\.2\s+1\/1\s+1\s+1\s+1\s+True\s+Available/u);
     expect(described.stdout).toMatch(/MachineDeployment seed\/seed-workers, v1\.34\.2\s+2\/2\s+2\s+2\s+2\s+True\s+Available/u);
   }, 600_000);
+
+  it("a worker whose Node stops answering is remediated by reboot: the template's MachineHealthCheck asks, Ironhook power-cycles the host", async () => {
+    await remediateUnreachableWorker({ client, workload: workload!, bmcs: bmcs! });
+  }, 600_000);
+
+  it('a rolling upgrade of the workers to a new image reuses their hosts (nodeReuse, maxSurge 0); the spare servers stay untouched', async () => {
+    await rollingUpgradeReusesHosts({ client, workload: workload!, bmcs: bmcs! });
+  }, 1_200_000);
 
   it('clusterctl upgrade plan reads every installed provider and the repository', async () => {
     const result = await clusterctl(['upgrade', 'plan']);

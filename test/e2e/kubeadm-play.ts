@@ -7,7 +7,9 @@
 //     control-plane host, kubeadm's role label and taint, and reports it Ready with no pressure;
 //   - on a control-plane host, the kubelet's mirror pods of the static kube-apiserver,
 //     kube-controller-manager and kube-scheduler pods, Ready (KubeadmControlPlane's per-machine
-//     health conditions read them).
+//     health conditions read them);
+//   - a host that stops answering: its Node's Ready condition turns Unknown, as the node lifecycle
+//     controller would set it (for the MachineHealthCheck).
 // Etcd is external in this story (the workload cluster's own etcd): KubeadmControlPlane reads a
 // managed etcd's members through a port-forward to the etcd pod, which needs a kubelet on the host.
 import { parse, parseAllDocuments, stringify } from 'yaml';
@@ -34,7 +36,7 @@ function clusterConfigurationOf(userData: string): string {
 }
 
 /** The kubelet's view of a healthy node: Ready, and none of the pressure conditions. */
-function nodeConditions(): Record<string, string>[] {
+function nodeConditions(ready = readyCondition()): Record<string, string>[] {
   const pressure = (type: string): Record<string, string> => ({
     type,
     status: 'False',
@@ -42,8 +44,11 @@ function nodeConditions(): Record<string, string>[] {
     lastHeartbeatTime: SINCE,
     lastTransitionTime: SINCE,
   });
-  const ready = { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'played by the test', lastHeartbeatTime: SINCE, lastTransitionTime: SINCE };
   return [ready, pressure('MemoryPressure'), pressure('DiskPressure'), pressure('PIDPressure')];
+}
+
+function readyCondition(status = 'True', reason = 'KubeletReady', since = SINCE): Record<string, string> {
+  return { type: 'Ready', status, reason, message: 'played by the test', lastHeartbeatTime: since, lastTransitionTime: since };
 }
 
 async function readyNode(workload: WorkloadCluster, name: string, labels: Record<string, string>, taints: Record<string, string>[] = []): Promise<void> {
@@ -87,4 +92,14 @@ export async function playKubeadmInit(workload: WorkloadCluster, node: { name: s
 /** kubeadm join on a worker host: its kubelet registers the Node. */
 export async function playKubeletJoin(workload: WorkloadCluster, node: { name: string; uuid: string }): Promise<void> {
   await readyNode(workload, node.name, { 'metal3.io/uuid': node.uuid });
+}
+
+/**
+ * The host stops answering: the node lifecycle controller sets Ready to Unknown once the kubelet's
+ * heartbeats stop (no controller manager runs in the played cluster). `since` is the transition
+ * time, from which a MachineHealthCheck counts its timeout.
+ */
+export async function playNodeUnreachable(workload: WorkloadCluster, name: string, since: Date): Promise<void> {
+  const conditions = nodeConditions(readyCondition('Unknown', 'NodeStatusUnknown', since.toISOString().replace(/\.\d+Z$/u, 'Z')));
+  await workload.kubectl('patch', 'node', name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { conditions } }));
 }

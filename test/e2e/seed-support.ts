@@ -11,9 +11,14 @@ import type { FakeConfigDrive } from '../../emulators/agent/configdrive.js';
 import { apply, poolHostYAML, waitForPoolState, type ClusterClient } from './support.js';
 
 export const SEED = 'seed';
-/** The seed's hosts by role (the template selects them by the label role). */
+/**
+ * The seed's 20 servers by role (the template selects them by the label role): rf-1 for the
+ * control plane, rf-2 … rf-20 for workers, of which the MachineDeployment takes two.
+ */
+export const SEED_SERVERS = 20;
 export const SEED_CONTROL_PLANE = 'rf-1';
-export const SEED_WORKERS = ['rf-2', 'rf-3'];
+export const SEED_WORKER_HOSTS = Array.from({ length: SEED_SERVERS - 1 }, (_, index) => `rf-${String(index + 2)}`);
+export const SEED_WORKER_REPLICAS = 2;
 
 /**
  * The seed template's variables. Addresses are documentation addresses (192.0.2.0/24): Ironhook
@@ -84,15 +89,31 @@ export async function createExternalEtcdSecrets(client: ClusterClient, dir: stri
   }
 }
 
-/** The seed's hosts, labelled by role, registered and inspected. */
+/** The seed's servers, labelled by role, registered and inspected. */
 export async function createSeedHosts(client: ClusterClient, bmcs: BMCs, password: string): Promise<void> {
-  const roles: [string, string][] = [[SEED_CONTROL_PLANE, 'control-plane'], ...SEED_WORKERS.map((worker): [string, string] => [worker, 'worker'])];
-  for (const [name, role] of roles) {
-    const spec = { bootMACAddress: redfishMAC(name), bmc: { address: bmcs.address(name), credentialsName: `${name}-bmc-secret` } };
-    await apply(client, poolHostYAML(name, password, spec), SEED);
-    await client.kubectl('label', 'bmh', name, '-n', SEED, `role=${role}`);
-  }
-  for (const [name] of roles) await waitForPoolState(client, SEED, name, 'available');
+  const hosts = [SEED_CONTROL_PLANE, ...SEED_WORKER_HOSTS];
+  const spec = (name: string) => ({ bootMACAddress: redfishMAC(name), bmc: { address: bmcs.address(name), credentialsName: `${name}-bmc-secret` } });
+  await apply(client, hosts.map((name) => poolHostYAML(name, password, spec(name))).join('---\n'), SEED);
+  await client.kubectl('label', 'bmh', SEED_CONTROL_PLANE, '-n', SEED, 'role=control-plane');
+  await client.kubectl('label', 'bmh', ...SEED_WORKER_HOSTS, '-n', SEED, 'role=worker');
+  for (const name of hosts) await waitForPoolState(client, SEED, name, 'available');
+}
+
+interface HostListView {
+  items: { metadata: { name: string }; spec: { consumerRef?: { name: string } }; status?: { provisioning?: { state?: string } } }[];
+}
+
+/** The worker hosts a Metal3Machine has claimed: host name → Metal3Machine name, sorted by host. */
+export async function claimedWorkerHosts(client: ClusterClient): Promise<Map<string, string>> {
+  const list = JSON.parse(await client.kubectl('get', 'bmh', '-n', SEED, '-l', 'role=worker', '-o', 'json')) as HostListView;
+  const claimed = list.items.filter((item) => item.spec.consumerRef !== undefined);
+  const entries = claimed.map((item): [string, string] => [item.metadata.name, item.spec.consumerRef?.name ?? '']);
+  return new Map(entries.sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The Machine a Metal3Machine belongs to (its owner). */
+export async function machineOf(client: ClusterClient, metal3Machine: string): Promise<string> {
+  return client.kubectl('get', 'metal3machine', metal3Machine, '-n', SEED, '-o', 'jsonpath={.metadata.ownerReferences[?(@.kind=="Machine")].name}');
 }
 
 export interface MachineView {
@@ -110,9 +131,9 @@ export async function seedMachines(client: ClusterClient): Promise<{ controlPlan
   };
 }
 
-/** The config drive the pool wrote with the host's image, as the fake agent recorded it. */
+/** The config drive the pool wrote with the host's latest image, as the fake agent recorded it. */
 export function writtenConfigDrive(bmcs: BMCs, host: string): FakeConfigDrive {
-  const drive = bmcs.fleet.record(host).images[0]?.configDrive;
+  const drive = bmcs.fleet.record(host).images.at(-1)?.configDrive;
   if (drive === undefined) throw new Error(`${host}: no config drive was written`);
   return drive;
 }

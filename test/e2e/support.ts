@@ -89,6 +89,7 @@ export async function waitForHookSync(
 
 export interface HostView {
   metadata: { name: string; resourceVersion: string; annotations?: Record<string, string>; finalizers?: string[] };
+  spec?: { consumerRef?: { name: string; kind?: string }; image?: { url: string } };
   status?: {
     operationalStatus?: string;
     errorType?: string;
