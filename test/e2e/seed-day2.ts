@@ -95,7 +95,7 @@ export async function remediateUnreachableWorker(scene: SeedScene): Promise<void
   const after = await host(client, SEED, worker.host);
   expect(after.status?.provisioning?.state).toBe('provisioned');
   expect(bmcs.fleet.record(worker.host).images).toHaveLength(imagesBefore);
-  // The re-registered Node has no providerID until Ironhook sets it again from metal3.io/uuid.
+  // The kubelet registers the Node without a providerID; the remediation's Restore puts the fenced Node's back.
   const providerID = async (): Promise<string> => (await workload.node(worker.node))?.spec?.providerID ?? '';
   await waitFor(`providerID on the re-registered ${worker.node}`, async () => (await providerID()).startsWith('metal3://'), 120_000, 1000);
 }
