@@ -42,7 +42,11 @@ async function exists(client: ClusterClient, kind: string, name: string): Promis
   return (await client.kubectlResult('get', kind, name, '-n', SEED)).code === 0;
 }
 
-/** Whether the MachineHealthCheck counts every worker healthy (its status.currentHealthy). */
+/**
+ * Whether the MachineHealthCheck counts every worker healthy (its status.currentHealthy). Not the
+ * Machines' HealthCheckSucceeded: with a remediation template, Cluster API v1.14.2 skips that
+ * condition's patch on a healthy Machine that has no remediation request (patchHealthyTargets).
+ */
 async function allWorkersHealthy(client: ClusterClient): Promise<boolean> {
   const healthy = await client.kubectl('get', 'machinehealthcheck', 'seed-workers', '-n', SEED, '-o', 'jsonpath={.status.currentHealthy}');
   return healthy === String(SEED_WORKER_REPLICAS);
