@@ -27,7 +27,7 @@ interface NodeView {
   spec?: { providerID?: string; taints?: { key: string; effect: string }[] };
 }
 
-interface KubeletNode {
+export interface KubeletNode {
   name: string;
   /** The BareMetalHost's metadata.uid (label metal3.io/uuid). */
   uuid?: string;
@@ -35,6 +35,8 @@ interface KubeletNode {
   hostname?: string;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
+  /** spec.taints (kubeadm taints a control-plane Node as it registers). */
+  taints?: { key: string; effect: string }[];
 }
 
 export interface WorkloadCluster {
@@ -112,7 +114,7 @@ function nodeManifest(node: KubeletNode): string {
     labels[NODE_UUID_LABEL] = node.uuid;
   }
   const metadata = { name: node.name, labels, ...(node.annotations === undefined ? {} : { annotations: node.annotations }) };
-  return JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata, spec: {} });
+  return JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata, spec: node.taints === undefined ? {} : { taints: node.taints } });
 }
 
 async function kubectlIn(kubeconfig: string, args: string[], input?: string): Promise<string> {

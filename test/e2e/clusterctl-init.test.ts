@@ -285,7 +285,7 @@ describe('clusterctl init against a management cluster that runs pods', () => {
     const provisioned = await waitForPoolState(client, SEED, SEED_CONTROL_PLANE, 'provisioned');
     const { controlPlane, workers } = await seedMachines(client);
     expect(controlPlane.map((machine) => machine.spec.bootstrap.dataSecretName)).toEqual([expect.stringMatching(/^seed-/u)]);
-    expect((provisioned as unknown as { spec: { consumerRef: { name: string } } }).spec.consumerRef.name).toBe(controlPlane[0]!.spec.infrastructureRef.name);
+    expect(provisioned.spec?.consumerRef?.name).toBe(controlPlane[0]!.spec.infrastructureRef.name);
     expect(bmcs!.fleet.record(SEED_CONTROL_PLANE).images).toEqual([expect.objectContaining({ url: files.diskURL, digest: files.diskSHA256 })]);
     const drive = writtenConfigDrive(bmcs!, SEED_CONTROL_PLANE);
     expect(drive.user_data).toMatch(/kubeadm init/u);

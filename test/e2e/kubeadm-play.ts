@@ -13,7 +13,8 @@
 // Etcd is external in this story (the workload cluster's own etcd): KubeadmControlPlane reads a
 // managed etcd's members through a port-forward to the etcd pod, which needs a kubelet on the host.
 import { parse, parseAllDocuments, stringify } from 'yaml';
-import type { WorkloadCluster } from '../../devenv/workload.js';
+import type { KubeletNode, WorkloadCluster } from '../../devenv/workload.js';
+import { formatTime } from '../../domain/backoff.js';
 
 const CONTROL_PLANE_ROLE = 'node-role.kubernetes.io/control-plane';
 const STATIC_PODS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
@@ -51,10 +52,15 @@ function readyCondition(status = 'True', reason = 'KubeletReady', since = SINCE)
   return { type: 'Ready', status, reason, message: 'played by the test', lastHeartbeatTime: since, lastTransitionTime: since };
 }
 
-async function readyNode(workload: WorkloadCluster, name: string, labels: Record<string, string>, taints: Record<string, string>[] = []): Promise<void> {
-  const metadata = { name, labels: { 'kubernetes.io/hostname': name, ...labels } };
-  await createFromJSON(workload, { apiVersion: 'v1', kind: 'Node', metadata, spec: { taints } });
-  await workload.kubectl('patch', 'node', name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { conditions: nodeConditions() } }));
+/** The kubelet's status report: the Node's conditions. */
+async function reportConditions(workload: WorkloadCluster, name: string, conditions: Record<string, string>[]): Promise<void> {
+  await workload.kubectl('patch', 'node', name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { conditions } }));
+}
+
+/** The kubelet registers its Node and reports it Ready. */
+async function readyNode(workload: WorkloadCluster, node: KubeletNode): Promise<void> {
+  await workload.createNode(node);
+  await reportConditions(workload, node.name, nodeConditions());
 }
 
 async function createFromJSON(workload: WorkloadCluster, obj: unknown): Promise<void> {
@@ -85,13 +91,18 @@ export async function playKubeadmInit(workload: WorkloadCluster, node: { name: s
   };
   await createFromJSON(workload, configMap);
   // kubeadm init labels and taints the control-plane Node.
-  await readyNode(workload, node.name, { 'metal3.io/uuid': node.uuid, [CONTROL_PLANE_ROLE]: '' }, [{ key: CONTROL_PLANE_ROLE, effect: 'NoSchedule' }]);
+  await readyNode(workload, {
+    name: node.name,
+    uuid: node.uuid,
+    labels: { [CONTROL_PLANE_ROLE]: '' },
+    taints: [{ key: CONTROL_PLANE_ROLE, effect: 'NoSchedule' }],
+  });
   for (const component of STATIC_PODS) await mirrorPod(workload, component, node.name);
 }
 
 /** kubeadm join on a worker host: its kubelet registers the Node. */
 export async function playKubeletJoin(workload: WorkloadCluster, node: { name: string; uuid: string }): Promise<void> {
-  await readyNode(workload, node.name, { 'metal3.io/uuid': node.uuid });
+  await readyNode(workload, node);
 }
 
 /**
@@ -100,6 +111,5 @@ export async function playKubeletJoin(workload: WorkloadCluster, node: { name: s
  * time, from which a MachineHealthCheck counts its timeout.
  */
 export async function playNodeUnreachable(workload: WorkloadCluster, name: string, since: Date): Promise<void> {
-  const conditions = nodeConditions(readyCondition('Unknown', 'NodeStatusUnknown', since.toISOString().replace(/\.\d+Z$/u, 'Z')));
-  await workload.kubectl('patch', 'node', name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { conditions } }));
+  await reportConditions(workload, name, nodeConditions(readyCondition('Unknown', 'NodeStatusUnknown', formatTime(since.getTime()))));
 }

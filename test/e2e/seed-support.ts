@@ -100,7 +100,7 @@ export async function createSeedHosts(client: ClusterClient, bmcs: BMCs, passwor
 }
 
 interface HostListView {
-  items: { metadata: { name: string }; spec: { consumerRef?: { name: string } }; status?: { provisioning?: { state?: string } } }[];
+  items: { metadata: { name: string }; spec: { consumerRef?: { name: string } } }[];
 }
 
 /** The worker hosts a Metal3Machine has claimed: host name → Metal3Machine name, sorted by host. */
