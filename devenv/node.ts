@@ -1,9 +1,10 @@
 // A real node beside the local control plane: Debian's containerd (runc, cgroupfs, overlayfs) and
 // the kubelet v1.36.3 (scripts/setup-test-binaries.sh), both on 127.0.0.1, joined to a control plane
 // started in node mode (startControlPlane({ node: true })). Images come from docker-archive files
-// (`npm run image`); nothing is pulled. One node at a time: the kubelet's ports 10250/10248,
-// /var/lib/kubelet, /run/containerd and the kubepods cgroups are fixed. docs/dev/real-node.md
-// explains every setting and workaround.
+// (`npm run image`); nothing is pulled. One node per slot (devenv/node-host.ts): slot 0 has the
+// kubelet's standard ports 10250/10248, /var/lib/kubelet, /run/containerd and the root kubepods
+// cgroups; a second slot, for a second management cluster, has its own of each.
+// docs/dev/real-node.md explains every setting and workaround.
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -11,7 +12,8 @@ import type { ControlPlane } from './controlplane.js';
 import { makeClientCert } from './controlplane-node.js';
 import type { NodeAccess } from './controlplane-node.js';
 import { kubectlOrThrow } from './environment.js';
-import { CONTAINERD_SOCKET, ctr, killLeftoverShims, MOUNT_ROOTS, removeContainers, removeKubepodsCgroups, unmountAll } from './node-host.js';
+import { ctr, killLeftoverShims, makeCgroupRoot, nodeSlot, removeContainers, removeKubepodsCgroups, unmountAll } from './node-host.js';
+import type { NodeSlot } from './node-host.js';
 import { binary, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
 import { makeLoopbackServingCert } from './tls.js';
@@ -20,9 +22,6 @@ import { makeLoopbackServingCert } from './tls.js';
 export const NODE_NAME = '127.0.0.1';
 /** containerd's sandbox image, imported from an archive and never pulled. */
 export const SANDBOX_IMAGE = 'localhost/pause:local';
-const KUBELET_PORTS = [10250, 10248];
-/** Who runs the node now: written at start, removed by stop. */
-const LOCK = '/run/ironhook-node.json';
 const CNI_LOOPBACK = '/usr/lib/cni/loopback';
 
 export interface NodeOptions {
@@ -33,6 +32,8 @@ export interface NodeOptions {
   images: string[];
   /** Leave containerd and the kubelet running after this Node process exits (scripts/env.ts). */
   detached?: boolean;
+  /** The node's slot on this host (devenv/node-host.ts): 0 unless a second node runs beside the first. */
+  slot?: number;
 }
 
 export interface Node {
@@ -45,6 +46,7 @@ export interface Node {
 /** What stop needs, also from another process (`<dir>/node.json`, read by stopNodeIn). */
 interface NodeRecord {
   dir: string;
+  slot: NodeSlot;
   kubeconfig: string;
   containerdRoot: string;
   processes: StartedProcess[];
@@ -62,27 +64,27 @@ async function listening(port: number): Promise<boolean> {
   });
 }
 
-/** Refuses to start beside another node (ours, from its lock, or anything on the kubelet's ports or containerd's socket). */
-async function assertNoOtherNode(): Promise<void> {
-  if (existsSync(LOCK)) {
-    const other = JSON.parse(readFileSync(LOCK, 'utf8')) as NodeRecord;
+/** Refuses to start in a slot another node holds (ours, from its lock, or anything on the slot's kubelet ports or containerd socket). */
+async function assertNoOtherNode(slot: NodeSlot): Promise<void> {
+  if (existsSync(slot.lock)) {
+    const other = JSON.parse(readFileSync(slot.lock, 'utf8')) as NodeRecord;
     const alive = other.processes.filter((started) => isAlive(started.pid));
     if (alive.length > 0) {
       const pids = alive.map((started) => `${started.name} ${String(started.pid)}`).join(', ');
       throw new Error(`another local node is running (from ${other.dir}: ${pids}); stop it first (its stop(), or npm run env:down)`);
     }
-    await teardown(other);
+    await teardown({ ...other, slot });
   }
-  for (const port of KUBELET_PORTS) {
+  for (const port of [slot.kubeletPort, slot.healthzPort]) {
     if (await listening(port)) throw new Error(`127.0.0.1:${String(port)} is in use: another kubelet is running; stop it first`);
   }
   if (
-    existsSync(CONTAINERD_SOCKET) &&
-    (await ctr(['version'])
+    existsSync(slot.containerdSocket) &&
+    (await ctr(['version'], slot)
       .then(() => true)
       .catch(() => false))
   ) {
-    throw new Error(`a containerd already serves ${CONTAINERD_SOCKET}; stop it first`);
+    throw new Error(`a containerd already serves ${slot.containerdSocket}; stop it first`);
   }
 }
 
@@ -102,7 +104,7 @@ function assertPrerequisites(options: NodeOptions): NodeAccess {
 }
 
 /** containerd 1.6's config (TOML): the reasons for each setting are in docs/dev/real-node.md. */
-function writeContainerdConfig(dir: string, root: string): string {
+function writeContainerdConfig(dir: string, root: string, slot: NodeSlot): string {
   const cni = join(dir, 'cni');
   mkdirSync(join(cni, 'bin'), { recursive: true });
   mkdirSync(join(cni, 'net.d'), { recursive: true });
@@ -112,9 +114,9 @@ function writeContainerdConfig(dir: string, root: string): string {
   const cri = 'plugins."io.containerd.grpc.v1.cri"';
   const config = `version = 2
 root = ${JSON.stringify(root)}
-state = "/run/containerd"
+state = ${JSON.stringify(slot.containerdState)}
 [grpc]
-  address = ${JSON.stringify(CONTAINERD_SOCKET)}
+  address = ${JSON.stringify(slot.containerdSocket)}
 [plugins."io.containerd.internal.v1.opt"]
   path = ${JSON.stringify(join(dir, 'containerd-opt'))}
 [${cri}]
@@ -130,6 +132,7 @@ state = "/run/containerd"
       runtime_type = "io.containerd.runc.v2"
       [${cri}.containerd.runtimes.runc.options]
         SystemdCgroup = false
+        Root = ${JSON.stringify(slot.runcRoot)}
   [${cri}.cni]
     bin_dir = ${JSON.stringify(join(cni, 'bin'))}
     conf_dir = ${JSON.stringify(join(cni, 'net.d'))}
@@ -139,13 +142,13 @@ state = "/run/containerd"
   return path;
 }
 
-async function startContainerd(dir: string, root: string, detached: boolean): Promise<StartedProcess> {
-  const config = writeContainerdConfig(dir, root);
+async function startContainerd(dir: string, root: string, slot: NodeSlot, detached: boolean): Promise<StartedProcess> {
+  const config = writeContainerdConfig(dir, root, slot);
   const started = startProcess({ name: 'containerd', command: '/usr/bin/containerd', args: ['--config', config], logDir: join(dir, 'logs'), detached });
   await waitFor(
     'containerd',
     async () =>
-      (await ctr(['version'])
+      (await ctr(['version'], slot)
         .then(() => true)
         .catch(() => false)) && isAlive(started.pid),
     30_000,
@@ -154,11 +157,11 @@ async function startContainerd(dir: string, root: string, detached: boolean): Pr
   return started;
 }
 
-async function importImages(images: string[]): Promise<void> {
+async function importImages(images: string[], slot: NodeSlot): Promise<void> {
   for (const image of images) {
-    await ctr(['images', 'import', image]);
+    await ctr(['images', 'import', image], slot);
   }
-  const names = (await ctr(['images', 'ls', '-q'])).split('\n');
+  const names = (await ctr(['images', 'ls', '-q'], slot)).split('\n');
   if (!names.includes(SANDBOX_IMAGE)) {
     throw new Error(`none of ${images.join(', ')} holds ${SANDBOX_IMAGE}, the sandbox image; build it with npm run image`);
   }
@@ -177,7 +180,7 @@ function writeKubeconfig(path: string, server: string, access: NodeAccess, crede
 }
 
 /** The kubelet's credentials (user system:node:127.0.0.1 in system:nodes), serving certificate, kubeconfig and KubeletConfiguration. */
-function writeKubeletFiles(dir: string, server: string, access: NodeAccess): { config: string; kubeconfig: string } {
+function writeKubeletFiles(dir: string, server: string, access: NodeAccess, slot: NodeSlot): { config: string; kubeconfig: string } {
   const pki = join(dir, 'pki');
   const credentials = makeClientCert(access, pki, { name: 'kubelet-client', user: `system:node:${NODE_NAME}`, group: 'system:nodes' });
   makeLoopbackServingCert(pki, 'kubelet-serving', access.clientCA.cert.replace(/\.crt$/u, ''), 2);
@@ -187,14 +190,16 @@ function writeKubeletFiles(dir: string, server: string, access: NodeAccess): { c
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
     kind: 'KubeletConfiguration',
     address: '127.0.0.1',
-    port: 10250,
+    port: slot.kubeletPort,
     readOnlyPort: 0,
     healthzBindAddress: '127.0.0.1',
-    healthzPort: 10248,
+    healthzPort: slot.healthzPort,
     tlsCertFile: join(pki, 'kubelet-serving.crt'),
     tlsPrivateKeyFile: join(pki, 'kubelet-serving.key'),
-    containerRuntimeEndpoint: `unix://${CONTAINERD_SOCKET}`,
+    containerRuntimeEndpoint: `unix://${slot.containerdSocket}`,
     cgroupDriver: 'cgroupfs',
+    cgroupRoot: slot.cgroupRoot,
+    podLogsDir: slot.podLogsDir,
     failSwapOn: false,
     failCgroupV1: false,
     authentication: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: access.clientCA.cert } },
@@ -245,38 +250,43 @@ async function teardown(record: NodeRecord): Promise<void> {
     await kubectlOrThrow(record.kubeconfig, ['delete', 'node', NODE_NAME, '--ignore-not-found', '--wait=false']).catch(() => '');
   }
   if (containerd !== undefined && isAlive(containerd.pid)) {
-    await removeContainers().catch(() => undefined);
+    await removeContainers(record.slot).catch(() => undefined);
     await stopProcess(containerd.pid);
   }
-  await killLeftoverShims();
-  const mounts = await unmountAll([...MOUNT_ROOTS, record.containerdRoot]);
-  const cgroups = removeKubepodsCgroups();
-  rmSync(LOCK, { force: true });
+  await killLeftoverShims(record.slot);
+  const mounts = await unmountAll([...record.slot.mountRoots, record.containerdRoot]);
+  const cgroups = removeKubepodsCgroups(record.slot);
+  rmSync(record.slot.lock, { force: true });
   if (mounts.length > 0 || cgroups.length > 0) {
     throw new Error(`the node left mounts (${mounts.join(', ') || 'none'}) and cgroups (${cgroups.join(', ') || 'none'}) behind`);
   }
 }
 
+function startKubelet(dir: string, files: { config: string; kubeconfig: string }, slot: NodeSlot, detached: boolean): StartedProcess {
+  const args = [`--config=${files.config}`, `--kubeconfig=${files.kubeconfig}`, `--hostname-override=${NODE_NAME}`, `--root-dir=${slot.kubeletRoot}`, '--v=1'];
+  return startProcess({ name: 'kubelet', command: binary('kubelet'), args, logDir: join(dir, 'logs'), detached });
+}
+
 /** Starts containerd, imports the images, starts the kubelet and waits until the Node is Ready. */
 export async function startNode(options: NodeOptions): Promise<Node> {
   const access = assertPrerequisites(options);
-  await assertNoOtherNode();
+  const slot = nodeSlot(options.slot ?? 0);
+  await assertNoOtherNode(slot);
   const dir = resolve(options.dir);
   const detached = options.detached === true;
   mkdirSync(join(dir, 'logs'), { recursive: true });
-  const record: NodeRecord = { dir, kubeconfig: options.controlPlane.kubeconfig, containerdRoot: join(dir, 'containerd'), processes: [] };
+  const record: NodeRecord = { dir, slot, kubeconfig: options.controlPlane.kubeconfig, containerdRoot: join(dir, 'containerd'), processes: [] };
   const save = (): void => {
     writeFileSync(join(dir, 'node.json'), JSON.stringify(record, null, 2));
-    writeFileSync(LOCK, JSON.stringify(record, null, 2));
+    writeFileSync(slot.lock, JSON.stringify(record, null, 2));
   };
   const stop = async (): Promise<void> => teardown(record);
   try {
-    record.processes.push(await startContainerd(dir, record.containerdRoot, detached));
+    makeCgroupRoot(slot);
+    record.processes.push(await startContainerd(dir, record.containerdRoot, slot, detached));
     save();
-    await importImages(options.images);
-    const files = writeKubeletFiles(dir, options.controlPlane.server, access);
-    const args = [`--config=${files.config}`, `--kubeconfig=${files.kubeconfig}`, `--hostname-override=${NODE_NAME}`, '--v=1'];
-    record.processes.push(startProcess({ name: 'kubelet', command: binary('kubelet'), args, logDir: join(dir, 'logs'), detached }));
+    await importImages(options.images, slot);
+    record.processes.push(startKubelet(dir, writeKubeletFiles(dir, options.controlPlane.server, access, slot), slot, detached));
     save();
     await waitFor(`node ${NODE_NAME} Ready`, async () => nodeReady(options.controlPlane.kubeconfig), 120_000, 250);
     return { name: NODE_NAME, processes: record.processes, stop };
@@ -290,6 +300,7 @@ export async function startNode(options: NodeOptions): Promise<Node> {
 export async function stopNodeIn(dir: string): Promise<boolean> {
   const path = join(dir, 'node.json');
   if (!existsSync(path)) return false;
-  await teardown(JSON.parse(readFileSync(path, 'utf8')) as NodeRecord);
+  // A record written before nodes had slots is slot 0's.
+  await teardown({ slot: nodeSlot(0), ...(JSON.parse(readFileSync(path, 'utf8')) as Omit<NodeRecord, 'slot'>) });
   return true;
 }

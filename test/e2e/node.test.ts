@@ -11,7 +11,7 @@ import { kubectlOrThrow } from '../../devenv/environment.js';
 import { localImageArchives } from '../../devenv/images.js';
 import { NODE_NAME, SANDBOX_IMAGE, startNode } from '../../devenv/node.js';
 import type { Node } from '../../devenv/node.js';
-import { ctr, kubepodsCgroups, MOUNT_ROOTS, mountsUnder } from '../../devenv/node-host.js';
+import { ctr, kubepodsCgroups, MOUNT_ROOTS, mountsUnder, nodeSlot } from '../../devenv/node-host.js';
 import { isAlive, waitFor } from '../../devenv/processes.js';
 
 const NAMESPACE = 'node-e2e';
@@ -47,6 +47,20 @@ function images(): string[] {
   });
 }
 
+const pauseDeployment = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name: 'pause' },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { app: 'pause' } },
+    template: {
+      metadata: { labels: { app: 'pause' } },
+      spec: { containers: [{ name: 'pause', image: PAUSE, imagePullPolicy: 'Never', ports: [{ containerPort: 18555 }] }] },
+    },
+  },
+};
+
 const apiserverEnv = (container: Container): Record<string, string | undefined> =>
   Object.fromEntries((container.env ?? []).filter((entry) => entry.name.startsWith('KUBERNETES_SERVICE_')).map((entry) => [entry.name, entry.value]));
 
@@ -55,9 +69,9 @@ async function podsOf(label: string): Promise<PodView[]> {
 }
 
 /** The pod's containers (the kubelet labels them) that still run in containerd; the kubelet removes stopped ones only at its next container GC. */
-async function runningContainers(pod: string): Promise<string[]> {
-  const ids = (await ctr(['containers', 'ls', '-q', `labels."io.kubernetes.pod.name"==${pod}`])).split('\n').filter((line) => line !== '');
-  const running = (await ctr(['tasks', 'ls']))
+async function runningContainers(pod: string, slot = nodeSlot(0)): Promise<string[]> {
+  const ids = (await ctr(['containers', 'ls', '-q', `labels."io.kubernetes.pod.name"==${pod}`], slot)).split('\n').filter((line) => line !== '');
+  const running = (await ctr(['tasks', 'ls'], slot))
     .split('\n')
     .map((line) => line.trim().split(/\s+/u))
     .filter((fields) => fields[2] === 'RUNNING')
@@ -97,14 +111,7 @@ describe('a real kubelet and containerd node on 127.0.0.1', () => {
   });
 
   it('runs a Deployment of the pause image as a host-network pod pointed at the apiserver on 127.0.0.1', async () => {
-    const labels = { app: 'pause' };
-    const container = { name: 'pause', image: PAUSE, imagePullPolicy: 'Never', ports: [{ containerPort: 18555 }] };
-    await apply({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'pause' },
-      spec: { replicas: 1, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [container] } } },
-    });
+    await apply(pauseDeployment);
     await kubectl('rollout', 'status', '-n', NAMESPACE, 'deployment/pause', '--timeout=120s');
     const [pod] = await podsOf('app=pause');
     expect(pod?.spec.nodeName).toBe(NODE_NAME);
@@ -151,6 +158,37 @@ describe('a real kubelet and containerd node on 127.0.0.1', () => {
     expect({ phase: pod?.status.phase, logs: logs.trim() }).toEqual({ phase: 'Succeeded', logs: `system:serviceaccount:${NAMESPACE}:default` });
     expect(pod?.spec.volumes?.some((volume) => volume.name.startsWith('kube-api-access-'))).toBe(true);
     expect(apiserverEnv(pod!.spec.initContainers![0]!)).toEqual({ KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(plane!.node!.port) });
+  });
+
+  it("a second node in its own slot, joined to a second control plane, runs pods beside the first and stops without touching the first's", async () => {
+    const slot = nodeSlot(1);
+    const second = await startControlPlane({ dir: join(dir, 'second-plane'), node: true });
+    let secondNode: Node | undefined;
+    try {
+      secondNode = await startNode({ controlPlane: second, dir: join(dir, 'second-node'), images: images(), slot: 1 });
+      const kubectl2 = async (...args: string[]): Promise<string> => kubectlOrThrow(second.kubeconfig, args);
+      await kubectl2('create', 'namespace', NAMESPACE);
+      // Both nodes' pods are host-network pods: the second one's listens on another port.
+      const deployment = structuredClone(pauseDeployment);
+      deployment.spec.template.spec.containers[0]!.ports[0]!.containerPort = 18556;
+      await kubectlOrThrow(second.kubeconfig, ['apply', '-n', NAMESPACE, '-f', '-'], JSON.stringify(deployment));
+      await kubectl2('rollout', 'status', '-n', NAMESPACE, 'deployment/pause', '--timeout=120s');
+      const pod = (JSON.parse(await kubectl2('get', 'pods', '-n', NAMESPACE, '-l', 'app=pause', '-o', 'json')) as { items: PodView[] }).items[0]!;
+      expect(await runningContainers(pod.metadata.name, slot)).not.toEqual([]);
+      expect(await runningContainers(pod.metadata.name)).toEqual([]);
+      expect(kubepodsCgroups(slot)).not.toEqual([]);
+      await secondNode.stop();
+      secondNode = undefined;
+      expect(mountsUnder(slot.mountRoots)).toEqual([]);
+      expect(kubepodsCgroups(slot)).toEqual([]);
+      // The first node's pod runs on.
+      const [first] = await podsOf('app=pause');
+      expect(await runningContainers(first!.metadata.name)).not.toEqual([]);
+      expect(kubepodsCgroups()).not.toEqual([]);
+    } finally {
+      await secondNode?.stop();
+      await second.stop();
+    }
   });
 
   it('deletes: the Deployment goes, and the kubelet stops its pod and containers', async () => {
