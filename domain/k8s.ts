@@ -62,3 +62,29 @@ export interface Condition {
   lastTransitionTime: string;
   observedGeneration?: number;
 }
+
+/** Metacontroller's child label (generateSelector): the uid of the parent that made the object. */
+export const CONTROLLER_UID_LABEL = 'controller-uid';
+
+/**
+ * A child its controller no longer owns: it carries Metacontroller's `controller-uid` label but no
+ * controller owner reference with that uid. `clusterctl move` re-creates parents with new uids and
+ * their children with the old label, which Metacontroller then releases; a parent deleted with
+ * orphaning leaves its children so too. Objects without the label (made by hand) are never stale.
+ */
+export function isStaleChild(object: KObject): boolean {
+  const madeBy = object.metadata.labels?.[CONTROLLER_UID_LABEL];
+  if (madeBy === undefined) return false;
+  return !(object.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === madeBy);
+}
+
+/**
+ * The uid a moved child's `controller-uid` label should carry: that of its controller owner, when
+ * the label names another. `clusterctl move` re-creates a child with its owner reference pointing
+ * at the re-created parent but the label still naming the old one.
+ */
+export function movedChildOwner(object: KObject): string | undefined {
+  const madeBy = object.metadata.labels?.[CONTROLLER_UID_LABEL];
+  const controller = (object.metadata.ownerReferences ?? []).find((ref) => ref.controller === true);
+  return madeBy !== undefined && controller !== undefined && controller.uid !== madeBy ? controller.uid : undefined;
+}

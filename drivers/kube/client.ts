@@ -10,7 +10,19 @@ import { unlessNotFound } from './errors.js';
 import { Reflector } from './reflector.js';
 import type { ListResult, ReflectorTransport, RestartReason, WatchStream } from './reflector.js';
 import { groupVersionOf, REQUEST_GROUP, REQUEST_VERSION } from './port.js';
-import type { CoreEvent, KubePort, KubeWatch, Lease, Secret, SecretMetadataPatch, StatusResource, WatchEvent, WatchOptions, WatchedResource } from './port.js';
+import type {
+  AdoptedResource,
+  CoreEvent,
+  KubePort,
+  KubeWatch,
+  Lease,
+  Secret,
+  SecretMetadataPatch,
+  StatusResource,
+  WatchEvent,
+  WatchOptions,
+  WatchedResource,
+} from './port.js';
 
 export interface KubeClientOptions {
   clock: Clock;
@@ -165,6 +177,19 @@ export class KubeClient implements KubePort {
       `PATCH ${watchPath(resource, namespace)}/${name}/status`,
       (call) => this.api.custom.patchNamespacedCustomObjectStatus(params, call),
       MERGE_PATCH,
+    );
+  }
+
+  async patchLabels(resource: AdoptedResource, namespace: string, name: string, labels: Record<string, string>): Promise<void> {
+    const params = { ...groupVersionOf(resource), namespace, plural: resource, name, body: { metadata: { labels } } };
+    await this.call(`PATCH ${watchPath(resource, namespace)}/${name}`, (call) => this.api.custom.patchNamespacedCustomObject(params, call), MERGE_PATCH);
+  }
+
+  async deleteRequest(resource: StatusResource, namespace: string, name: string, uid: string): Promise<void> {
+    const params = { group: REQUEST_GROUP, version: REQUEST_VERSION, namespace, plural: resource, name, body: { preconditions: { uid } } };
+    await unlessNotFound(
+      this.call(`DELETE ${watchPath(resource, namespace)}/${name}`, (call) => this.api.custom.deleteNamespacedCustomObject(params, call)),
+      undefined,
     );
   }
 

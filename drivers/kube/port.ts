@@ -5,17 +5,53 @@
 import type { KObject, ObjectMeta, ObjectReference } from '../../domain/k8s.js';
 
 // Spelled out as literal unions: the chart test derives the pool's RBAC from them (test/support/helm.ts).
-export type WatchedResource = 'hostoperations' | 'bmcmonitors' | 'objectpatches' | 'nodeoperations' | 'secrets' | 'baremetalhosts';
+export type WatchedResource =
+  | 'hostoperations'
+  | 'bmcmonitors'
+  | 'objectpatches'
+  | 'nodeoperations'
+  | 'secrets'
+  | 'baremetalhosts'
+  | 'hardwaredata'
+  | 'hostfirmwaresettings'
+  | 'metal3dataclaims'
+  | 'metal3datas'
+  | 'ipclaims'
+  | 'ipaddresses';
+/** Data children clusterctl move may carry, whose controller-uid label the pool re-points (drivers/pool/moved-children.ts). */
+export type AdoptedResource = 'hardwaredata' | 'hostfirmwaresettings' | 'metal3dataclaims' | 'metal3datas' | 'ipclaims' | 'ipaddresses';
+export const ADOPTED_RESOURCES: readonly AdoptedResource[] = [
+  'hardwaredata',
+  'hostfirmwaresettings',
+  'metal3dataclaims',
+  'metal3datas',
+  'ipclaims',
+  'ipaddresses',
+];
 export type StatusResource = 'hostoperations' | 'bmcmonitors' | 'objectpatches' | 'nodeoperations';
 /** The request kinds (ironhook.dev/v1alpha1) the pool executes and writes the status of. */
 export type RequestResource = StatusResource;
 export const REQUEST_GROUP = 'ironhook.dev';
 export const REQUEST_VERSION = 'v1alpha1';
 
+const GROUP_VERSIONS: Record<Exclude<WatchedResource, 'secrets'>, { group: string; version: string }> = {
+  hostoperations: { group: REQUEST_GROUP, version: REQUEST_VERSION },
+  bmcmonitors: { group: REQUEST_GROUP, version: REQUEST_VERSION },
+  objectpatches: { group: REQUEST_GROUP, version: REQUEST_VERSION },
+  nodeoperations: { group: REQUEST_GROUP, version: REQUEST_VERSION },
+  // Read only, for the hosts-per-state gauges (drivers/pool/fleet.ts).
+  baremetalhosts: { group: 'metal3.io', version: 'v1alpha1' },
+  hardwaredata: { group: 'metal3.io', version: 'v1alpha1' },
+  hostfirmwaresettings: { group: 'metal3.io', version: 'v1alpha1' },
+  metal3dataclaims: { group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta2' },
+  metal3datas: { group: 'infrastructure.cluster.x-k8s.io', version: 'v1beta2' },
+  ipclaims: { group: 'ipam.metal3.io', version: 'v1alpha1' },
+  ipaddresses: { group: 'ipam.metal3.io', version: 'v1alpha1' },
+};
+
 /** The API group and version of a watched custom resource (Secrets are core/v1). */
 export function groupVersionOf(resource: Exclude<WatchedResource, 'secrets'>): { group: string; version: string } {
-  // Read only, for the hosts-per-state gauges (drivers/pool/fleet.ts).
-  return resource === 'baremetalhosts' ? { group: 'metal3.io', version: 'v1alpha1' } : { group: REQUEST_GROUP, version: REQUEST_VERSION };
+  return GROUP_VERSIONS[resource];
 }
 
 export interface WatchEvent<T extends KObject = KObject> {
@@ -88,6 +124,10 @@ export interface KubePort {
   watch(resource: WatchedResource, options: WatchOptions, onEvent: (event: WatchEvent) => void): KubeWatch;
   /** Merge patch of the status subresource (never touches spec). Not found → KubeStatusError 404. */
   patchStatus(resource: StatusResource, namespace: string, name: string, status: Record<string, unknown>): Promise<void>;
+  /** Merge patch of metadata.labels (a moved child re-pointed at its new controller). Not found → KubeStatusError 404. */
+  patchLabels(resource: AdoptedResource, namespace: string, name: string, labels: Record<string, string>): Promise<void>;
+  /** Deletes the object with this uid (a precondition: a newer object of the same name stays); gone already is fine. */
+  deleteRequest(resource: StatusResource, namespace: string, name: string, uid: string): Promise<void>;
   getSecret(namespace: string, name: string): Promise<Secret | undefined>;
   patchSecretMetadata(namespace: string, name: string, patch: SecretMetadataPatch): Promise<Secret>;
   /** Creates an Event; returns its name. */

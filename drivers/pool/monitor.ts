@@ -5,6 +5,7 @@
 // concurrency; the per-BMC gate keeps monitor reads from overlapping a running request's calls.
 import PQueue from 'p-queue';
 import { formatTime } from '../../domain/backoff.js';
+import { isStaleChild } from '../../domain/k8s.js';
 import type { BMCMonitor, BMCMonitorStatus, CredentialsReport, OperationError } from '../../domain/operations.js';
 import type { BMCDriverFactory } from '../bmc/types.js';
 import { withTimeout } from './bmc-gate.js';
@@ -15,6 +16,7 @@ import { credentialsFrom, missingSecret, refuseNamespacedName } from './credenti
 import type { ReadCredentials } from './credentials.js';
 import { classify } from './errors.js';
 import { objectKey } from '../kube/port.js';
+import { discardStale } from '../runner/stale.js';
 import type { KubePort, Secret, WatchEvent } from '../kube/port.js';
 import type { Logger } from './logging.js';
 import { errorFields } from './logging.js';
@@ -93,9 +95,11 @@ export class MonitorRefresher {
   onMonitorEvent(event: WatchEvent<BMCMonitor>): void {
     const key = objectKey(event.object);
     const existing = this.entries.get(key);
-    if (event.type === 'deleted') {
+    const stale = event.type !== 'deleted' && isStaleChild(event.object);
+    if (event.type === 'deleted' || stale) {
       existing?.timer?.cancel();
       this.entries.delete(key);
+      if (stale) this.discard(event.object);
       return;
     }
     const spec = JSON.stringify(event.object.spec);
@@ -158,6 +162,17 @@ export class MonitorRefresher {
 
   async settled(): Promise<void> {
     await this.queue.onIdle();
+  }
+
+  /** A moved host's monitor (runner/stale.ts): its host's hook makes a new one once this name is free. */
+  private discard(monitor: BMCMonitor): void {
+    discardStale(this.deps.kube, { resource: 'bmcmonitors', discarded: this.discarded.bind(this) }, monitor);
+  }
+
+  private discarded(monitor: BMCMonitor, error?: unknown): void {
+    const fields = { namespace: monitor.metadata.namespace, monitor: monitor.metadata.name };
+    if (error === undefined) this.deps.logger.info(fields, 'deleted a BMCMonitor its host no longer owns (moved by clusterctl move, or released)');
+    else this.deps.logger.warn({ ...fields, err: errorFields(error) }, 'could not delete a BMCMonitor its host no longer owns; it is not polled');
   }
 
   private hostKey(monitor: BMCMonitor): string {

@@ -13,7 +13,10 @@ import { SECRET_LABEL, SECRET_LABEL_VALUE } from './credentials.js';
 import { EventRecorder } from './events.js';
 import { HostFleet } from './fleet.js';
 import type { Executor, HostServices } from './executors/index.js';
+import { ADOPTED_RESOURCES } from '../kube/port.js';
 import type { KubePort, KubeWatch, WatchEvent, WatchedResource } from '../kube/port.js';
+import { CONTROLLER_UID_LABEL } from '../../domain/k8s.js';
+import { MovedChildAdopter } from './moved-children.js';
 import type { Logger } from './logging.js';
 import type { PoolMetrics } from './metrics.js';
 import { MonitorRefresher } from './monitor.js';
@@ -65,6 +68,7 @@ export class DriverPool {
   readonly gate: BMCGate;
   readonly guard: NetworkGuard;
   readonly fleet: HostFleet;
+  private readonly adopter: MovedChildAdopter;
   private watches: KubeWatch[] = [];
   private synced = false;
   private stopping = false;
@@ -74,6 +78,7 @@ export class DriverPool {
     this.guard = deps.guard ?? createNetworkGuard({ allowed: settings.allowedNetworks, denied: settings.deniedNetworks });
     this.gate = new BMCGate(clock, metrics);
     this.fleet = new HostFleet(() => clock.now());
+    this.adopter = new MovedChildAdopter({ kube, logger });
     this.events = new EventRecorder({ kube, clock, windowMs: settings.eventDedupWindowMs, instance: deps.instance, logger });
     const connectDeps: ConnectDeps = {
       guard: this.guard,
@@ -127,6 +132,19 @@ export class DriverPool {
     return scopes.map((namespace) => this.deps.kube.watch(resource, { namespace, labelSelector }, onEvent));
   }
 
+  /** Metacontroller's data children, for moved-children.ts (only those with the controller-uid label). */
+  private watchMovedChildren(): KubeWatch[] {
+    return (['secrets', ...ADOPTED_RESOURCES] as const).flatMap((resource) =>
+      this.watchAll(
+        resource,
+        (event) => {
+          this.adopter.onEvent(resource, event);
+        },
+        CONTROLLER_UID_LABEL,
+      ),
+    );
+  }
+
   /** Starts the watches; resolves once every initial list has been delivered. */
   async start(): Promise<void> {
     const secrets = this.watchAll(
@@ -142,14 +160,15 @@ export class DriverPool {
     const hosts = this.watchAll('baremetalhosts', (event) => {
       this.fleet.onEvent(event);
     });
-    this.watches = [...secrets, ...monitors, ...hosts];
+    const moved = this.watchMovedChildren();
+    this.watches = [...secrets, ...monitors, ...hosts, ...moved];
     for (const group of [secrets, monitors]) {
       await Promise.all(group.map((watch) => watch.start()));
     }
-    // Only the gauges depend on the host list: readiness does not wait for it.
-    for (const watch of hosts) {
+    // Only the gauges and the adoption of moved children depend on these: readiness does not wait for them.
+    for (const watch of [...hosts, ...moved]) {
       void watch.start().catch((error: unknown) => {
-        this.deps.logger.warn({ err: error }, 'the BareMetalHost watch for the ironhook_hosts gauges failed to start');
+        this.deps.logger.warn({ err: error }, 'a watch of hosts (ironhook_hosts gauges) or of moved children failed to start');
       });
     }
     this.deps.metrics.fleet.source = () => this.fleet.snapshot();

@@ -5,78 +5,20 @@
 // selection policy (which request of a key runs, or keeps running), and how to execute one. A
 // request found finished (Succeeded or Failed), or finished by this runner, never runs again,
 // even while the watch still shows an older phase. A running request the policy drops
-// (superseded, deleted) is cancelled through its AbortSignal. A run that asks to be retried waits
+// (superseded, deleted) is cancelled through its AbortSignal; one its controller no longer owns
+// (moved by clusterctl) is deleted unrun (stale.ts). A run that asks to be retried waits
 // on the injected clock: the pool's back-off (domain/backoff.ts, capped) after a transient
 // failure, a fixed recheck otherwise.
-import type PQueue from 'p-queue';
 import { backoffSeconds } from '../../domain/backoff.js';
-import type { KObject } from '../../domain/k8s.js';
-import { isFinished, type Phase } from '../../domain/operations.js';
-import { objectKey, type KubePort, type KubeWatch, type RequestResource, type WatchEvent } from '../kube/port.js';
-import type { Clock, Timer } from '../pool/clock.js';
+import { isStaleChild, type KObject } from '../../domain/k8s.js';
+import { isFinished } from '../../domain/operations.js';
+import { objectKey, type KubeWatch, type WatchEvent } from '../kube/port.js';
+import type { Timer } from '../pool/clock.js';
 import { CancelledError } from '../errors.js';
+import { discardStale } from './stale.js';
+import type { Request, RequestKind, RequestState, RunnerDeps, RunOutcome } from './types.js';
 
-export type Request = KObject & { status?: { phase?: Phase } };
-
-/** Where a request is in this runner: `waiting` is on a timer, `held` until its key is woken. */
-export type RequestState = 'idle' | 'waiting' | 'held' | 'queued' | 'running';
-
-export interface Candidate<R extends Request> {
-  request: R;
-  state: RequestState;
-  /** Succeeded or Failed (in the watch, or by a run of this runner). */
-  finished: boolean;
-}
-
-/** Before a selected request is queued: run it, wait `ms` first, or hold it until woken. */
-export type Admission = { kind: 'run' } | { kind: 'wait'; ms: number } | { kind: 'hold' };
-
-/** How a run ended: `failed` retries count towards the back-off, others reset it. */
-export type RunOutcome = { kind: 'finished' } | { kind: 'cancelled' } | { kind: 'retry'; afterMs: number; failed: boolean };
-
-export interface RunContext {
-  signal: AbortSignal;
-  /** The back-off before the next attempt if this one fails transiently. */
-  backoffMs: number;
-}
-
-export interface RequestKind<R extends Request> {
-  resource: RequestResource;
-  /** False for an object the kind cannot run (it logs why). */
-  wellFormed(object: KObject): object is R;
-  key(request: R): string;
-  /** The request of one key (candidates in the order seen) that runs, or keeps running, now. */
-  select(candidates: readonly Candidate<R>[]): R | undefined;
-  execute(request: R, context: RunContext): Promise<RunOutcome>;
-  /** A run threw (a bug): the request is treated as finished, so it never loops. */
-  crashed(request: R, error: unknown): void;
-  admission?: AdmissionPolicy<R>;
-  /** The request was deleted: drop what the kind keeps about it. */
-  forget?(request: R): void;
-  /** Running requests are cancelled on stop (else they finish within the grace). */
-  cancelOnStop: boolean;
-}
-
-/** Gates between selection and the queue (notBefore, the provisioning limit). */
-export interface AdmissionPolicy<R extends Request> {
-  admit(request: R, key: string): Admission;
-  /** The held request of `key` was admitted or dropped. */
-  unhold(key: string): void;
-  /** After a run of `request` ended (or its queued run was skipped): keys to look at again. */
-  release(request: R): string[];
-  heldChanged(count: number): void;
-}
-
-export interface RunnerDeps {
-  kube: KubePort;
-  clock: Clock;
-  queue: PQueue;
-  /** Namespaces to watch; empty means all. */
-  namespaces: readonly string[];
-  /** Upper bound of the back-off; unbounded when absent. */
-  maxBackoffMs?: number;
-  metrics?: { inFlight: { inc(): void; dec(): void }; queueDepth?: { set(value: number): void } };
-}
+export type { Admission, AdmissionPolicy, Candidate, Request, RequestKind, RequestState, RunContext, RunnerDeps, RunOutcome } from './types.js';
 
 interface Entry<R extends Request> {
   id: string;
@@ -123,8 +65,7 @@ export class RequestRunner<R extends Request> {
       return;
     }
     const known = this.find(idOf(object));
-    if (event.type === 'deleted') {
-      this.remove(known ?? this.entryFor(object));
+    if (this.dropped(event.type, object, known)) {
       return;
     }
     const entry = known ?? this.entryFor(object);
@@ -240,6 +181,19 @@ export class RequestRunner<R extends Request> {
 
   private heldCount(): number {
     return [...this.keys.values()].filter((entries) => [...entries.values()].some((entry) => entry.state === 'held')).length;
+  }
+
+  /** Deleted, or no longer owned by its controller (then deleted here, unrun): forgotten. */
+  private dropped(type: WatchEvent['type'], request: R, known: Entry<R> | undefined): boolean {
+    const stale = type !== 'deleted' && isStaleChild(request);
+    if (type !== 'deleted' && !stale) {
+      return false;
+    }
+    this.remove(known ?? this.entryFor(request));
+    if (stale) {
+      discardStale(this.deps.kube, this.kind, request);
+    }
+    return true;
   }
 
   private remove(entry: Entry<R>): void {

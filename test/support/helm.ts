@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { parseAllDocuments } from 'yaml';
 import { ROOT } from '../../scripts/chart-sync.js';
 import { ALLOWED_TARGETS } from '../../drivers/cluster/targets.js';
+import { ADOPTED_RESOURCES, groupVersionOf, type WatchedResource } from '../../drivers/kube/port.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -211,7 +212,7 @@ export function envNamesRead(file: string): Set<string> {
 /** The members of a string-literal union type `export type Name = 'a' | 'b';` in a source file. */
 function literalUnion(file: string, name: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  const decl = new RegExp(`export type ${name} = ([^;]+);`).exec(text);
+  const decl = new RegExp(`export type ${name} =\\s*([^;]+);`).exec(text);
   if (decl === null) throw new Error(`${file}: no "export type ${name} = ..."`);
   return [...decl[1]!.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
 }
@@ -228,7 +229,7 @@ const CLIENT_VERBS: Record<string, string> = { read: 'get', list: 'list', create
 export function poolApiCalls(): string[] {
   const watched = literalUnion('drivers/kube/port.ts', 'WatchedResource');
   const status = literalUnion('drivers/kube/port.ts', 'StatusResource');
-  const groupOf = (resource: string): string => (resource === 'baremetalhosts' ? 'metal3.io' : 'ironhook.dev');
+  const groupOf = (resource: string): string => groupVersionOf(resource as Exclude<WatchedResource, 'secrets'>).group;
   const custom = (resources: string[], sub: string): string[] => resources.filter((r) => r !== 'secrets').map((r) => `${groupOf(r)} ${r}${sub}`);
   const kinds: Record<string, string[]> = {
     Secret: ['core secrets'],
@@ -243,7 +244,10 @@ export function poolApiCalls(): string[] {
     for (const m of text.matchAll(
       /\.(?:core|custom|coordination|api)\.(read|list|create|replace|patch|delete)(?:Namespaced|Cluster)?([A-Z][A-Za-z]*?)(?:ForAllNamespaces)?\(/g,
     )) {
-      const types = kinds[m[2]!];
+      // The pool deletes only requests and monitors (stale children, drivers/runner/stale.ts), and
+      // patches custom objects only to re-point moved children (drivers/pool/moved-children.ts).
+      const only: Record<string, readonly string[]> = { delete: status, patch: ADOPTED_RESOURCES };
+      const types = m[2] === 'CustomObject' && only[m[1]!] !== undefined ? custom([...only[m[1]!]!], '') : kinds[m[2]!];
       if (types === undefined) throw new Error(`${file}: ${m[0]} calls a kind the chart test does not map`);
       for (const t of types) out.add(`${t} ${CLIENT_VERBS[m[1]!]!}`);
     }

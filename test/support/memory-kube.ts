@@ -4,7 +4,7 @@
 // apiserver. Not a general apiserver: only what the pool uses.
 import type { KObject } from '../../domain/k8s.js';
 import { KubeStatusError } from '../../drivers/kube/errors.js';
-import { objectKey } from '../../drivers/kube/port.js';
+import { ADOPTED_RESOURCES, objectKey } from '../../drivers/kube/port.js';
 import type {
   CoreEvent,
   KubePort,
@@ -16,6 +16,7 @@ import type {
   WatchEvent,
   WatchOptions,
   WatchedResource,
+  AdoptedResource,
 } from '../../drivers/kube/port.js';
 
 type Listener = { options: WatchOptions; onEvent: (event: WatchEvent) => void; active: boolean };
@@ -64,6 +65,7 @@ export class MemoryKube implements KubePort {
     ['nodeoperations', new Map()],
     ['secrets', new Map()],
     ['baremetalhosts', new Map()],
+    ...ADOPTED_RESOURCES.map((resource) => [resource, new Map<string, KObject>()] as const),
   ]);
   /** The request resources the apiserver serves (remove one to test a missing CRD). */
   readonly served = new Set<string>(['hostoperations', 'bmcmonitors', 'objectpatches', 'nodeoperations']);
@@ -72,6 +74,8 @@ export class MemoryKube implements KubePort {
   readonly leases = new Map<string, Lease>();
   /** Every status patch, in order (tests assert on what was written). */
   readonly statusPatches: { resource: StatusResource; key: string; status: Record<string, unknown> }[] = [];
+  /** Requests the pool deleted (stale children), in order. */
+  readonly deletedRequests: { resource: StatusResource; key: string }[] = [];
   /** Make the next call of a method fail (tests of error paths). */
   readonly failures = new Map<string, Error>();
 
@@ -162,6 +166,21 @@ export class MemoryKube implements KubePort {
     this.statusPatches.push({ resource, key, status: clone(status) });
     const updated = { ...existing, status: mergePatch(existing.status, status) } as KObject;
     this.put(resource, updated);
+    return Promise.resolve();
+  }
+
+  patchLabels(resource: AdoptedResource, namespace: string, name: string, labels: Record<string, string>): Promise<void> {
+    this.failIfAsked('patchLabels');
+    const existing = this.get(resource, namespace, name);
+    if (existing === undefined) return Promise.reject(notFound(`${resource} ${namespace}/${name}`));
+    this.put(resource, { ...existing, metadata: { ...existing.metadata, labels: { ...existing.metadata.labels, ...labels } } });
+    return Promise.resolve();
+  }
+
+  deleteRequest(resource: StatusResource, namespace: string, name: string, uid: string): Promise<void> {
+    this.failIfAsked('deleteRequest');
+    this.deletedRequests.push({ resource, key: `${namespace}/${name}` });
+    if (this.get(resource, namespace, name)?.metadata.uid === uid) this.remove(resource, namespace, name);
     return Promise.resolve();
   }
 

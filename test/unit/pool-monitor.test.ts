@@ -185,6 +185,21 @@ describe('monitor refresh', () => {
     expect(bmc.calls.length).toBe(reads + 1);
   });
 
+  it('a monitor its host no longer owns (moved by clusterctl: the controller-uid label names the old host) is deleted and not read again', async () => {
+    const { h, bmc } = await setup();
+    const moved = monitor('server-01');
+    moved.metadata.labels = { 'controller-uid': 'uid-on-the-source' };
+    moved.metadata.ownerReferences = [
+      { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', name: 'server-01', uid: 'uid-on-the-target', controller: true },
+    ];
+    h.kube.put('bmcmonitors', moved);
+    const reads = bmc.calls.length;
+    await tick(h, 600_000);
+    expect(bmc.calls.length).toBe(reads);
+    expect(h.kube.get('bmcmonitors', NAMESPACE, 'server-01')).toBeUndefined();
+    expect(h.kube.deletedRequests).toEqual([{ resource: 'bmcmonitors', key: `${NAMESPACE}/server-01` }]);
+  });
+
   it('a deleted monitor is not read again', async () => {
     const { h, bmc } = await setup();
     h.kube.remove('bmcmonitors', NAMESPACE, 'server-01');

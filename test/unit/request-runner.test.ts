@@ -113,6 +113,51 @@ describe('per-key serialisation', () => {
   });
 });
 
+describe('requests their controller no longer owns (clusterctl move, release) are deleted, never run', () => {
+  const owner = (uid: string) => ({ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', name: 'h', uid, controller: true });
+  // prettier-ignore
+  const ROWS: { name: string; labels?: Record<string, string>; ownerReferences?: ReturnType<typeof owner>[]; runs: boolean }[] = [
+    { name: 'made by hand (no controller-uid label): runs', runs: true },
+    { name: "owned by the parent its label names: runs", labels: { 'controller-uid': 'new' }, ownerReferences: [owner('new')], runs: true },
+    { name: 'moved: the owner re-created with a new uid, the label still the old one', labels: { 'controller-uid': 'old' }, ownerReferences: [owner('new')], runs: false },
+    { name: 'released by its controller: the label without an owner', labels: { 'controller-uid': 'old' }, runs: false },
+    { name: 'owned, but not as its controller', labels: { 'controller-uid': 'old' }, ownerReferences: [{ ...owner('old'), controller: false }], runs: false },
+  ];
+
+  it.each(ROWS)('$name', async (row) => {
+    const t = setup();
+    await t.runner.start();
+    t.kube.put('objectpatches', {
+      apiVersion: 'ironhook.dev/v1alpha1',
+      kind: 'Test',
+      metadata: { name: 'r', namespace: 'ns', ...(row.labels && { labels: row.labels }), ...(row.ownerReferences && { ownerReferences: row.ownerReferences }) },
+      spec: { key: 'k', sequence: 1 },
+    });
+    await flush();
+    expect(t.started()).toEqual(row.runs ? ['r'] : []);
+    expect(t.kube.deletedRequests).toEqual(row.runs ? [] : [{ resource: 'objectpatches', key: 'ns/r' }]);
+    expect(t.kube.get('objectpatches', 'ns', 'r') === undefined).toBe(!row.runs);
+  });
+
+  it('a running request its controller releases is cancelled and deleted', async () => {
+    const t = setup();
+    await t.runner.start();
+    const metadata = { name: 'r', namespace: 'ns', labels: { 'controller-uid': 'p' }, ownerReferences: [owner('p')] };
+    t.kube.put('objectpatches', { apiVersion: 'ironhook.dev/v1alpha1', kind: 'Test', metadata, spec: { key: 'k', sequence: 1 } });
+    await flush();
+    expect(t.running()).toEqual(['r']);
+    t.kube.put('objectpatches', {
+      apiVersion: 'ironhook.dev/v1alpha1',
+      kind: 'Test',
+      metadata: { ...metadata, ownerReferences: [] },
+      spec: { key: 'k', sequence: 1 },
+    });
+    await flush();
+    expect(t.run('r').signal.aborted).toBe(true);
+    expect(t.kube.get('objectpatches', 'ns', 'r')).toBeUndefined();
+  });
+});
+
 describe('selection policy', () => {
   const ROWS: { name: string; select: typeof highestSequence | typeof firstSeen; starts: string[]; aborted: boolean }[] = [
     { name: 'highest sequence: a higher request cancels the running lower one', select: highestSequence, starts: ['low', 'high'], aborted: true },
