@@ -18,27 +18,23 @@
 // Twenty servers are registered (one for the control plane, nineteen for workers); the second
 // day (seed-day2.ts) remediates a worker by reboot through the template's MachineHealthCheck and
 // rolls the workers to a new image on the same hosts. `upgrade plan` and `delete` close it.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stringify } from 'yaml';
 import { redfishMAC, startBMCs, type BMCs } from '../../devenv/bmcs.js';
-import { CAPI_PROVIDERS, clusterAPIModule, localCAPIImages, writeCAPIProviders } from '../../devenv/capi-repository.js';
-import { startCertManager, type CertManager } from '../../devenv/cert-manager.js';
-import { startControlPlane, type ControlPlane } from '../../devenv/controlplane.js';
-import { kubectlApply, kubectlFor } from '../../devenv/environment.js';
+import { CAPI_PROVIDERS, clusterAPIModule } from '../../devenv/capi-repository.js';
+import { kubectlApply } from '../../devenv/environment.js';
 import { builtImages } from '../../devenv/images.js';
-import { loopbackComponents, type ManagerPorts } from '../../devenv/loopback-components.js';
-import { startNode, type Node } from '../../devenv/node.js';
 import { startWorkloadCluster, type WorkloadCluster } from '../../devenv/workload.js';
 import { freePort, waitFor } from '../../devenv/processes.js';
-import { PROVIDER_NAMESPACE, providerVersion, writeProviders } from '../../scripts/clusterctl-repo.js';
-import { runClusterctl, type ClusterctlResult } from '../support/clusterctl.js';
+import { PROVIDER_NAMESPACE, providerVersion } from '../../scripts/clusterctl-repo.js';
+import type { ClusterctlResult } from '../support/clusterctl.js';
 import { prepareChart } from '../support/helm.js';
-import { chooseLocalNodePorts, LOCAL_PROFILE, writeRunValues, type LocalNodePorts } from '../support/local-node.js';
 import { playKubeadmInit, playKubeletJoin } from './kubeadm-play.js';
+import { pods, PROVIDER_NAMESPACES, providers, ready, startManagementCluster, type ManagementCluster } from './management-cluster.js';
 import { remediateUnreachableWorker, rollingUpgradeReusesHosts } from './seed-day2.js';
+import { moveSeedToSecondManagementCluster } from './seed-move.js';
 import {
   claimedWorkerHosts,
   createExternalEtcdSecrets,
@@ -59,49 +55,20 @@ import { apply, createNamespace, host, poolHostYAML, waitForGone, waitForPoolSta
 
 const PASSWORD = 'canary-Cctl-8e3f1';
 const HOST = 'rf-0';
-/** The namespaces clusterctl installs each provider into (their components name them). */
-const PROVIDER_NAMESPACES: Record<string, string> = {
-  'cluster-api': 'capi-system',
-  'bootstrap-kubeadm': 'capi-kubeadm-bootstrap-system',
-  'control-plane-kubeadm': 'capi-kubeadm-control-plane-system',
-  'infrastructure-metal3': PROVIDER_NAMESPACE,
-};
 const WAIT = ['--wait-providers', '--wait-provider-timeout', '400'];
 
 let dir = '';
-let config = '';
-let plane: ControlPlane | undefined;
-let node: Node | undefined;
-let certManager: CertManager | undefined;
+let management: ManagementCluster | undefined;
+/** The second management cluster, for clusterctl move. */
+let target: ManagementCluster | undefined;
 let bmcs: BMCs | undefined;
 let client: ClusterClient;
 let capiVersion = '';
-let ports: LocalNodePorts;
 /** The seed's control-plane endpoint and its external etcd, on loopback. */
 const seedPorts = { apiserver: 0, etcd: 0 };
 let workload: WorkloadCluster | undefined;
 
-const clusterctl = (args: string[], env: Record<string, string> = {}): Promise<ClusterctlResult> =>
-  runClusterctl(dir, [...args, '--config', config, '--kubeconfig', plane?.kubeconfig ?? ''], env);
-
-interface PodView {
-  metadata: { name: string };
-  spec: { hostNetwork?: boolean; containers: { image: string }[] };
-  status: { containerStatuses?: { ready: boolean }[] };
-}
-
-async function pods(namespace: string): Promise<PodView[]> {
-  return (JSON.parse(await client.kubectl('get', 'pods', '-n', namespace, '-o', 'json')) as { items: PodView[] }).items;
-}
-
-const ready = (pod: PodView): boolean => pod.status.containerStatuses?.every((status) => status.ready) === true;
-
-async function providers(): Promise<string[]> {
-  const list = JSON.parse(await client.kubectl('get', 'providers.clusterctl.cluster.x-k8s.io', '-A', '-o', 'json')) as {
-    items: { metadata: { name: string; namespace: string }; version: string }[];
-  };
-  return list.items.map((item) => `${item.metadata.namespace}/${item.metadata.name}@${item.version}`).sort();
-}
+const clusterctl = (args: string[], env: Record<string, string> = {}): Promise<ClusterctlResult> => management!.clusterctl(args, env);
 
 /** A field of a seed object in the management cluster, by kubectl jsonpath. */
 async function jsonpath(kind: string, name: string, path: string): Promise<string> {
@@ -113,44 +80,20 @@ async function generateSeed(variables: Record<string, string>): Promise<Clusterc
   return clusterctl([...args, '--worker-machine-count', String(SEED_WORKER_REPLICAS)], variables);
 }
 
-/** The repository: Cluster API's three providers and Ironhook, each manager on its own loopback ports. */
-async function writeRepository(): Promise<string> {
-  const repository = join(dir, 'repository');
-  const managerPorts = new Map<string, ManagerPorts>();
-  for (const provider of CAPI_PROVIDERS)
-    managerPorts.set(provider.label, { webhook: await freePort(), health: await freePort(), diagnostics: await freePort() });
-  const capi = await writeCAPIProviders(repository, managerPorts);
-  const runValues = writeRunValues(dir, ports, bmcs!.files);
-  const ironhook = writeProviders(repository, { valueFiles: [LOCAL_PROFILE, runValues], transform: (objects) => loopbackComponents(objects) });
-  const file = join(repository, 'clusterctl.yaml');
-  writeFileSync(
-    file,
-    stringify(
-      // cert-manager is the site's (devenv/cert-manager.ts): clusterctl waits for its API and never
-      // installs one (it would fetch a release from GitHub when a first check fails).
-      { providers: [...capi, ...ironhook], images: localCAPIImages(), 'cert-manager': { externallyProvisioned: 'true', timeout: '4m' } },
-      { lineWidth: 0 },
-    ),
-  );
-  return file;
-}
+let images: string[] = [];
 
 beforeAll(async () => {
-  const images = builtImages();
+  const built = builtImages();
   for (const name of ['ironhook', 'metacontroller', 'pause', 'capi-core', 'capi-kubeadm-bootstrap', 'capi-kubeadm-control-plane']) {
-    if (!images.has(name)) throw new Error(`images.json lists no ${name} image: run \`npm run image\` and \`npm run image -- capi\``);
+    if (!built.has(name)) throw new Error(`images.json lists no ${name} image: run \`npm run image\` and \`npm run image -- capi\``);
   }
+  images = [...built.values()].map((image) => image.archives.docker.path);
   prepareChart();
   capiVersion = (await clusterAPIModule()).version;
   dir = mkdtempSync(join(tmpdir(), 'ironhook-clusterctl-init-'));
-  mkdirSync(join(dir, 'home'), { recursive: true });
-  plane = await startControlPlane({ dir: join(dir, 'plane'), node: true });
-  client = { kubeconfig: plane.kubeconfig, ...kubectlFor(plane.kubeconfig) };
-  node = await startNode({ controlPlane: plane, dir: join(dir, 'node'), images: [...images.values()].map((image) => image.archives.docker.path) });
-  certManager = await startCertManager({ dir, kubeconfig: plane.kubeconfig });
   bmcs = await startBMCs({ dir, password: PASSWORD, redfishHosts: 1 + SEED_SERVERS });
-  ports = await chooseLocalNodePorts();
-  config = await writeRepository();
+  management = await startManagementCluster({ dir: join(dir, 'management'), slot: 0, images, bmcs });
+  client = management.client;
 }, 900_000);
 
 /** KEEP_TEST_DIR: the seed's objects and every provider's manager log, kept in the test directory. */
@@ -165,12 +108,11 @@ async function keepDiagnostics(): Promise<void> {
 }
 
 afterAll(async () => {
-  if (process.env.KEEP_TEST_DIR !== undefined && plane !== undefined) await keepDiagnostics().catch(() => undefined);
+  if (process.env.KEEP_TEST_DIR !== undefined && management !== undefined) await keepDiagnostics().catch(() => undefined);
   await workload?.stop();
   await bmcs?.close();
-  await node?.stop();
-  await certManager?.stop();
-  await plane?.stop();
+  await target?.stop();
+  await management?.stop();
   if (dir !== '' && process.env.KEEP_TEST_DIR === undefined) rmSync(dir, { recursive: true, force: true });
 }, 180_000);
 
@@ -179,7 +121,7 @@ describe('clusterctl init against a management cluster that runs pods', () => {
     const result = await clusterctl(['init', '--core', 'cluster-api', '--bootstrap', 'kubeadm', '--control-plane', 'kubeadm', ...WAIT]);
     expect(result, result.stderr).toEqual(expect.objectContaining({ code: 0 }));
     expect(result.stdout + result.stderr).toMatch(/Skipping installing cert-manager as it is already installed/u);
-    expect(await providers()).toEqual(
+    expect(await providers(client)).toEqual(
       [
         `capi-kubeadm-bootstrap-system/bootstrap-kubeadm@${capiVersion}`,
         `capi-kubeadm-control-plane-system/control-plane-kubeadm@${capiVersion}`,
@@ -187,7 +129,7 @@ describe('clusterctl init against a management cluster that runs pods', () => {
       ].sort(),
     );
     for (const provider of CAPI_PROVIDERS) {
-      const running = await pods(PROVIDER_NAMESPACES[provider.label] ?? '');
+      const running = await pods(client, PROVIDER_NAMESPACES[provider.label] ?? '');
       expect(running.map((pod) => pod.spec.containers[0]?.image)).toEqual([`localhost/cluster-api/${provider.image}:${capiVersion}`]);
       expect(running.every(ready)).toBe(true);
     }
@@ -208,25 +150,25 @@ describe('clusterctl init against a management cluster that runs pods', () => {
     });
     const result = await clusterctl(['init', '--infrastructure', 'metal3', ...WAIT, '--v', '3']);
     expect(result, result.stderr).toEqual(expect.objectContaining({ code: 0 }));
-    expect(await providers()).toContain(`${PROVIDER_NAMESPACE}/infrastructure-metal3@${providerVersion()}`);
+    expect(await providers(client)).toContain(`${PROVIDER_NAMESPACE}/infrastructure-metal3@${providerVersion()}`);
     process.stdout.write(`kubectl get providers -A:\n${await client.kubectl('get', 'providers.clusterctl.cluster.x-k8s.io', '-A')}\n`);
     // --wait-providers waits for the Deployments; Metacontroller is a StatefulSet.
     await waitFor(
       'Ironhook pods ready',
       async () => {
-        const current = await pods(PROVIDER_NAMESPACE);
+        const current = await pods(client, PROVIDER_NAMESPACE);
         return current.length === 3 && current.every(ready);
       },
       300_000,
       1000,
     );
-    const running = await pods(PROVIDER_NAMESPACE);
+    const running = await pods(client, PROVIDER_NAMESPACE);
     expect(running.map((pod) => pod.spec.containers[0]?.image).sort()).toEqual([
       'localhost/ironhook:' + providerVersion().slice(1),
       'localhost/ironhook:' + providerVersion().slice(1),
       'localhost/metacontroller:v4.17.2',
     ]);
-    bmcs!.startAgents(`http://127.0.0.1:${String(ports.agent)}`);
+    bmcs!.startAgents(`http://127.0.0.1:${String(management!.ports.agent)}`);
     const namespace = await createNamespace(client, 'clusterctl-init');
     const spec = { bootMACAddress: redfishMAC(HOST), bmc: { address: bmcs!.address(HOST), credentialsName: `${HOST}-bmc-secret` } };
     await apply(client, poolHostYAML(HOST, PASSWORD, spec), namespace);
@@ -341,6 +283,11 @@ describe('clusterctl init against a management cluster that runs pods', () => {
     await rollingUpgradeReusesHosts({ client, workload: workload!, bmcs: bmcs! });
   }, 1_200_000);
 
+  it('clusterctl move carries the provisioned seed to a second management cluster: hosts keep their status, no BMC sees an action', async () => {
+    target = await startManagementCluster({ dir: join(dir, 'target'), slot: 1, images, bmcs: bmcs! });
+    await moveSeedToSecondManagementCluster({ source: management!, target, bmcs: bmcs! });
+  }, 1_200_000);
+
   it('clusterctl upgrade plan reads every installed provider and the repository', async () => {
     const result = await clusterctl(['upgrade', 'plan']);
     expect(result, result.stderr).toEqual(expect.objectContaining({ code: 0 }));
@@ -351,11 +298,11 @@ describe('clusterctl init against a management cluster that runs pods', () => {
   it("clusterctl delete removes Ironhook's controllers and keeps its CRDs, then every provider", async () => {
     const ironhook = await clusterctl(['delete', '--infrastructure', 'metal3']);
     expect(ironhook, ironhook.stderr).toEqual(expect.objectContaining({ code: 0 }));
-    await waitFor('Ironhook pods gone', async () => (await pods(PROVIDER_NAMESPACE)).length === 0, 120_000, 500);
-    expect(await providers()).not.toContain(`${PROVIDER_NAMESPACE}/infrastructure-metal3@${providerVersion()}`);
+    await waitFor('Ironhook pods gone', async () => (await pods(client, PROVIDER_NAMESPACE)).length === 0, 120_000, 500);
+    expect(await providers(client)).not.toContain(`${PROVIDER_NAMESPACE}/infrastructure-metal3@${providerVersion()}`);
     expect(await client.kubectl('get', 'crd', 'baremetalhosts.metal3.io', '-o', 'name')).toContain('baremetalhosts.metal3.io');
     const all = await clusterctl(['delete', '--all']);
     expect(all, all.stderr).toEqual(expect.objectContaining({ code: 0 }));
-    expect(await providers()).toEqual([]);
+    expect(await providers(client)).toEqual([]);
   });
 });

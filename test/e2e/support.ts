@@ -95,6 +95,7 @@ export interface HostView {
     errorType?: string;
     errorMessage?: string;
     poweredOn?: boolean;
+    hardware?: { cpu?: { arch?: string } };
     provisioning?: { state?: string };
     ironhook?: { request?: { name: string; action: string; sequence: number; phase: string } };
     conditions?: { type: string; status: string; message: string }[];
