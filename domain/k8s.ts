@@ -66,6 +66,11 @@ export interface Condition {
 /** Metacontroller's child label (generateSelector): the uid of the parent that made the object. */
 export const CONTROLLER_UID_LABEL = 'controller-uid';
 
+/** The uid of the object's controller owner reference (Kubernetes allows one at most). */
+function controllerUid(object: KObject): string | undefined {
+  return (object.metadata.ownerReferences ?? []).find((ref) => ref.controller === true)?.uid;
+}
+
 /**
  * A child its controller no longer owns: it carries Metacontroller's `controller-uid` label but no
  * controller owner reference with that uid. `clusterctl move` re-creates parents with new uids and
@@ -74,8 +79,7 @@ export const CONTROLLER_UID_LABEL = 'controller-uid';
  */
 export function isStaleChild(object: KObject): boolean {
   const madeBy = object.metadata.labels?.[CONTROLLER_UID_LABEL];
-  if (madeBy === undefined) return false;
-  return !(object.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === madeBy);
+  return madeBy !== undefined && controllerUid(object) !== madeBy;
 }
 
 /**
@@ -84,7 +88,5 @@ export function isStaleChild(object: KObject): boolean {
  * at the re-created parent but the label still naming the old one.
  */
 export function movedChildOwner(object: KObject): string | undefined {
-  const madeBy = object.metadata.labels?.[CONTROLLER_UID_LABEL];
-  const controller = (object.metadata.ownerReferences ?? []).find((ref) => ref.controller === true);
-  return madeBy !== undefined && controller !== undefined && controller.uid !== madeBy ? controller.uid : undefined;
+  return isStaleChild(object) ? controllerUid(object) : undefined;
 }
