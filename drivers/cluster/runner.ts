@@ -20,7 +20,7 @@ import type { Clock } from '../pool/clock.js';
 import type { Logger } from '../pool/logging.js';
 import { errorFields } from '../pool/logging.js';
 import { writeFinalStatus } from '../runner/final-status.js';
-import { STALE_DELETED, STALE_NOT_DELETED } from '../runner/stale.js';
+import { logDiscarded } from '../runner/stale.js';
 import { RequestRunner } from '../runner/runner.js';
 import type { Candidate, RequestKind, RunContext, RunOutcome, Request as RunnerRequest } from '../runner/runner.js';
 import type { ClusterRequestSettings } from './config.js';
@@ -136,8 +136,7 @@ class ClusterKind<R extends Request> implements RequestKind<R> {
   }
 
   discarded(request: R, error?: unknown): void {
-    if (error === undefined) this.deps.logger.info(this.fields(request), STALE_DELETED);
-    else this.deps.logger.warn({ ...this.fields(request), err: errorFields(error) }, STALE_NOT_DELETED);
+    logDiscarded(this.deps.logger, this.fields(request), error);
   }
 
   /** The request with what this runner wrote since the watch showed it. */

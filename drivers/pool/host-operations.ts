@@ -8,7 +8,7 @@ import { CAPACITY_GATED_ACTIONS, Phase } from '../../domain/operations.js';
 import type { HostOperation, HostOperationStatus } from '../../domain/operations.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { KubePort, WatchEvent } from '../kube/port.js';
-import { STALE_DELETED, STALE_NOT_DELETED } from '../runner/stale.js';
+import { logDiscarded } from '../runner/stale.js';
 import { RequestRunner } from '../runner/runner.js';
 import type { Admission, AdmissionPolicy, Candidate, RequestKind, RunOutcome } from '../runner/runner.js';
 import { ProvisioningCapacity } from './capacity.js';
@@ -151,9 +151,7 @@ function hostOperationKind(deps: HostOperationDeps, admission: HostAdmission): R
       return { kind: 'finished' };
     },
     discarded: (op, error) => {
-      const fields = { namespace: op.metadata.namespace, operation: op.metadata.name, action: op.spec.action };
-      if (error === undefined) deps.logger.info(fields, STALE_DELETED);
-      else deps.logger.warn({ ...fields, err: errorFields(error) }, STALE_NOT_DELETED);
+      logDiscarded(deps.logger, { namespace: op.metadata.namespace, operation: op.metadata.name, action: op.spec.action }, error);
     },
     crashed: (op, error) => {
       deps.logger.error({ namespace: op.metadata.namespace, operation: op.metadata.name, err: errorFields(error) }, 'request execution crashed');

@@ -16,7 +16,7 @@ import { credentialsFrom, missingSecret, refuseNamespacedName } from './credenti
 import type { ReadCredentials } from './credentials.js';
 import { classify } from './errors.js';
 import { objectKey } from '../kube/port.js';
-import { discardStale } from '../runner/stale.js';
+import { discardStale, logDiscarded } from '../runner/stale.js';
 import type { KubePort, Secret, WatchEvent } from '../kube/port.js';
 import type { Logger } from './logging.js';
 import { errorFields } from './logging.js';
@@ -170,9 +170,7 @@ export class MonitorRefresher {
   }
 
   private discarded(monitor: BMCMonitor, error?: unknown): void {
-    const fields = { namespace: monitor.metadata.namespace, monitor: monitor.metadata.name };
-    if (error === undefined) this.deps.logger.info(fields, 'deleted a BMCMonitor its host no longer owns (moved by clusterctl move, or released)');
-    else this.deps.logger.warn({ ...fields, err: errorFields(error) }, 'could not delete a BMCMonitor its host no longer owns; it is not polled');
+    logDiscarded(this.deps.logger, { namespace: monitor.metadata.namespace, monitor: monitor.metadata.name }, error, 'a BMCMonitor');
   }
 
   private hostKey(monitor: BMCMonitor): string {

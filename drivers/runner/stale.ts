@@ -5,9 +5,13 @@
 // parent's hook issues what it still needs under its own uid.
 import type { KObject } from '../../domain/k8s.js';
 import type { KubePort, RequestResource } from '../kube/port.js';
+import { errorFields, type Logger } from '../pool/logging.js';
 
-export const STALE_DELETED = 'deleted a request its controller no longer owns (moved by clusterctl move, or released), without running it';
-export const STALE_NOT_DELETED = 'could not delete a request its controller no longer owns; it is not run';
+/** How every kind logs a discarded object (`what`: "a request", "a BMCMonitor"): deleted, or left unrun. */
+export function logDiscarded(logger: Logger, fields: Record<string, unknown>, error: unknown, what = 'a request'): void {
+  if (error === undefined) logger.info(fields, `deleted ${what} its controller no longer owns (moved by clusterctl move, or released), without running it`);
+  else logger.warn({ ...fields, err: errorFields(error) }, `could not delete ${what} its controller no longer owns; it is not run`);
+}
 
 export interface StaleRequestKind<R extends KObject> {
   resource: RequestResource;
