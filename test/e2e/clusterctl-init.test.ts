@@ -32,11 +32,12 @@ import { PROVIDER_NAMESPACE, providerVersion } from '../../scripts/clusterctl-re
 import type { ClusterctlResult } from '../support/clusterctl.js';
 import { prepareChart } from '../support/helm.js';
 import { playKubeadmInit, playKubeletJoin } from './kubeadm-play.js';
-import { pods, PROVIDER_NAMESPACES, providers, ready, startManagementCluster, type ManagementCluster } from './management-cluster.js';
+import { pods, PROVIDER_NAMESPACES, providers, ready, startManagementCluster, waitForIronhookPods, type ManagementCluster } from './management-cluster.js';
 import { remediateUnreachableWorker, rollingUpgradeReusesHosts } from './seed-day2.js';
 import { moveSeedToSecondManagementCluster } from './seed-move.js';
 import {
   claimedWorkerHosts,
+  describeSeedUntilAvailable,
   createExternalEtcdSecrets,
   createSeedHosts,
   hostUID,
@@ -152,16 +153,7 @@ describe('clusterctl init against a management cluster that runs pods', () => {
     expect(result, result.stderr).toEqual(expect.objectContaining({ code: 0 }));
     expect(await providers(client)).toContain(`${PROVIDER_NAMESPACE}/infrastructure-metal3@${providerVersion()}`);
     process.stdout.write(`kubectl get providers -A:\n${await client.kubectl('get', 'providers.clusterctl.cluster.x-k8s.io', '-A')}\n`);
-    // --wait-providers waits for the Deployments; Metacontroller is a StatefulSet.
-    await waitFor(
-      'Ironhook pods ready',
-      async () => {
-        const current = await pods(client, PROVIDER_NAMESPACE);
-        return current.length === 3 && current.every(ready);
-      },
-      300_000,
-      1000,
-    );
+    await waitForIronhookPods(client);
     const running = await pods(client, PROVIDER_NAMESPACE);
     expect(running.map((pod) => pod.spec.containers[0]?.image).sort()).toEqual([
       'localhost/ironhook:' + providerVersion().slice(1),
@@ -261,13 +253,7 @@ describe('clusterctl init against a management cluster that runs pods', () => {
     }
     const available = async (): Promise<boolean> => (await jsonpath('cluster', 'seed', '{.status.conditions[?(@.type=="Available")].status}')) === 'True';
     await waitFor('Cluster seed Available', available, 300_000, 2000);
-    // The Cluster's replica counters trail its Available condition by a sync.
-    let described: ClusterctlResult = { code: -1, stdout: '', stderr: '' };
-    const allAvailable = async (): Promise<boolean> => {
-      described = await clusterctl(['describe', 'cluster', 'seed', '-n', SEED]);
-      return /^Cluster seed\/seed\s+3\/3\s+3\s+3\s+3\s/mu.test(described.stdout);
-    };
-    await waitFor('clusterctl describe: 3 of 3 machines available', allAvailable, 60_000, 2000).catch(() => undefined);
+    const described = await describeSeedUntilAvailable(management!, 60_000);
     process.stdout.write(`clusterctl describe cluster seed:\n${described.stdout}\n`);
     expect(described, described.stderr).toEqual(expect.objectContaining({ code: 0 }));
     expect(described.stdout).toMatch(/^Cluster seed\/seed\s+3\/3\s+3\s+3\s+3\s+True\s+Available/mu);

@@ -16,7 +16,7 @@ import { startControlPlane, type ControlPlane } from '../../devenv/controlplane.
 import { kubectlFor } from '../../devenv/environment.js';
 import { loopbackComponents, type ManagerPorts } from '../../devenv/loopback-components.js';
 import { startNode, type Node } from '../../devenv/node.js';
-import { freePort } from '../../devenv/processes.js';
+import { freePort, waitFor } from '../../devenv/processes.js';
 import { PROVIDER_NAMESPACE, writeProviders } from '../../scripts/clusterctl-repo.js';
 import { runClusterctl, type ClusterctlResult } from '../support/clusterctl.js';
 import { chooseLocalNodePorts, LOCAL_PROFILE, writeRunValues, type LocalNodePorts } from '../support/local-node.js';
@@ -117,4 +117,17 @@ export async function providers(client: ClusterClient): Promise<string[]> {
     items: { metadata: { name: string; namespace: string }; version: string }[];
   };
   return list.items.map((item) => `${item.metadata.namespace}/${item.metadata.name}@${item.version}`).sort();
+}
+
+/** Ironhook's three pods ready: --wait-providers waits for the Deployments; Metacontroller is a StatefulSet. */
+export async function waitForIronhookPods(client: ClusterClient): Promise<void> {
+  await waitFor(
+    'Ironhook pods ready',
+    async () => {
+      const current = await pods(client, PROVIDER_NAMESPACE);
+      return current.length === 3 && current.every(ready);
+    },
+    300_000,
+    1000,
+  );
 }

@@ -11,10 +11,8 @@
 import { expect } from 'vitest';
 import type { BMCs } from '../../devenv/bmcs.js';
 import { waitFor } from '../../devenv/processes.js';
-import { PROVIDER_NAMESPACE } from '../../scripts/clusterctl-repo.js';
-import type { ClusterctlResult } from '../support/clusterctl.js';
-import { pods, ready, type ManagementCluster } from './management-cluster.js';
-import { SEED, SEED_CONTROL_PLANE, SEED_WORKER_HOSTS } from './seed-support.js';
+import { waitForIronhookPods, type ManagementCluster } from './management-cluster.js';
+import { describeSeedUntilAvailable, SEED, SEED_CONTROL_PLANE, SEED_WORKER_HOSTS } from './seed-support.js';
 import type { ClusterClient, HostView } from './support.js';
 
 const SEED_HOSTS = [SEED_CONTROL_PLANE, ...SEED_WORKER_HOSTS];
@@ -66,16 +64,7 @@ async function installProviders(target: ManagementCluster): Promise<void> {
   const args = ['init', '--core', 'cluster-api', '--bootstrap', 'kubeadm', '--control-plane', 'kubeadm', '--infrastructure', 'metal3'];
   const result = await target.clusterctl([...args, '--wait-providers', '--wait-provider-timeout', '400']);
   expect(result, result.stderr).toEqual(expect.objectContaining({ code: 0 }));
-  // --wait-providers waits for the Deployments; Metacontroller is a StatefulSet.
-  await waitFor(
-    "the target's Ironhook pods ready",
-    async () => {
-      const current = await pods(target.client, PROVIDER_NAMESPACE);
-      return current.length === 3 && current.every(ready);
-    },
-    300_000,
-    1000,
-  );
+  await waitForIronhookPods(target.client);
 }
 
 /** The labels upstream's pivoting guide puts on the host CRDs, so that hosts move with their children. */
@@ -126,20 +115,6 @@ async function unadoptedChildren(client: ClusterClient): Promise<string[]> {
     .sort();
 }
 
-async function describeAvailable(target: ManagementCluster): Promise<ClusterctlResult> {
-  let described: ClusterctlResult = { code: -1, stdout: '', stderr: '' };
-  await waitFor(
-    'clusterctl describe on the target: 3 of 3 machines available',
-    async () => {
-      described = await target.clusterctl(['describe', 'cluster', 'seed', '-n', SEED]);
-      return /^Cluster seed\/seed\s+3\/3\s+3\s+3\s+3\s+True\s+Available/mu.test(described.stdout);
-    },
-    300_000,
-    2000,
-  ).catch(() => undefined);
-  return described;
-}
-
 export async function moveSeedToSecondManagementCluster(scene: MoveScene): Promise<void> {
   const { source, target, bmcs } = scene;
   await installProviders(target);
@@ -186,7 +161,7 @@ export async function moveSeedToSecondManagementCluster(scene: MoveScene): Promi
   expect(await claimedAddresses(target.client)).toEqual(addresses);
   const hardware = [...(await seedHosts(target.client)).values()].filter((view) => view.status?.hardware?.cpu === undefined);
   expect(hardware.map((view) => view.metadata.name)).toEqual([]);
-  const described = await describeAvailable(target);
+  const described = await describeSeedUntilAvailable(target, 300_000);
   process.stdout.write(`clusterctl describe cluster seed (target):\n${described.stdout}\n`);
   process.stdout.write(`kubectl -n seed get bmh (target):\n${await target.client.kubectl('get', 'bmh', '-n', SEED)}\n`);
   process.stdout.write(`kubectl -n seed get hostoperations (target):\n${await target.client.kubectl('get', 'hostoperations', '-n', SEED)}\n`);

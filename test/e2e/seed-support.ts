@@ -8,6 +8,9 @@ import { redfishMAC, type BMCs } from '../../devenv/bmcs.js';
 import type { ClusterPKI } from '../../devenv/controlplane.js';
 import { makeCa, makeLeaf, readPem } from '../../devenv/tls.js';
 import type { FakeConfigDrive } from '../../emulators/agent/configdrive.js';
+import { waitFor } from '../../devenv/processes.js';
+import type { ClusterctlResult } from '../support/clusterctl.js';
+import type { ManagementCluster } from './management-cluster.js';
 import { apply, poolHostYAML, waitForPoolState, type ClusterClient } from './support.js';
 
 export const SEED = 'seed';
@@ -151,4 +154,19 @@ export async function seedClusterPKI(client: ClusterClient): Promise<ClusterPKI>
 
 export async function hostUID(client: ClusterClient, name: string): Promise<string> {
   return client.kubectl('get', 'bmh', name, '-n', SEED, '-o', 'jsonpath={.metadata.uid}');
+}
+
+/**
+ * `clusterctl describe cluster seed`, polled until the seed shows 3 of 3 machines available (the
+ * Cluster's replica counters trail its Available condition by a sync); the last output either way,
+ * for the caller's assertions.
+ */
+export async function describeSeedUntilAvailable(cluster: Pick<ManagementCluster, 'clusterctl'>, timeoutMs: number): Promise<ClusterctlResult> {
+  let described: ClusterctlResult = { code: -1, stdout: '', stderr: '' };
+  const available = async (): Promise<boolean> => {
+    described = await cluster.clusterctl(['describe', 'cluster', 'seed', '-n', SEED]);
+    return /^Cluster seed\/seed\s+3\/3\s+3\s+3\s+3\s+True\s+Available/mu.test(described.stdout);
+  };
+  await waitFor('clusterctl describe: 3 of 3 machines available', available, timeoutMs, 2000).catch(() => undefined);
+  return described;
 }
