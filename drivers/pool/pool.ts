@@ -24,6 +24,7 @@ import { createNetworkGuard } from './network-guard.js';
 import type { NetworkGuard } from './network-guard.js';
 import { runOperation } from './runner.js';
 import { HostOperationRunner } from './host-operations.js';
+import { PowerTransitions } from './executors/power-transitions.js';
 
 export type PoolSettings = Pick<
   PoolConfig,
@@ -103,6 +104,7 @@ export class DriverPool {
       guard: this.guard,
       clock,
       settings,
+      powerTransitions: new PowerTransitions(clock),
       suspendMonitoring: (namespace, host) => {
         this.monitor.suspend(namespace, host);
       },

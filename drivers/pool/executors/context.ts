@@ -8,6 +8,7 @@ import type { Connection } from '../connect.js';
 import type { HostIdentity, ReadCredentials } from '../credentials.js';
 import type { KubePort } from '../../kube/port.js';
 import type { NetworkGuard } from '../network-guard.js';
+import type { PowerTransitions } from './power-transitions.js';
 
 export interface ExecutorSettings {
   powerSettleTimeoutMs: number;
@@ -25,6 +26,8 @@ export interface HostServices {
   guard: NetworkGuard;
   clock: Clock;
   settings: ExecutorSettings;
+  /** Power commands that cancelled requests left in flight, per host. */
+  powerTransitions: PowerTransitions;
   /** Stop refreshing the host's BMCMonitor until it is created or changed again (Detach, Delete). */
   suspendMonitoring(namespace: string, host: string): void;
 }

@@ -1,7 +1,8 @@
 // Power with settle polling: send the command, then poll with
 // back-off (first check after 1 s, each gap 1.5x the previous, capped) until the wanted state or
 // the deadline: a 2xx from a BMC never means the state has changed. Every helper reads the
-// current state first, so a resumed request never repeats a power command that already took.
+// current state first, so a resumed request never repeats a power command that already took,
+// and first waits for a command that a cancelled request left in flight (power-transitions.ts).
 import type { PowerMode } from '../../../domain/operations.js';
 import type { BMCDriver, PowerState } from '../../bmc/types.js';
 import { BMCError } from '../../bmc/types.js';
@@ -35,29 +36,55 @@ function isPowerTimeout(error: unknown): boolean {
   return error instanceof OperationFailure && error.reason === 'PowerStateTimeout';
 }
 
+function hostKey(ctx: ExecutionContext): string {
+  return `${ctx.host.namespace}/${ctx.host.name}`;
+}
+
+interface PowerCommand {
+  command: 'on' | 'off' | 'soft-off';
+  target: PowerState;
+  timeoutMs: number;
+  /** Count the power change once the BMC took the command (hard commands; a soft one counts when it lands). */
+  countSent: boolean;
+}
+
+/** Sends the command and waits for its target; a cancelled wait leaves the command recorded as in flight. */
+async function command(ctx: ExecutionContext, driver: BMCDriver, change: PowerCommand): Promise<void> {
+  await driver.setPower(change.command);
+  if (change.countSent) ctx.powerChanged(change.target);
+  ctx.services.powerTransitions.sent(hostKey(ctx), change.target, change.timeoutMs);
+  await waitForPower(ctx, driver, change.target, change.timeoutMs);
+  ctx.services.powerTransitions.settled(hostKey(ctx));
+}
+
+/** Waits for a command an earlier, cancelled request sent; a timeout there is no error of this request's. */
+async function awaitInFlight(ctx: ExecutionContext, driver: BMCDriver): Promise<void> {
+  const pending = ctx.services.powerTransitions.inFlight(hostKey(ctx));
+  if (pending === undefined) return;
+  try {
+    await waitForPower(ctx, driver, pending.target, pending.remainingMs);
+  } catch (error) {
+    if (!isPowerTimeout(error)) throw error;
+  }
+  ctx.services.powerTransitions.settled(hostKey(ctx));
+}
+
 async function hardOff(ctx: ExecutionContext, driver: BMCDriver): Promise<void> {
-  await driver.setPower('off');
-  ctx.powerChanged('off');
-  await waitForPower(ctx, driver, 'off', ctx.services.settings.powerSettleTimeoutMs);
+  await command(ctx, driver, { command: 'off', target: 'off', timeoutMs: ctx.services.settings.powerSettleTimeoutMs, countSent: true });
 }
 
 /** Soft power off, falling back to hard after the soft timeout (or when soft is unsupported). */
 async function softOff(ctx: ExecutionContext, driver: BMCDriver): Promise<string> {
   const { softPowerOffTimeoutMs } = ctx.services.settings;
   try {
-    await driver.setPower('soft-off');
-  } catch (error) {
-    if (!isUnsupported(error)) {
-      throw error;
-    }
-    await hardOff(ctx, driver);
-    return 'soft power off is not supported by this BMC; powered off hard';
-  }
-  try {
-    await waitForPower(ctx, driver, 'off', softPowerOffTimeoutMs);
+    await command(ctx, driver, { command: 'soft-off', target: 'off', timeoutMs: softPowerOffTimeoutMs, countSent: false });
     ctx.powerChanged('off');
     return 'powered off (soft)';
   } catch (error) {
+    if (isUnsupported(error)) {
+      await hardOff(ctx, driver);
+      return 'soft power off is not supported by this BMC; powered off hard';
+    }
     if (!isPowerTimeout(error)) {
       throw error;
     }
@@ -67,9 +94,7 @@ async function softOff(ctx: ExecutionContext, driver: BMCDriver): Promise<string
 }
 
 async function powerOn(ctx: ExecutionContext, driver: BMCDriver): Promise<string> {
-  await driver.setPower('on');
-  ctx.powerChanged('on');
-  await waitForPower(ctx, driver, 'on', ctx.services.settings.powerSettleTimeoutMs);
+  await command(ctx, driver, { command: 'on', target: 'on', timeoutMs: ctx.services.settings.powerSettleTimeoutMs, countSent: true });
   return 'powered on';
 }
 
@@ -87,6 +112,7 @@ export async function ensurePower(
   const outcome = await ctx.bmcStep(
     name,
     async () => {
+      await awaitInFlight(ctx, driver);
       if ((await driver.getPower()) === target) {
         return undefined;
       }
