@@ -163,7 +163,7 @@ function system(value: unknown, index: number): SystemConfig {
   };
 }
 
-const TOP_KEYS = ['port', 'http', 'notifyURL', 'powerDelayMs', 'sessionService', 'maxSessions', 'systems'];
+const TOP_KEYS = ['port', 'http', 'notifyURL', 'powerDelayMs', 'sessionService', 'maxSessions', 'portPerSystem', 'systems'];
 
 /** Parses and checks a config document; throws an Error naming the offending path. */
 export function parseEmulatorConfig(text: string): EmulatorOptions {
@@ -187,6 +187,7 @@ export function parseEmulatorConfig(text: string): EmulatorOptions {
     powerDelayMs: delay(raw.powerDelayMs, 'config.powerDelayMs'),
     sessionService: optionalBoolean(raw, 'sessionService', 'config'),
     maxSessions: optionalNumber(raw, 'maxSessions', 'config'),
+    portPerSystem: optionalBoolean(raw, 'portPerSystem', 'config'),
   };
   return Object.fromEntries(Object.entries(options).filter(([, field]) => field !== undefined)) as unknown as EmulatorOptions;
 }

@@ -342,6 +342,7 @@ http: true
 notifyURL: http://127.0.0.1:9999/notify
 powerDelayMs: [1000, 3000]
 sessionService: true
+portPerSystem: true
 systems:
   - id: host-0
     username: admin
@@ -351,7 +352,7 @@ systems:
     memoryGiB: 128
     faults: {slowMs: 10, serverError: {status: 503, count: 1}}
 `);
-    expect(options).toMatchObject({ port: 8000, http: true, notifyURL: 'http://127.0.0.1:9999/notify', powerDelayMs: [1000, 3000] });
+    expect(options).toMatchObject({ port: 8000, http: true, notifyURL: 'http://127.0.0.1:9999/notify', powerDelayMs: [1000, 3000], portPerSystem: true });
     expect(options.systems[0]).toMatchObject({ id: 'host-0', personality: 'dell', macs: ['00:5c:52:31:3a:9c'], memoryGiB: 128, faults: { slowMs: 10 } });
   });
 
@@ -362,6 +363,7 @@ systems:
     { name: 'bad personality', text: `${minimal}    personality: acme\n`, error: 'systems[0].personality: must be one of' },
     { name: 'bad MAC', text: `${minimal}    macs: [nope]\n`, error: 'systems[0].macs[0]: is not a MAC address' },
     { name: 'bad ETag mode', text: `${minimal}    etag: sometimes\n`, error: 'systems[0].etag: must be strong, weak, mismatch or none' },
+    { name: 'portPerSystem not a boolean', text: `portPerSystem: yes please\n${minimal}`, error: 'config.portPerSystem: must be true or false' },
     { name: 'bad delay', text: `${minimal}    powerDelayMs: [1]\n`, error: 'systems[0].powerDelayMs: must be milliseconds or [min, max]' },
     { name: 'unknown fault', text: `${minimal}    faults: {explode: true}\n`, error: 'systems[0].faults: unknown key(s) explode' },
     { name: 'bad id', text: 'systems:\n  - {id: "a/b", username: u, password: p}\n', error: 'systems[0].id: may contain only' },
