@@ -1,5 +1,7 @@
-// `npm run bench`: runs every benchmark and writes docs/benchmarks.md. Numbers, not assertions.
-import { writeFileSync } from 'node:fs';
+// `npm run bench`: runs every benchmark and writes docs/benchmarks.md up to the scale bench's part
+// (`npm run bench:scale`, kept as it is). Numbers, not assertions.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { scalePart } from '../devenv/scale/doc.js';
 import { cpus, totalmem } from 'node:os';
 import { benchBareMetalHost } from './bmh.js';
 import { benchIpam } from './ipam.js';
@@ -22,7 +24,10 @@ async function main(): Promise<void> {
   }
   const machine = `${String(cpus().length)} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
   const header = `# Benchmarks\n\nWritten by \`npm run bench\` (bench/run.ts). Machine: ${machine}.\n\n`;
-  writeFileSync(new URL('../docs/benchmarks.md', import.meta.url), header + sections.join('\n'));
+  // The scale bench's part (npm run bench:scale) is kept as it is.
+  const doc = new URL('../docs/benchmarks.md', import.meta.url);
+  const scale = existsSync(doc) ? scalePart(readFileSync(doc, 'utf8')) : '';
+  writeFileSync(doc, header + sections.join('\n') + (scale === '' ? '' : `\n${scale}`));
 }
 
 await main();

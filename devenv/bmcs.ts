@@ -28,7 +28,7 @@ export function redfishMAC(id: string): string {
   return `52:54:00:1a:${byte(number >> 8)}:${byte(number & 0xff)}`;
 }
 
-interface ImageFiles {
+export interface ImageFiles {
   /** http://127.0.0.1:<port> */
   url: string;
   diskURL: string;
@@ -62,7 +62,7 @@ export function imageFiles(dir: string): Map<string, Buffer> {
   return files;
 }
 
-async function startFileServer(dir: string, port = 0): Promise<ImageFiles> {
+export async function startFileServer(dir: string, port = 0): Promise<ImageFiles> {
   const files = imageFiles(dir);
   const served: string[] = [];
   const server = await serveOnLoopback((request, response) => {

@@ -13,7 +13,8 @@ import { createPoolMetrics } from '../../drivers/pool/metrics.js';
 import { createHookMetrics } from '../../hooks/server/metrics.js';
 import { DASHBOARD_FILE, dashboardJSON } from '../../scripts/dashboard.js';
 import { ROOT } from '../../scripts/chart-sync.js';
-import { hostsByState, renderHostsSVG } from '../../scripts/metrics-svg.js';
+import { renderHostsSVG } from '../../devenv/charts.js';
+import { hostsByState } from '../../scripts/metrics-svg.js';
 import { ofKind } from '../support/controller-objects.js';
 import { prepareChart, removeScratchCharts, render, type RenderedObject } from '../support/helm.js';
 

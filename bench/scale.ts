@@ -1,0 +1,81 @@
+// `npm run bench:scale` (docs/dev/scale.md): N emulated hosts through the real stack (etcd,
+// kube-apiserver, Metacontroller, hooks, driver pool, Redfish emulators and fake agents, all
+// on 127.0.0.1), from apply to available, to provisioned, idle, and deleted; one run per N.
+// Writes .ironhook/bench-scale/<N>.json, the SVG pictures in docs/images/ and the run's block of
+// docs/benchmarks.md. Numbers, not assertions: exits 1 only when a run did not finish.
+//
+//   BENCH_HOSTS=100,300,1000  BENCH_IDLE_MINUTES=10  BENCH_IMAGE=live-iso|disk
+//   BENCH_HOSTS_PER_EMULATOR=50  BENCH_POWER_DELAY_MS=200  BENCH_PHASE_TIMEOUT_MINUTES=60
+//   BENCH_KEEP_LOGS=1  BENCH_DOCS=0 (JSON only)  BENCH_POOL_<NAME>=value (pool environment, e.g. BENCH_POOL_POOL_CONCURRENCY=40)
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../devenv/environment.js';
+import { upsertBlock } from '../devenv/scale/doc.js';
+import { markdown, pictures } from '../devenv/scale/report.js';
+import { runScale, type ScaleReport, type ScaleSettings } from '../devenv/scale/run.js';
+
+function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a number ≥ 0, not ${String(env[name])}`);
+  return value;
+}
+
+function prefixed(env: NodeJS.ProcessEnv, prefix: string): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).flatMap(([key, value]) => (key.startsWith(prefix) ? [[key.slice(prefix.length), value]] : [])));
+}
+
+function settingsFor(env: NodeJS.ProcessEnv, hosts: number): ScaleSettings {
+  const image = env.BENCH_IMAGE ?? 'live-iso';
+  if (image !== 'live-iso' && image !== 'disk') throw new Error(`BENCH_IMAGE must be live-iso or disk, not ${image}`);
+  return {
+    hosts,
+    hostsPerEmulator: numberFrom(env, 'BENCH_HOSTS_PER_EMULATOR', 50),
+    powerDelayMs: numberFrom(env, 'BENCH_POWER_DELAY_MS', 200),
+    image,
+    idleMinutes: numberFrom(env, 'BENCH_IDLE_MINUTES', hosts >= 1000 ? 10 : 2),
+    phaseTimeoutMinutes: numberFrom(env, 'BENCH_PHASE_TIMEOUT_MINUTES', 60),
+    sampleSeconds: numberFrom(env, 'BENCH_SAMPLE_SECONDS', 5),
+    poolEnv: prefixed(env, 'BENCH_POOL_'),
+    hookEnv: prefixed(env, 'BENCH_HOOKS_'),
+  };
+}
+
+function writeDocs(report: ScaleReport): void {
+  const n = String(report.settings.hosts);
+  const images = join(REPO_ROOT, 'docs', 'images');
+  mkdirSync(images, { recursive: true });
+  const drawn = pictures(report);
+  writeFileSync(join(images, `bench-scale-${n}-states.svg`), drawn.states);
+  writeFileSync(join(images, `bench-scale-${n}-cpu.svg`), drawn.cpu);
+  writeFileSync(join(images, `bench-scale-${n}-memory.svg`), drawn.memory);
+  const doc = join(REPO_ROOT, 'docs', 'benchmarks.md');
+  writeFileSync(doc, upsertBlock(readFileSync(doc, 'utf8'), n.padStart(5, '0'), markdown(report, `images/bench-scale-${n}`)));
+}
+
+async function main(): Promise<number> {
+  const counts = (process.env.BENCH_HOSTS ?? '100').split(',').map((text) => Number(text.trim()));
+  if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_HOSTS must list host counts, not ${String(process.env.BENCH_HOSTS)}`);
+  const out = process.env.BENCH_OUT ?? join(REPO_ROOT, '.ironhook', 'bench-scale');
+  mkdirSync(out, { recursive: true });
+  let failed = 0;
+  for (const hosts of counts) {
+    const settings = settingsFor(process.env, hosts);
+    const dir = mkdtempSync(join(out, `run-${String(hosts)}-`));
+    process.stdout.write(`bench:scale: ${String(hosts)} hosts, logs in ${dir}\n`);
+    const report = await runScale(settings, dir);
+    writeFileSync(join(out, `${String(hosts)}.json`), `${JSON.stringify(report, null, 1)}\n`);
+    if (process.env.BENCH_DOCS !== '0') writeDocs(report);
+    process.stdout.write(`${markdown(report, `images/bench-scale-${String(hosts)}`)}\n`);
+    if (!report.passed) failed += 1;
+    else if (process.env.BENCH_KEEP_LOGS === undefined) rmSync(dir, { recursive: true, force: true });
+  }
+  return failed === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`bench:scale: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

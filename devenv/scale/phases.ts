@@ -1,0 +1,114 @@
+// The phases of one scale run, each measured the same way: a scrape of every component's metrics
+// and a /proc reading of every process before and after, and the host timeline in between.
+//   enrol      apply N Secrets + hosts                → all `available` (register, inspect)
+//   provision  apply the image (live ISO or disk)     → all `provisioned`
+//   idle       nothing changes for M minutes          → power sync cost, writes, byte-stable status
+//   delete     delete every host                      → all gone (deprovision, power off, release)
+import { apiReader } from '../chaos/api.js';
+import { kubectlOrThrow } from '../environment.js';
+import { waitFor } from '../processes.js';
+import { hostsManifest, type ImageMode } from './hosts.js';
+import { phaseMetrics, type PhaseMetrics, type Scrape } from './scrape.js';
+import type { ScaleStack } from './stack.js';
+import type { HostTimeline, Reached } from './timeline.js';
+import { cpuBetween, usageByRole } from './usage.js';
+
+export const NAMESPACE = 'bench';
+
+export interface PhaseResult {
+  name: 'enrol' | 'provision' | 'idle' | 'delete';
+  /** Wall time from the phase's first action until its target held for every host. */
+  seconds: number;
+  /** When hosts reached the phase's target state. */
+  reached?: Reached;
+  /** Hosts that reached the target in each minute of the phase. */
+  perMinute: number[];
+  cpuSeconds: Record<string, number>;
+  metrics: PhaseMetrics;
+  /** idle: hosts whose resourceVersion changed while nothing changed. */
+  hostsChanged?: number;
+}
+
+export interface PhaseContext {
+  stack: ScaleStack;
+  timeline: HostTimeline;
+  scrape: () => Promise<Scrape>;
+  hosts: number;
+  timeoutMs: number;
+}
+
+interface PhasePlan {
+  name: PhaseResult['name'];
+  /** A provisioning state, or "gone". */
+  target: string;
+  act: () => Promise<void>;
+}
+
+function done(ctx: PhaseContext, target: string): boolean {
+  return target === 'gone' ? ctx.timeline.hostCount() === 0 : ctx.timeline.inState(target) === ctx.hosts;
+}
+
+function stuck(ctx: PhaseContext, target: string): string {
+  const errors = ctx.timeline.errorsNow();
+  return `not every host reached ${target}: ${JSON.stringify(ctx.timeline.counts())}${errors.length > 0 ? `; errors: ${errors.join('; ')}` : ''}`;
+}
+
+async function measure(ctx: PhaseContext, plan: PhasePlan): Promise<PhaseResult> {
+  const since = ctx.timeline.seconds();
+  const [before, usage] = [await ctx.scrape(), usageByRole(ctx.stack.roles())];
+  await plan.act();
+  try {
+    await waitFor(`all hosts ${plan.target}`, async () => Promise.resolve(done(ctx, plan.target)), ctx.timeoutMs, 1_000);
+  } catch (error) {
+    throw new Error(`${plan.name}: ${stuck(ctx, plan.target)}`, { cause: error });
+  }
+  const seconds = ctx.timeline.seconds() - since;
+  const [after, usageAfter] = [await ctx.scrape(), usageByRole(ctx.stack.roles())];
+  const reached = plan.target === 'gone' ? undefined : ctx.timeline.reached(plan.target, since);
+  return {
+    name: plan.name,
+    seconds,
+    ...(reached === undefined ? {} : { reached }),
+    perMinute: plan.target === 'gone' ? [] : ctx.timeline.perMinute(plan.target, since),
+    cpuSeconds: cpuBetween(usage, usageAfter),
+    metrics: phaseMetrics(before, after),
+  };
+}
+
+async function apply(ctx: PhaseContext, manifest: string): Promise<void> {
+  await kubectlOrThrow(ctx.stack.env.kubeconfig, ['apply', '--server-side', '-n', NAMESPACE, '-f', '-'], manifest);
+}
+
+export async function enrol(ctx: PhaseContext): Promise<PhaseResult> {
+  const { fleet, password, files } = ctx.stack;
+  return measure(ctx, { name: 'enrol', target: 'available', act: async () => apply(ctx, hostsManifest({ fleet, password, files })) });
+}
+
+export async function provision(ctx: PhaseContext, image: ImageMode): Promise<PhaseResult> {
+  const { fleet, password, files } = ctx.stack;
+  return measure(ctx, { name: 'provision', target: 'provisioned', act: async () => apply(ctx, hostsManifest({ fleet, password, files, image })) });
+}
+
+export async function remove(ctx: PhaseContext): Promise<PhaseResult> {
+  const act = async (): Promise<void> => {
+    await kubectlOrThrow(ctx.stack.env.kubeconfig, ['delete', 'bmh', '--all', '-n', NAMESPACE, '--wait=false']);
+  };
+  return measure(ctx, { name: 'delete', target: 'gone', act });
+}
+
+async function resourceVersions(ctx: PhaseContext): Promise<Map<string, string>> {
+  const list = await apiReader(
+    ctx.stack.env.kubeconfig,
+    60_000,
+  )<{ items: { metadata: { name: string; resourceVersion: string } }[] }>(`/apis/metal3.io/v1alpha1/namespaces/${NAMESPACE}/baremetalhosts`);
+  return new Map(list.items.map((item) => [item.metadata.name, item.metadata.resourceVersion]));
+}
+
+/** `minutes` with nothing to do; `sleep` waits (injected so the smoke test can keep it short). */
+export async function idle(ctx: PhaseContext, minutes: number, sleep: (ms: number) => Promise<void>): Promise<PhaseResult> {
+  const before = await resourceVersions(ctx);
+  const result = await measure(ctx, { name: 'idle', target: 'provisioned', act: async () => sleep(minutes * 60_000) });
+  const after = await resourceVersions(ctx);
+  const hostsChanged = [...after].filter(([name, version]) => before.get(name) !== version).length;
+  return { ...result, perMinute: [], hostsChanged };
+}
