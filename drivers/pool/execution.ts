@@ -25,6 +25,14 @@ const CLOSE_TIMEOUT_MS = 10_000;
  */
 const BMC_STEP_REPEAT_PAUSES_MS: readonly number[] = [2_000, 4_000, 8_000];
 
+/**
+ * A step's Running entry is written only once the step has run this long. Most BMC steps take
+ * less; each skipped write is one apiserver write and one Metacontroller sync of the host fewer
+ * (npm run bench:scale: about half of all request status writes). The step's outcome is always
+ * written at once: it is the checkpoint a resumed request relies on.
+ */
+const STEP_START_WRITE_DELAY_MS = 1_000;
+
 const STEP_PROGRESS: Record<string, string> = {
   WaitForAgent: 'waiting for the agent to look up and heartbeat',
   WriteImage: 'writing the image through the agent',
@@ -102,17 +110,19 @@ export class Execution implements ExecutionContext {
   async step<T>(name: string, run: () => Promise<T>, describe?: (value: T) => string | undefined): Promise<T> {
     this.signal.throwIfAborted();
     const index = this.steps.push({ name, state: Phase.Running, time: this.now() }) - 1;
-    await this.options.writer.write({ steps: [...this.steps], message: STEP_PROGRESS[name] ?? `running ${name}` });
+    const started = this.options.writer.later({ steps: [...this.steps], message: STEP_PROGRESS[name] ?? `running ${name}` }, STEP_START_WRITE_DELAY_MS);
     let value: T;
     try {
       value = await run();
     } catch (error) {
+      await started.settle();
       if (!isAbort(error) && !this.signal.aborted) {
         this.steps[index] = { name, state: Phase.Failed, time: this.now(), message: classify(error, this.secrets).message };
         await this.options.writer.write({ steps: [...this.steps] });
       }
       throw error;
     }
+    await started.settle();
     const message = describe?.(value);
     this.steps[index] = { name, state: Phase.Succeeded, time: this.now(), ...(message !== undefined && { message }) };
     await this.options.writer.write({ steps: [...this.steps] });

@@ -15,6 +15,12 @@ export type StatusPatch = { [K in keyof HostOperationStatus]?: HostOperationStat
 
 const FINAL_ATTEMPTS = 6;
 
+/** A write that happens only if it is not settled first (see OperationStatusWriter.later). */
+export interface DeferredWrite {
+  /** Cancels the write if it has not started, else waits for it (so later writes stay in order). */
+  settle(): Promise<void>;
+}
+
 export class OperationStatusWriter {
   private current: HostOperationStatus;
 
@@ -51,6 +57,24 @@ export class OperationStatusWriter {
         'could not write progress to the request status',
       );
     }
+  }
+
+  /**
+   * `patch` after `delayMs`, unless settled first: progress that only matters while it lasts
+   * ("step X is running") costs no write, and no Metacontroller sync of the host, when the step
+   * is over sooner. Failures are logged as write's are.
+   */
+  later(patch: StatusPatch, delayMs: number): DeferredWrite {
+    let written: Promise<void> | undefined;
+    const timer = this.options.clock.setTimer(delayMs, () => {
+      written = this.write(patch).catch(() => undefined);
+    });
+    return {
+      settle: async () => {
+        timer.cancel();
+        await written;
+      },
+    };
   }
 
   /** The final status: retried with back-off; false when it could not be written. */

@@ -1,6 +1,8 @@
-// A power command that a cancelled request left in flight: the next request's power step waits
-// for it to land (bounded by the settle timeout) before it reads the state and decides. Without
-// that, a PowerOn cancelled by a host's deletion came on behind the PowerOff that followed it.
+// How the pool runs a request, beyond what each action does (pool-executors.test.ts):
+// - a power command that a cancelled request left in flight: the next request's power step waits
+//   for it to land (bounded by the settle timeout) before it reads the state and decides. Without
+//   that, a PowerOn cancelled by a host's deletion came on behind the PowerOff that followed it;
+// - how many status writes a request costs: a step's Running entry only once it lasts a second.
 import { describe, expect, it } from 'vitest';
 import { Phase } from '../../domain/operations.js';
 import type { HostOperation, HostOperationSpec } from '../../domain/operations.js';
@@ -88,5 +90,30 @@ describe('a power command a cancelled request left in flight', () => {
     expect(status.steps?.at(-1)?.message).toBe('already on; no command sent');
     expect(bmc.commands).toEqual(['power:on']);
     expect(h.clock.now()).toBe(started);
+  });
+});
+
+describe('request status writes', () => {
+  const rows = [
+    // begin, the step's outcome, the final status: a step over within a second writes no Running entry.
+    { name: 'a step over at once writes only its outcome', before: 'on' as const, settlePolls: 0, writes: 3, running: 0 },
+    // The power poll's first look is after 1 s: the Running entry is written, then the outcome.
+    { name: 'a step that lasts a second writes its Running entry too', before: 'off' as const, settlePolls: 3, writes: 4, running: 1 },
+  ];
+
+  it.each(rows)('$name', async ({ before, settlePolls, writes, running }) => {
+    const h = createHarness();
+    const bmc = h.fleet.add(REDFISH);
+    h.kube.put('secrets', credentialsSecret('server-01-bmc', 'admin', 'password'));
+    bmc.power = before;
+    bmc.settlePolls = settlePolls;
+    await h.pool.start();
+    const status = await run(h, 'PowerOn', 1);
+    expect(status.phase).toBe(Phase.Succeeded);
+    const patches = h.kube.statusPatches.filter((patch) => patch.resource === 'hostoperations').map((patch) => patch.status);
+    expect(patches).toHaveLength(writes);
+    const runningEntries = patches.filter((patch) => (patch.steps as { state: string }[] | undefined)?.some((step) => step.state === Phase.Running));
+    expect(runningEntries).toHaveLength(running);
+    expect(status.steps?.map((step) => step.state)).toEqual([Phase.Succeeded]);
   });
 });
