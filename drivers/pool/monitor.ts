@@ -1,7 +1,7 @@
 // BMCMonitor refresh (docs/architecture.md, "BMCMonitor"): every spec.intervalSeconds (jittered
 // by ±10 %), right after a request for the host completes, and when the credentials Secret's
-// resourceVersion changes, read power through the driver and write observedTime, changedTime
-// (only when a value changed), poweredOn, reachable, credentials and error. Bounded
+// resourceVersion changes, read power through the driver and write observedTime (when the read
+// was taken), changedTime (only when a value changed), poweredOn, reachable, credentials and error. Bounded
 // concurrency; the per-BMC gate keeps monitor reads from overlapping a running request's calls.
 import PQueue from 'p-queue';
 import { formatTime } from '../../domain/backoff.js';
@@ -211,7 +211,8 @@ export class MonitorRefresher {
     }
     entry.again = false;
     try {
-      const status = await this.write(entry.object, await this.observe(entry.object));
+      const { observation, readAt } = await this.observe(entry.object);
+      const status = await this.write(entry.object, observation, readAt);
       entry.object = { ...entry.object, status };
     } catch (error) {
       this.deps.logger.warn({ monitor: key, err: errorFields(error) }, 'could not refresh a BMC monitor');
@@ -248,15 +249,22 @@ export class MonitorRefresher {
     return credentialsFrom(secret);
   }
 
-  private async observe(monitor: BMCMonitor): Promise<Observation> {
-    const seen: { credentials?: ReadCredentials; contacted: boolean } = { contacted: false };
+  /**
+   * One reading, with the time it was taken: just before the power read, not when the status is
+   * written. A read that waited behind a request's calls on the BMC gate, or whose write was
+   * queued, must not outdate the result of a request that finished after the read began.
+   */
+  private async observe(monitor: BMCMonitor): Promise<{ observation: Observation; readAt: number }> {
+    const seen: { credentials?: ReadCredentials; contacted: boolean; readAt: number } = { contacted: false, readAt: this.deps.clock.now() };
     try {
       const read = await this.readCredentials(monitor);
       seen.credentials = read;
       const connection = await connect({ ...this.deps, timeoutMs: this.deps.bmcTimeoutMs }, monitor.spec.bmc, read);
       seen.contacted = true;
       try {
-        return { poweredOn: (await connection.driver.getPower()) === 'on', reachable: true, credentials: read.report };
+        seen.readAt = this.deps.clock.now();
+        const poweredOn = (await connection.driver.getPower()) === 'on';
+        return { observation: { poweredOn, reachable: true, credentials: read.report }, readAt: seen.readAt };
       } finally {
         await withTimeout(connection.driver.close(), { clock: this.deps.clock, ms: this.deps.bmcTimeoutMs, what: 'closing the BMC session' }).catch(
           () => undefined,
@@ -265,13 +273,13 @@ export class MonitorRefresher {
     } catch (failure) {
       const error = classify(failure, seen.credentials === undefined ? [] : [seen.credentials.credentials.password]);
       const reachable = seen.contacted ? !UNREACHABLE.has(error.reason) : monitor.status?.reachable;
-      return { poweredOn: monitor.status?.poweredOn, reachable, credentials: seen.credentials?.report, error };
+      return { observation: { poweredOn: monitor.status?.poweredOn, reachable, credentials: seen.credentials?.report, error }, readAt: seen.readAt };
     }
   }
 
-  private async write(monitor: BMCMonitor, observation: Observation): Promise<BMCMonitorStatus> {
+  private async write(monitor: BMCMonitor, observation: Observation, readAt: number): Promise<BMCMonitorStatus> {
     const previous = monitor.status ?? {};
-    const now = formatTime(this.deps.clock.now());
+    const now = formatTime(readAt);
     if (credentialsRotated(previous.credentials, observation.credentials)) {
       this.deps.metrics.credentialsUpdated.inc();
     }

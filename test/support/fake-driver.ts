@@ -63,6 +63,8 @@ export class FakeBMC {
   private pending: { state: PowerState; polls: number } | undefined;
   /** Called when the power state becomes on (the fake agent boots from it). */
   onPowerOn: (() => void) | undefined;
+  /** Called on every power read (a test moves the clock: a read that took a while). */
+  onPowerRead: (() => void) | undefined;
 
   commandsOf(prefix: string): string[] {
     return this.commands.filter((command) => command.startsWith(prefix));
@@ -84,6 +86,7 @@ export class FakeBMC {
   }
 
   readPower(): PowerState {
+    this.onPowerRead?.();
     if (this.pending !== undefined) {
       if (this.pending.polls <= 0) {
         this.setNow(this.pending.state);

@@ -67,6 +67,19 @@ describe('observationChanged / nextStatus', () => {
 });
 
 describe('monitor refresh', () => {
+  it('stamps a reading with the time it was taken, not when its status was written', async () => {
+    const { h, bmc } = await setup((b) => {
+      b.power = 'on';
+    });
+    const readAt = h.clock.now() + 60_000;
+    // The read itself takes 5 s (a BMC gate queue, a slow BMC): the status must say when it began.
+    bmc.onPowerRead = () => {
+      h.clock.advance(5_000);
+    };
+    await tick(h, 60_000);
+    expect(statusOf(h).observedTime).toBe(new Date(readAt).toISOString().replace(/\.\d{3}Z$/u, 'Z'));
+  });
+
   it('reads the BMC as soon as the monitor appears', async () => {
     const { h } = await setup((bmc) => {
       bmc.power = 'on';
