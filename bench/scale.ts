@@ -7,6 +7,9 @@
 //   BENCH_HOSTS=100,300,1000  BENCH_IDLE_MINUTES=10  BENCH_IMAGE=live-iso|disk
 //   BENCH_HOSTS_PER_EMULATOR=50  BENCH_POWER_DELAY_MS=200  BENCH_PHASE_TIMEOUT_MINUTES=60
 //   BENCH_KEEP_LOGS=1  BENCH_DOCS=0 (JSON only)  BENCH_POOL_<NAME>=value (pool environment, e.g. BENCH_POOL_POOL_CONCURRENCY=40)
+//   BENCH_METACONTROLLER_FLAGS='--workers=20 --client-go-qps=150' (replace the chart's flags of the same name)
+//   IRONHOOK_RUN_FROM=tsx (hooks and pool from the sources; default: dist/, built first, as the image runs them)
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../devenv/environment.js';
@@ -37,6 +40,10 @@ function settingsFor(env: NodeJS.ProcessEnv, hosts: number): ScaleSettings {
     sampleSeconds: numberFrom(env, 'BENCH_SAMPLE_SECONDS', 5),
     poolEnv: prefixed(env, 'BENCH_POOL_'),
     hookEnv: prefixed(env, 'BENCH_HOOKS_'),
+    runFrom: env.IRONHOOK_RUN_FROM === 'dist' ? 'dist' : 'tsx',
+    ...(env.BENCH_METACONTROLLER_FLAGS === undefined
+      ? {}
+      : { metacontrollerFlags: env.BENCH_METACONTROLLER_FLAGS.split(/\s+/u).filter((flag) => flag !== '') }),
   };
 }
 
@@ -52,7 +59,19 @@ function writeDocs(report: ScaleReport): void {
   writeFileSync(doc, upsertBlock(readFileSync(doc, 'utf8'), n.padStart(5, '0'), markdown(report, `images/bench-scale-${n}`)));
 }
 
+/** The hooks and the pool run compiled, as in the image: tsx's loader would add its own memory to theirs. */
+function buildDist(): void {
+  if ((process.env.IRONHOOK_RUN_FROM ?? 'dist') !== 'dist') return;
+  process.stdout.write('bench:scale: building dist/ (npm run build), which the hooks and the pool run from\n');
+  execFileSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
+  process.env.IRONHOOK_RUN_FROM = 'dist';
+}
+
 async function main(): Promise<number> {
+  buildDist();
   const counts = (process.env.BENCH_HOSTS ?? '100').split(',').map((text) => Number(text.trim()));
   if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_HOSTS must list host counts, not ${String(process.env.BENCH_HOSTS)}`);
   const out = process.env.BENCH_OUT ?? join(REPO_ROOT, '.ironhook', 'bench-scale');

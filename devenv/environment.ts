@@ -16,7 +16,7 @@ import { METACONTROLLER_CRDS, startMetacontroller } from './metacontroller.js';
 import type { MetacontrollerProcess } from './metacontroller.js';
 import { startPoolReplicas } from './pool.js';
 import type { PoolHandle } from './pool.js';
-import { binary, freePort, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
+import { binary, freePort, isAlive, programArgs, startProcess, stopProcess, waitFor } from './processes.js';
 import type { RandomFaultConfig } from '../emulators/redfish/index.js';
 import type { StartedProcess } from './processes.js';
 import { httpsOk } from './tls.js';
@@ -82,6 +82,8 @@ export interface EnvironmentOptions {
   hookCAFile?: string;
   /** Apply manifests/controllers pointed at the hook server (default true); false when the test applies its own. */
   applyControllers?: boolean;
+  /** Metacontroller flags that replace the chart's (same name) or are added (the scale bench's tuning). */
+  metacontrollerFlags?: readonly string[];
 }
 
 async function kubectlIn(kubeconfig: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -119,7 +121,7 @@ function startHooks(dir: string, listeners: HookListeners, options: EnvironmentO
   return startProcess({
     name: 'hooks',
     command: process.execPath,
-    args: ['--import', 'tsx', join(REPO_ROOT, 'hooks', 'main.ts')],
+    args: programArgs(REPO_ROOT, 'hooks/main'),
     cwd: REPO_ROOT,
     env: {
       PORT: String(listeners.port),
@@ -219,7 +221,12 @@ async function startControllers(
   hookPort: number,
   processes: StartedProcess[],
 ): Promise<MetacontrollerProcess> {
-  const metacontroller = await startMetacontroller({ kubeconfig, logDir: join(options.dir, 'logs'), detached: options.detached === true });
+  const metacontroller = await startMetacontroller({
+    kubeconfig,
+    logDir: join(options.dir, 'logs'),
+    detached: options.detached === true,
+    ...(options.metacontrollerFlags === undefined ? {} : { flags: options.metacontrollerFlags }),
+  });
   processes.push(metacontroller);
   if (options.applyControllers !== false) await applyOrThrow(kubeconfig, ['apply', '-f', '-'], controllerManifests(hookPort));
   return metacontroller;

@@ -4,7 +4,7 @@
 // SIGKILL (or SIGTERM) and start it again with the same ports.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, isAlive, startProcess, stopProcess, waitFor } from './processes.js';
+import { freePort, isAlive, programArgs, startProcess, stopProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -22,13 +22,13 @@ export interface PoolProcessOptions {
   name?: string;
 }
 
-/** The driver pool (`node --import tsx drivers/main.ts`) on loopback, tuned for tests and demos. */
+/** The driver pool (`node --import tsx drivers/main.ts`, or dist/: programArgs) on loopback, tuned for tests and demos. */
 export async function startPoolProcess(options: PoolProcessOptions): Promise<StartedProcess> {
   const images = `${options.filesURL}/images/ironic-python-agent`;
   const started = startProcess({
     name: options.name ?? 'driver-pool',
     command: process.execPath,
-    args: ['--import', 'tsx', join(ROOT, 'drivers', 'main.ts')],
+    args: programArgs(ROOT, 'drivers/main'),
     cwd: ROOT,
     logDir: join(options.dir, 'logs'),
     detached: options.detached === true,

@@ -145,3 +145,13 @@ export async function waitFor(what: string, probe: () => Promise<boolean>, timeo
   }
   throw new Error(`timed out after ${String(timeoutMs)} ms waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}`);
 }
+
+/**
+ * Node's arguments for one of Ironhook's programs (`hooks/main`, `drivers/main`): its TypeScript
+ * source through tsx, or with IRONHOOK_RUN_FROM=dist the compiled `dist/<entry>.js` that the
+ * image runs (`npm run build` first). The scale bench measures the latter: tsx's loader holds
+ * the compiler and every transpiled module in memory.
+ */
+export function programArgs(root: string, entry: 'hooks/main' | 'drivers/main'): string[] {
+  return process.env.IRONHOOK_RUN_FROM === 'dist' ? [join(root, 'dist', `${entry}.js`)] : ['--import', 'tsx', join(root, `${entry}.ts`)];
+}

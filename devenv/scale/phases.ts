@@ -27,6 +27,8 @@ export interface PhaseResult {
   metrics: PhaseMetrics;
   /** idle: hosts whose resourceVersion changed while nothing changed. */
   hostsChanged?: number;
+  /** idle: what changed, for up to five of them (the paths that differ). */
+  changes?: { host: string; paths: string[] }[];
 }
 
 export interface PhaseContext {
@@ -96,19 +98,36 @@ export async function remove(ctx: PhaseContext): Promise<PhaseResult> {
   return measure(ctx, { name: 'delete', target: 'gone', act });
 }
 
-async function resourceVersions(ctx: PhaseContext): Promise<Map<string, string>> {
-  const list = await apiReader(
-    ctx.stack.env.kubeconfig,
-    60_000,
-  )<{ items: { metadata: { name: string; resourceVersion: string } }[] }>(`/apis/metal3.io/v1alpha1/namespaces/${NAMESPACE}/baremetalhosts`);
-  return new Map(list.items.map((item) => [item.metadata.name, item.metadata.resourceVersion]));
+interface HostItem {
+  metadata: { name: string; resourceVersion: string };
+  spec?: unknown;
+  status?: unknown;
+}
+
+async function hostItems(ctx: PhaseContext): Promise<Map<string, HostItem>> {
+  const list = await apiReader(ctx.stack.env.kubeconfig, 60_000)<{ items: HostItem[] }>(`/apis/metal3.io/v1alpha1/namespaces/${NAMESPACE}/baremetalhosts`);
+  return new Map(list.items.map((item) => [item.metadata.name, item]));
+}
+
+/** The paths (a.b.c) at which two JSON values differ, sorted. */
+export function differingPaths(a: unknown, b: unknown, path = ''): string[] {
+  const objects = typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b);
+  if (!objects) return JSON.stringify(a) === JSON.stringify(b) ? [] : [path === '' ? '.' : path];
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(left), ...Object.keys(right)])].sort();
+  return keys.flatMap((key) => differingPaths(left[key], right[key], path === '' ? key : `${path}.${key}`));
 }
 
 /** `minutes` with nothing to do; `sleep` waits (injected so the smoke test can keep it short). */
 export async function idle(ctx: PhaseContext, minutes: number, sleep: (ms: number) => Promise<void>): Promise<PhaseResult> {
-  const before = await resourceVersions(ctx);
+  const before = await hostItems(ctx);
   const result = await measure(ctx, { name: 'idle', target: 'provisioned', act: async () => sleep(minutes * 60_000) });
-  const after = await resourceVersions(ctx);
-  const hostsChanged = [...after].filter(([name, version]) => before.get(name) !== version).length;
-  return { ...result, perMinute: [], hostsChanged };
+  const after = await hostItems(ctx);
+  const changed = [...after.values()].filter((item) => before.get(item.metadata.name)?.metadata.resourceVersion !== item.metadata.resourceVersion);
+  const changes = changed.slice(0, 5).map((item) => {
+    const earlier = before.get(item.metadata.name);
+    return { host: item.metadata.name, paths: differingPaths({ spec: earlier?.spec, status: earlier?.status }, { spec: item.spec, status: item.status }) };
+  });
+  return { ...result, perMinute: [], hostsChanged: changed.length, changes };
 }

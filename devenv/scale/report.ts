@@ -62,6 +62,11 @@ function cpuTable(report: ScaleReport, roles: readonly string[]): string[] {
   return [header, rule, ...rows, peak];
 }
 
+function changesOf(idle: PhaseResult): string {
+  const changes = idle.changes ?? [];
+  return changes.length === 0 ? '' : ` (${changes.map((change) => `${change.host}: ${change.paths.join(', ')}`).join('; ')})`;
+}
+
 function idleLines(report: ScaleReport): string[] {
   const idle = report.phases.find((phase) => phase.name === 'idle');
   if (idle === undefined || idle.seconds <= 0) return [];
@@ -69,7 +74,7 @@ function idleLines(report: ScaleReport): string[] {
   const total = Object.values(idle.cpuSeconds).reduce((sum, value) => sum + value, 0);
   return [
     `- Idle for ${one(idle.seconds / 60)} min with every host provisioned: hooks + pool + Metacontroller used ${((100 * ours) / idle.seconds).toFixed(1)} % of one core, every process together ${((100 * total) / idle.seconds).toFixed(1)} %.`,
-    `  ${one(idle.metrics.hookCalls / idle.seconds)} hook calls/s, ${one((60 * idle.metrics.hostStatusWrites) / idle.seconds)} host status writes/min, ${one(idle.metrics.apiRequestsTotal / idle.seconds)} API requests/s; ${String(idle.hostsChanged ?? 0)} of ${String(report.settings.hosts)} hosts changed their resourceVersion.`,
+    `  ${one(idle.metrics.hookCalls / idle.seconds)} hook calls/s, ${one((60 * idle.metrics.hostStatusWrites) / idle.seconds)} host status writes/min, ${one(idle.metrics.apiRequestsTotal / idle.seconds)} API requests/s; ${String(idle.hostsChanged ?? 0)} of ${String(report.settings.hosts)} hosts changed their resourceVersion${changesOf(idle)}.`,
   ];
 }
 
@@ -95,7 +100,7 @@ export function markdown(report: ScaleReport, images: string): string {
   const s = report.settings;
   const roles = rolesOf(report);
   const lines = [
-    `### ${String(s.hosts)} hosts (${s.image}, ${String(s.hostsPerEmulator)} systems per emulator process, power delay ${String(s.powerDelayMs)} ms)${report.passed ? '' : ' — FAILED'}`,
+    `### ${String(s.hosts)} hosts (${s.image}, ${String(s.hostsPerEmulator)} systems per emulator process, power delay ${String(s.powerDelayMs)} ms, hooks and pool from ${s.runFrom ?? 'tsx'}${s.metacontrollerFlags === undefined ? '' : `, Metacontroller ${s.metacontrollerFlags.join(' ')}`})${report.passed ? '' : ' — FAILED'}`,
     '',
     ...(report.failure === undefined ? [] : [`Failure: ${report.failure}`, '']),
     '| phase | wall s | first / last host s | peak hosts/min | API requests/host | status writes/host | hook calls | hook p50 / p99 ms | Metacontroller sync p50 / p99 ms | CPU-s, all |',

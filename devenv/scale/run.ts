@@ -24,6 +24,10 @@ export interface ScaleSettings {
   sampleSeconds: number;
   poolEnv?: NodeJS.ProcessEnv;
   hookEnv?: NodeJS.ProcessEnv;
+  /** Metacontroller flags replacing the chart's. */
+  metacontrollerFlags?: readonly string[];
+  /** How the hooks and the pool ran: compiled (dist, as the image) or from the sources through tsx. */
+  runFrom?: 'dist' | 'tsx';
 }
 
 export interface UsageSample {

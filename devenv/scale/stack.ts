@@ -19,6 +19,8 @@ export interface StackOptions {
   poolEnv?: NodeJS.ProcessEnv;
   /** Extra hook server environment. */
   hookEnv?: NodeJS.ProcessEnv;
+  /** Metacontroller flags replacing the chart's (the tuning under test). */
+  metacontrollerFlags?: readonly string[];
 }
 
 export interface ScaleStack {
@@ -53,7 +55,11 @@ function roleOf(name: string): string {
 }
 
 export async function startScaleStack(options: StackOptions): Promise<ScaleStack> {
-  const env = await startEnvironment({ dir: options.dir, ...(options.hookEnv === undefined ? {} : { hookEnv: options.hookEnv }) });
+  const env = await startEnvironment({
+    dir: options.dir,
+    ...(options.hookEnv === undefined ? {} : { hookEnv: options.hookEnv }),
+    ...(options.metacontrollerFlags === undefined ? {} : { metacontrollerFlags: options.metacontrollerFlags }),
+  });
   let files: ImageFiles | undefined;
   let pool: PoolHandle | undefined;
   try {
