@@ -17,10 +17,23 @@ import {
 } from '@kubernetes/client-node';
 import type { ConfigurationOptions, ObservableMiddleware, RequestContext, ResponseContext } from '@kubernetes/client-node';
 import { errorCode } from '../errors.js';
+import { KeepAliveAgents } from './agents.js';
 import { APIServerUnreachable, RequestTimeout, kubeStatusErrorFrom } from './errors.js';
 
 export const JSON_PATCH = PatchStrategy.JsonPatch;
 export const MERGE_PATCH = PatchStrategy.MergePatch;
+
+/** Puts the shared keep-alive agent in place of the one client-node made for this call (agents.ts). */
+function keepAlive(agents: KeepAliveAgents): ObservableMiddleware {
+  return {
+    pre: (context: RequestContext) => {
+      const agent = context.getAgent();
+      if (agent !== undefined) context.setAgent(agents.reuse(agent));
+      return new Observable(Promise.resolve(context));
+    },
+    post: (context: ResponseContext) => new Observable(Promise.resolve(context)),
+  };
+}
 
 function deadline(signal: AbortSignal): ObservableMiddleware {
   return {
@@ -54,6 +67,7 @@ export class KubeApi {
   readonly custom: CustomObjectsApi;
   readonly coordination: CoordinationV1Api;
   readonly storage: StorageV1Api;
+  private readonly agents = new KeepAliveAgents();
 
   /** `timeoutMs` undefined: calls have no deadline of their own. */
   constructor(
@@ -73,7 +87,8 @@ export class KubeApi {
    */
   async call<T>(what: string, send: (options: ConfigurationOptions) => Promise<T>, contentType?: string): Promise<T> {
     const signal = this.timeoutMs === undefined ? undefined : AbortSignal.timeout(this.timeoutMs);
-    const options: ConfigurationOptions = signal === undefined ? {} : { middleware: [deadline(signal)], middlewareMergeStrategy: 'append' };
+    const middleware = [keepAlive(this.agents), ...(signal === undefined ? [] : [deadline(signal)])];
+    const options: ConfigurationOptions = { middleware, middlewareMergeStrategy: 'append' };
     try {
       return await send(contentType === undefined ? options : setHeaderOptions('Content-Type', contentType, options));
     } catch (error) {
