@@ -40,7 +40,8 @@ function newer(monitor: PowerObservation | undefined, request: PowerObservation 
   return Date.parse(request.time) >= Date.parse(monitor.time) ? request : monitor;
 }
 
-function observedPower(ctx: HostContext): PowerObservation | undefined {
+/** The host's power as last observed: the monitor's reading or the current request's result, whichever is newer. */
+export function observedPower(ctx: HostContext): PowerObservation | undefined {
   const monitor = ctx.monitor?.status;
   return newer(reading(monitor?.poweredOn, monitor?.observedTime), fromRequest(ctx.current));
 }

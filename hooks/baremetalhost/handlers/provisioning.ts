@@ -7,7 +7,7 @@ import type { HostContext } from '../context.js';
 import { cont, request } from '../outcome.js';
 import type { Outcome, StatusPatch } from '../outcome.js';
 import { provisionedDataOf } from '../provisioned-data.js';
-import { managePower } from '../power.js';
+import { managePower, observedPower } from '../power.js';
 import { currentIs, deprovisionParameters, provisionParameters } from '../requests.js';
 import { failureMessage, waitForRequest } from './common.js';
 
@@ -68,7 +68,10 @@ function provisionedPatch(ctx: HostContext, operation: HostOperation): StatusPat
     ...(operation.spec.bootMode && { bootMode: operation.spec.bootMode }),
   };
   const ironhook = { ...ctx.status.ironhook, provisionedData: provisionedDataOf(operation) };
-  return { provisioning, provisioningFailCount: 0, errorCount: 0, ironhook };
+  // The power the Provision left the host in (or a newer reading) goes out with the state: the
+  // next sync, which would settle it, can be seconds away when Metacontroller's queue is long.
+  const observed = observedPower(ctx);
+  return { provisioning, provisioningFailCount: 0, errorCount: 0, ironhook, ...(observed !== undefined && { poweredOn: observed.poweredOn }) };
 }
 
 export function handleProvisioned(ctx: HostContext): Outcome {

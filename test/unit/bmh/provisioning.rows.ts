@@ -277,7 +277,27 @@ export const provisioningRows: Row[] = [
       .inState(S.Provisioning)
       .operation('Provision', 5, { status: succeeded(T1, { poweredOn: true }), spec: provisionSpec })
       .monitor(monitorOn),
-    expect: { state: S.Provisioned, status: { provisioning: { image: IMAGE } }, errorCount: 0 },
+    expect: { state: S.Provisioned, status: { provisioning: { image: IMAGE }, poweredOn: true }, errorCount: 0 },
+  },
+  {
+    name: 'provisioning, Provision succeeded after the last power reading: provisioned and on in the same status write',
+    from: S.Provisioning,
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: succeeded(T1, { poweredOn: true }), spec: provisionSpec })
+      .monitor(monitorOff),
+    expect: { state: S.Provisioned, status: { poweredOn: true } },
+  },
+  {
+    name: 'provisioning, Provision succeeded but a newer reading says off: provisioned and off',
+    from: S.Provisioning,
+    given: host()
+      .spec({ online: true, image: IMAGE })
+      .inState(S.Provisioning)
+      .operation('Provision', 5, { status: succeeded(T0, { poweredOn: true }), spec: provisionSpec })
+      .monitor({ ...monitorOff, observedTime: T1, changedTime: T1 }),
+    expect: { state: S.Provisioned, status: { poweredOn: false } },
   },
   {
     name: 'provisioning, Provision failed: provisioning error, Deprovision requested, fail count up',
