@@ -27,8 +27,8 @@ export interface PhaseResult {
   metrics: PhaseMetrics;
   /** idle: hosts whose resourceVersion changed while nothing changed. */
   hostsChanged?: number;
-  /** idle: what changed, for up to five of them (the paths that differ). */
-  changes?: { host: string; paths: string[] }[];
+  /** idle: what changed, for up to five of them (the paths that differ, with before → after of the first three). */
+  changes?: { host: string; paths: string[]; values?: string[] }[];
 }
 
 export interface PhaseContext {
@@ -119,6 +119,10 @@ export function differingPaths(a: unknown, b: unknown, path = ''): string[] {
   return keys.flatMap((key) => differingPaths(left[key], right[key], path === '' ? key : `${path}.${key}`));
 }
 
+function valueAt(value: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[key] : undefined), value);
+}
+
 /** `minutes` with nothing to do; `sleep` waits (injected so the smoke test can keep it short). */
 export async function idle(ctx: PhaseContext, minutes: number, sleep: (ms: number) => Promise<void>): Promise<PhaseResult> {
   const before = await hostItems(ctx);
@@ -127,7 +131,9 @@ export async function idle(ctx: PhaseContext, minutes: number, sleep: (ms: numbe
   const changed = [...after.values()].filter((item) => before.get(item.metadata.name)?.metadata.resourceVersion !== item.metadata.resourceVersion);
   const changes = changed.slice(0, 5).map((item) => {
     const earlier = before.get(item.metadata.name);
-    return { host: item.metadata.name, paths: differingPaths({ spec: earlier?.spec, status: earlier?.status }, { spec: item.spec, status: item.status }) };
+    const [a, b] = [{ spec: earlier?.spec, status: earlier?.status }, { spec: item.spec, status: item.status }];
+    const paths = differingPaths(a, b);
+    return { host: item.metadata.name, paths, values: paths.slice(0, 3).map((path) => `${JSON.stringify(valueAt(a, path))} → ${JSON.stringify(valueAt(b, path))}`) };
   });
   return { ...result, perMinute: [], hostsChanged: changed.length, changes };
 }
