@@ -150,8 +150,10 @@ export async function waitFor(what: string, probe: () => Promise<boolean>, timeo
  * Node's arguments for one of Ironhook's programs (`hooks/main`, `drivers/main`): its TypeScript
  * source through tsx, or with IRONHOOK_RUN_FROM=dist the compiled `dist/<entry>.js` that the
  * image runs (`npm run build` first). The scale bench measures the latter: tsx's loader holds
- * the compiler and every transpiled module in memory.
+ * the compiler and every transpiled module in memory. IRONHOOK_NODE_ARGS adds Node flags that
+ * NODE_OPTIONS refuses (`--cpu-prof --cpu-prof-dir=…` to profile them under load).
  */
 export function programArgs(root: string, entry: 'hooks/main' | 'drivers/main'): string[] {
-  return process.env.IRONHOOK_RUN_FROM === 'dist' ? [join(root, 'dist', `${entry}.js`)] : ['--import', 'tsx', join(root, `${entry}.ts`)];
+  const flags = (process.env.IRONHOOK_NODE_ARGS ?? '').split(/\s+/u).filter((flag) => flag !== '');
+  return [...flags, ...(process.env.IRONHOOK_RUN_FROM === 'dist' ? [join(root, 'dist', `${entry}.js`)] : ['--import', 'tsx', join(root, `${entry}.ts`)])];
 }
