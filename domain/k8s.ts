@@ -90,3 +90,16 @@ export function isStaleChild(object: KObject): boolean {
 export function movedChildOwner(object: KObject): string | undefined {
   return isStaleChild(object) ? controllerUid(object) : undefined;
 }
+
+/**
+ * The object with only the metadata that identifies and relates it (name, namespace, uid,
+ * resourceVersion, labels, owner references): what a watch keeps when its handler reads no more.
+ * A HardwareData or a BareMetalHost with its hardware details is tens of kilobytes; this is a few hundred bytes.
+ */
+export function identityOf(object: KObject): KObject {
+  const { name, namespace, uid, resourceVersion, labels, ownerReferences, deletionTimestamp } = object.metadata;
+  const metadata = Object.fromEntries(
+    Object.entries({ name, namespace, uid, resourceVersion, labels, ownerReferences, deletionTimestamp }).filter(([, value]) => value !== undefined),
+  );
+  return { apiVersion: object.apiVersion, kind: object.kind, metadata };
+}

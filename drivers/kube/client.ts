@@ -128,14 +128,18 @@ export class KubeClient implements KubePort {
 
   private transport(resource: WatchedResource, options: WatchOptions): ReflectorTransport {
     return {
-      list: () => this.list(resource, options),
+      list: async () => {
+        const listed = await this.list(resource, options);
+        const project = options.project;
+        return project === undefined ? listed : { ...listed, items: listed.items.map((item) => project(item)) };
+      },
       watch: async (resourceVersion, onEvent, onDone): Promise<WatchStream> => {
         const query = { resourceVersion, allowWatchBookmarks: true, timeoutSeconds: this.options.watchTimeoutSeconds, labelSelector: options.labelSelector };
         const controller = await this.watcher.watch(
           watchPath(resource, options.namespace),
           query,
           (type: string, object: KObject) => {
-            onEvent(type, object);
+            onEvent(type, options.project === undefined ? object : options.project(object));
           },
           onDone,
         );

@@ -63,6 +63,11 @@ export interface WatchOptions {
   /** One namespace; all namespaces when absent. */
   namespace?: string;
   labelSelector?: string;
+  /**
+   * What of each object the watch keeps and hands on: a watch holds every object it saw, so
+   * one whose handler reads a few fields keeps only those (the pool's memory grows with hosts).
+   */
+  project?: (object: KObject) => KObject;
 }
 
 export interface KubeWatch {

@@ -3,6 +3,8 @@
 // a stuck host needs more than a count: how long the oldest host has been in its state.
 import type { BareMetalHost } from '../../domain/baremetalhost.js';
 import type { WatchEvent } from '../kube/port.js';
+import { identityOf } from '../../domain/k8s.js';
+import type { KObject } from '../../domain/k8s.js';
 
 interface HostView {
   state: string;
@@ -48,6 +50,20 @@ function operationStart(host: BareMetalHost, state: string): number | undefined 
 
 function increment(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+/** What the fleet reads of a host (its watch keeps only this: pool.ts). */
+export function fleetView(object: KObject): KObject {
+  const host = object as BareMetalHost;
+  const status = host.status;
+  return {
+    ...identityOf(host),
+    status: {
+      provisioning: { state: status?.provisioning?.state ?? '' },
+      errorType: status?.errorType ?? '',
+      operationHistory: status?.operationHistory ?? {},
+    },
+  };
 }
 
 export class HostFleet {

@@ -11,11 +11,11 @@ import type { PoolConfig } from './config.js';
 import type { ConnectDeps } from './connect.js';
 import { SECRET_LABEL, SECRET_LABEL_VALUE } from './credentials.js';
 import { EventRecorder } from './events.js';
-import { HostFleet } from './fleet.js';
+import { HostFleet, fleetView } from './fleet.js';
 import type { Executor, HostServices } from './executors/index.js';
 import { ADOPTED_RESOURCES } from '../kube/port.js';
-import type { KubePort, KubeWatch, WatchEvent, WatchedResource } from '../kube/port.js';
-import { CONTROLLER_UID_LABEL } from '../../domain/k8s.js';
+import type { KubePort, KubeWatch, WatchEvent, WatchOptions, WatchedResource } from '../kube/port.js';
+import { CONTROLLER_UID_LABEL, identityOf } from '../../domain/k8s.js';
 import { MovedChildAdopter } from './moved-children.js';
 import type { Logger } from './logging.js';
 import type { PoolMetrics } from './metrics.js';
@@ -129,9 +129,9 @@ export class DriverPool {
     return this.synced && !this.stopping;
   }
 
-  private watchAll(resource: WatchedResource, onEvent: (event: WatchEvent) => void, labelSelector?: string): KubeWatch[] {
+  private watchAll(resource: WatchedResource, onEvent: (event: WatchEvent) => void, options: Omit<WatchOptions, 'namespace'> = {}): KubeWatch[] {
     const scopes = this.deps.settings.namespaces.length === 0 ? [undefined] : this.deps.settings.namespaces;
-    return scopes.map((namespace) => this.deps.kube.watch(resource, { namespace, labelSelector }, onEvent));
+    return scopes.map((namespace) => this.deps.kube.watch(resource, { namespace, ...options }, onEvent));
   }
 
   /** Metacontroller's data children, for moved-children.ts (only those with the controller-uid label). */
@@ -142,7 +142,9 @@ export class DriverPool {
         (event) => {
           this.adopter.onEvent(resource, event);
         },
-        CONTROLLER_UID_LABEL,
+        // The adopter reads labels and owner references only: a Secret's data or a HardwareData's
+        // inventory is not kept.
+        { labelSelector: CONTROLLER_UID_LABEL, project: identityOf },
       ),
     );
   }
@@ -154,14 +156,18 @@ export class DriverPool {
       (event) => {
         this.monitor.onSecretEvent(event);
       },
-      `${SECRET_LABEL}=${SECRET_LABEL_VALUE}`,
+      { labelSelector: `${SECRET_LABEL}=${SECRET_LABEL_VALUE}` },
     );
     const monitors = this.watchAll('bmcmonitors', (event) => {
       this.monitor.onMonitorEvent(event as WatchEvent<BMCMonitor>);
     });
-    const hosts = this.watchAll('baremetalhosts', (event) => {
-      this.fleet.onEvent(event);
-    });
+    const hosts = this.watchAll(
+      'baremetalhosts',
+      (event) => {
+        this.fleet.onEvent(event);
+      },
+      { project: fleetView },
+    );
     const moved = this.watchMovedChildren();
     this.watches = [...secrets, ...monitors, ...hosts, ...moved];
     for (const group of [secrets, monitors]) {

@@ -56,6 +56,11 @@ function notFound(what: string): KubeStatusError {
   return new KubeStatusError(404, 'NotFound', `${what} not found`);
 }
 
+/** What a watch hands on, as the real client's projection (WatchOptions.project) makes it. */
+function projected(options: WatchOptions, object: KObject): KObject {
+  return options.project === undefined ? object : options.project(object);
+}
+
 export class MemoryKube implements KubePort {
   private version = 1000;
   private readonly objects = new Map<WatchedResource, Map<string, KObject>>([
@@ -101,7 +106,7 @@ export class MemoryKube implements KubePort {
       const { namespace, labelSelector } = listener.options;
       const inScope = namespace === undefined || event.object.metadata.namespace === namespace;
       if (listener.active && inScope && matchesSelector(event.object, labelSelector)) {
-        listener.onEvent({ type: event.type, object: clone(event.object) });
+        listener.onEvent({ type: event.type, object: projected(listener.options, clone(event.object)) });
       }
     }
   }
@@ -145,7 +150,7 @@ export class MemoryKube implements KubePort {
         for (const object of this.table(resource).values()) {
           const inScope = options.namespace === undefined || object.metadata.namespace === options.namespace;
           if (inScope && matchesSelector(object, options.labelSelector)) {
-            onEvent({ type: 'added', object: clone(object) });
+            onEvent({ type: 'added', object: projected(options, clone(object)) });
           }
         }
         return Promise.resolve();

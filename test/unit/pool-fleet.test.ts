@@ -2,7 +2,8 @@
 // from the pool's BareMetalHost watch; dated from operationHistory where a pool takes over mid-state.
 import { describe, expect, it } from 'vitest';
 import type { BareMetalHost } from '../../domain/baremetalhost.js';
-import { HostFleet } from '../../drivers/pool/fleet.js';
+import { identityOf } from '../../domain/k8s.js';
+import { HostFleet, fleetView } from '../../drivers/pool/fleet.js';
 import type { FleetSnapshot } from '../../drivers/pool/fleet.js';
 import { createPoolMetrics } from '../../drivers/pool/metrics.js';
 import { createHarness } from '../support/fake-driver.js';
@@ -134,5 +135,47 @@ describe('ironhook_hosts gauges', () => {
     expect(text).toContain('ironhook_hosts_errors{error_type="registration error"} 1');
     await harness.pool.stop();
     expect(await harness.metrics.registry.metrics()).not.toMatch(/^ironhook_hosts\{/m);
+  });
+});
+
+describe('what the pool keeps of watched objects', () => {
+  const big: BareMetalHost = {
+    apiVersion: 'metal3.io/v1alpha1',
+    kind: 'BareMetalHost',
+    metadata: {
+      name: 'rf-0',
+      namespace: 'metal3',
+      uid: 'u-1',
+      resourceVersion: '7',
+      labels: { 'controller-uid': 'p-1' },
+      ownerReferences: [{ apiVersion: 'v1', kind: 'X', name: 'p', uid: 'p-1', controller: true }],
+      annotations: { huge: 'x'.repeat(10_000) },
+      managedFields: [{ manager: 'kubectl' }],
+    },
+    spec: { online: true },
+    status: {
+      provisioning: { state: 'provisioned' },
+      errorType: 'provisioning error',
+      operationHistory: { provision: { start: '2026-11-29T15:00:00Z', end: null } },
+      hardware: { nics: Array.from({ length: 64 }, (_, i) => ({ mac: `52:54:00:00:00:${String(i)}` })) },
+    },
+  } as unknown as BareMetalHost;
+
+  it.each([
+    { name: 'identityOf: name, namespace, uid, version, labels and owners only', project: identityOf, keeps: ['apiVersion', 'kind', 'metadata'] },
+    { name: 'fleetView: identity and the gauges’ status fields', project: fleetView, keeps: ['apiVersion', 'kind', 'metadata', 'status'] },
+  ])('$name', ({ project, keeps }) => {
+    const kept = project(big) as BareMetalHost;
+    expect(Object.keys(kept).sort()).toEqual(keeps);
+    expect(Object.keys(kept.metadata).sort()).toEqual(['labels', 'name', 'namespace', 'ownerReferences', 'resourceVersion', 'uid']);
+    expect(JSON.stringify(kept).length).toBeLessThan(1_000);
+  });
+
+  it('the fleet counts a projected host as it counts the whole one', () => {
+    const whole = new HostFleet(() => T0);
+    const projected = new HostFleet(() => T0);
+    whole.onEvent({ type: 'added', object: big });
+    projected.onEvent({ type: 'added', object: fleetView(big) });
+    expect(projected.snapshot()).toEqual(whole.snapshot());
   });
 });
