@@ -8,7 +8,7 @@ import { apiReader } from '../chaos/api.js';
 import { kubectlOrThrow } from '../environment.js';
 import { waitFor } from '../processes.js';
 import { hostsManifest, type ImageMode } from './hosts.js';
-import { phaseMetrics, type PhaseMetrics, type Scrape } from './scrape.js';
+import { phaseMetrics, queueDepths, type PhaseMetrics, type Scrape } from './scrape.js';
 import type { ScaleStack } from './stack.js';
 import type { HostTimeline, Reached } from './timeline.js';
 import { cpuBetween, usageByRole } from './usage.js';
@@ -25,6 +25,12 @@ export interface PhaseResult {
   perMinute: number[];
   cpuSeconds: Record<string, number>;
   metrics: PhaseMetrics;
+  /**
+   * After the target held for every host: seconds until Metacontroller's work queues stayed
+   * empty (the status writes still queued behind the last arrivals); the phase's measurements
+   * include them.
+   */
+  settledSeconds?: number;
   /** idle: hosts whose resourceVersion changed while nothing changed. */
   hostsChanged?: number;
   /** idle: what changed, for up to five of them (the paths that differ, with before → after of the first three). */
@@ -65,16 +71,35 @@ async function measure(ctx: PhaseContext, plan: PhasePlan): Promise<PhaseResult>
     throw new Error(`${plan.name}: ${stuck(ctx, plan.target)}`, { cause: error });
   }
   const seconds = ctx.timeline.seconds() - since;
+  const settledSeconds = plan.target === 'gone' ? undefined : await quiet(ctx);
   const [after, usageAfter] = [await ctx.scrape(), usageByRole(ctx.stack.roles())];
   const reached = plan.target === 'gone' ? undefined : ctx.timeline.reached(plan.target, since);
   return {
     name: plan.name,
     seconds,
     ...(reached === undefined ? {} : { reached }),
+    ...(settledSeconds === undefined ? {} : { settledSeconds }),
     perMinute: plan.target === 'gone' ? [] : ctx.timeline.perMinute(plan.target, since),
     cpuSeconds: cpuBetween(usage, usageAfter),
     metrics: phaseMetrics(before, after),
   };
+}
+
+/** Waits until Metacontroller's queues have been empty for five readings a second apart; the seconds that took. */
+async function quiet(ctx: PhaseContext): Promise<number> {
+  const started = ctx.timeline.seconds();
+  let empty = 0;
+  await waitFor(
+    "Metacontroller's work queues to empty",
+    async () => {
+      const depth = Object.values(await queueDepths(ctx.stack)).reduce((sum, value) => sum + value, 0);
+      empty = depth === 0 ? empty + 1 : 0;
+      return empty >= 5;
+    },
+    ctx.timeoutMs,
+    1_000,
+  );
+  return ctx.timeline.seconds() - started;
 }
 
 async function apply(ctx: PhaseContext, manifest: string): Promise<void> {
@@ -131,9 +156,16 @@ export async function idle(ctx: PhaseContext, minutes: number, sleep: (ms: numbe
   const changed = [...after.values()].filter((item) => before.get(item.metadata.name)?.metadata.resourceVersion !== item.metadata.resourceVersion);
   const changes = changed.slice(0, 5).map((item) => {
     const earlier = before.get(item.metadata.name);
-    const [a, b] = [{ spec: earlier?.spec, status: earlier?.status }, { spec: item.spec, status: item.status }];
+    const [a, b] = [
+      { spec: earlier?.spec, status: earlier?.status },
+      { spec: item.spec, status: item.status },
+    ];
     const paths = differingPaths(a, b);
-    return { host: item.metadata.name, paths, values: paths.slice(0, 3).map((path) => `${JSON.stringify(valueAt(a, path))} → ${JSON.stringify(valueAt(b, path))}`) };
+    return {
+      host: item.metadata.name,
+      paths,
+      values: paths.slice(0, 3).map((path) => `${JSON.stringify(valueAt(a, path))} → ${JSON.stringify(valueAt(b, path))}`),
+    };
   });
   return { ...result, perMinute: [], hostsChanged: changed.length, changes };
 }

@@ -49,9 +49,10 @@ export function pictures(report: ScaleReport): Pictures {
 function phaseRow(phase: PhaseResult, hosts: number): string {
   const m = phase.metrics;
   const reached = phase.reached === undefined ? '–' : `${one(phase.reached.firstSeconds)} / ${one(phase.reached.lastSeconds)}`;
+  const settled = phase.settledSeconds === undefined ? '–' : one(phase.settledSeconds);
   const peak = phase.perMinute.length === 0 ? '–' : String(Math.max(...phase.perMinute));
   const cpu = Object.values(phase.cpuSeconds).reduce((sum, value) => sum + value, 0);
-  return `| ${phase.name} | ${one(phase.seconds)} | ${reached} | ${peak} | ${one(m.apiRequestsTotal / hosts)} | ${one(m.hostStatusWrites / hosts)} | ${whole(m.hookCalls)} | ${one(m.hookP50Ms)} / ${one(m.hookP99Ms)} | ${one(m.syncP50Ms)} / ${one(m.syncP99Ms)} | ${one(cpu)} |`;
+  return `| ${phase.name} | ${one(phase.seconds)} | ${reached} | ${settled} | ${peak} | ${one(m.apiRequestsTotal / hosts)} | ${one(m.hostStatusWrites / hosts)} | ${whole(m.hookCalls)} | ${one(m.hookP50Ms)} / ${one(m.hookP99Ms)} | ${one(m.syncP50Ms)} / ${one(m.syncP99Ms)} | ${one(cpu)} |`;
 }
 
 function cpuTable(report: ScaleReport, roles: readonly string[]): string[] {
@@ -103,8 +104,8 @@ export function markdown(report: ScaleReport, images: string): string {
     `### ${String(s.hosts)} hosts (${s.image}, ${String(s.hostsPerEmulator)} systems per emulator process, power delay ${String(s.powerDelayMs)} ms, hooks and pool from ${s.runFrom ?? 'tsx'}${s.metacontrollerFlags === undefined ? '' : `, Metacontroller ${s.metacontrollerFlags.join(' ')}`})${report.passed ? '' : ' — FAILED'}`,
     '',
     ...(report.failure === undefined ? [] : [`Failure: ${report.failure}`, '']),
-    '| phase | wall s | first / last host s | peak hosts/min | API requests/host | status writes/host | hook calls | hook p50 / p99 ms | Metacontroller sync p50 / p99 ms | CPU-s, all |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| phase | wall s | first / last host s | queues empty after s | peak hosts/min | API requests/host | status writes/host | hook calls | hook p50 / p99 ms | Metacontroller sync p50 / p99 ms | CPU-s, all |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...report.phases.map((phase) => phaseRow(phase, s.hosts)),
     '',
     'CPU seconds per process and phase:',
