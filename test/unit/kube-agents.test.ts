@@ -20,8 +20,8 @@ describe('keep-alive agents for API calls', () => {
     const second = agents.reuse(new Agent({ ca: Buffer.from(CA), rejectUnauthorized: true }));
     expect(second).toBe(first);
     expect(first).toBeInstanceOf(Agent);
-    expect((first).options.keepAlive).toBe(true);
-    expect((first).options.ca).toEqual(CA);
+    expect(first.options.keepAlive).toBe(true);
+    expect(first.options.ca).toEqual(CA);
   });
 
   it.each([
