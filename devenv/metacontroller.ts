@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { binary, CACHE_DIR, freePort, startProcess, waitFor } from './processes.js';
 import type { StartedProcess } from './processes.js';
+import { parseExposition, sumBy } from './scale/prometheus.js';
 
 const METACONTROLLER_VERSION = 'v4.17.2';
 /** The source tree setup-test-binaries.sh unpacked (shared vendor tarball or release tag). */
@@ -72,15 +73,8 @@ export async function startMetacontroller(options: MetacontrollerOptions): Promi
   return { ...started, metricsPort, healthPort };
 }
 
-/** One counter or gauge from Metacontroller's /metrics, summed over the series whose labels contain `labels`. */
+/** One counter or gauge from Metacontroller's /metrics, summed over the series whose labels include `labels`. */
 export async function metacontrollerMetric(metricsPort: number, name: string, labels: Record<string, string> = {}): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${String(metricsPort)}/metrics`)).text();
-  let total = 0;
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)$/u.exec(line);
-    if (match?.[1] !== name) continue;
-    const series = match[2] ?? '';
-    if (Object.entries(labels).every(([key, value]) => series.includes(`${key}="${value}"`))) total += Number(match[3]);
-  }
-  return total;
+  return Object.values(sumBy(parseExposition(text), name, [], labels)).reduce((total, value) => total + value, 0);
 }
