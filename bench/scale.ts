@@ -9,13 +9,17 @@
 //   BENCH_KEEP_LOGS=1  BENCH_DOCS=0 (JSON only)  BENCH_POOL_<NAME>=value (pool environment, e.g. BENCH_POOL_POOL_CONCURRENCY=40)
 //   BENCH_METACONTROLLER_FLAGS='--workers=20 --client-go-qps=150' (replace the chart's flags of the same name)
 //   IRONHOOK_RUN_FROM=tsx (hooks and pool from the sources; default: dist/, built first, as the image runs them)
+//   BENCH_UPSTREAM=1 then upstream Metal3 (baremetal-operator + Ironic, scripts/setup-upstream.sh) on the same
+//     rack, enrol and idle, and the side-by-side section; BENCH_UPSTREAM=only runs upstream alone (JSON only)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../devenv/environment.js';
+import { comparison } from '../devenv/scale/compare.js';
 import { upsertBlock } from '../devenv/scale/doc.js';
 import { markdown, pictures } from '../devenv/scale/report.js';
 import { runScale, type ScaleReport, type ScaleSettings } from '../devenv/scale/run.js';
+import { runUpstream } from '../devenv/upstream/run.js';
 
 function numberFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = Number(env[name] ?? fallback);
@@ -46,16 +50,65 @@ function settingsFor(env: NodeJS.ProcessEnv, hosts: number): ScaleSettings {
   };
 }
 
-function writeDocs(report: ScaleReport): void {
-  const n = String(report.settings.hosts);
+/** Writes the run's pictures as docs/images/<prefix>-{states,cpu,memory}.svg. */
+function writePictures(report: ScaleReport, prefix: string): void {
   const images = join(REPO_ROOT, 'docs', 'images');
   mkdirSync(images, { recursive: true });
   const drawn = pictures(report);
-  writeFileSync(join(images, `bench-scale-${n}-states.svg`), drawn.states);
-  writeFileSync(join(images, `bench-scale-${n}-cpu.svg`), drawn.cpu);
-  writeFileSync(join(images, `bench-scale-${n}-memory.svg`), drawn.memory);
+  for (const kind of ['states', 'cpu', 'memory'] as const) writeFileSync(join(images, `${prefix}-${kind}.svg`), drawn[kind]);
+}
+
+function writeBlock(key: string, content: string): void {
   const doc = join(REPO_ROOT, 'docs', 'benchmarks.md');
-  writeFileSync(doc, upsertBlock(readFileSync(doc, 'utf8'), n.padStart(5, '0'), markdown(report, `images/bench-scale-${n}`)));
+  writeFileSync(doc, upsertBlock(readFileSync(doc, 'utf8'), key, content));
+}
+
+function writeDocs(report: ScaleReport): void {
+  const n = String(report.settings.hosts);
+  writePictures(report, `bench-scale-${n}`);
+  writeBlock(n.padStart(5, '0'), markdown(report, `images/bench-scale-${n}`));
+}
+
+/** Upstream's pictures and the side-by-side section, after Ironhook's block. */
+function writeComparison(ours: ScaleReport, theirs: ScaleReport): void {
+  const n = String(ours.settings.hosts);
+  const prefix = `bench-scale-${n}-upstream`;
+  const section = comparison(ours, theirs, `images/${prefix}`);
+  if (section === undefined) return;
+  writePictures(theirs, prefix);
+  writeBlock(`${n.padStart(5, '0')}-upstream`, section);
+  process.stdout.write(`${section}\n`);
+}
+
+/** Which stacks run: Ironhook's, then upstream's (BENCH_UPSTREAM=1), or upstream's alone (BENCH_UPSTREAM=only). */
+function sides(): { ironhook: boolean; upstream: boolean } {
+  const mode = process.env.BENCH_UPSTREAM ?? '0';
+  return { ironhook: mode !== 'only', upstream: mode === '1' || mode === 'only' };
+}
+
+/** One host count: each side's run, its report and docs, and the comparison when both ran; whether all passed. */
+async function runCount(out: string, hosts: number): Promise<boolean> {
+  const settings = settingsFor(process.env, hosts);
+  const run = sides();
+  const ours = run.ironhook ? await runSide(out, settings, 'ironhook') : undefined;
+  const theirs = run.upstream ? await runSide(out, settings, 'upstream') : undefined;
+  const reports = [ours, theirs].filter((report) => report !== undefined);
+  if (ours !== undefined && theirs !== undefined && process.env.BENCH_DOCS !== '0') writeComparison(ours, theirs);
+  return reports.every((report) => report.passed);
+}
+
+async function runSide(out: string, settings: ScaleSettings, side: 'ironhook' | 'upstream'): Promise<ScaleReport> {
+  const name = `${side === 'upstream' ? 'upstream-' : ''}${String(settings.hosts)}`;
+  const dir = mkdtempSync(join(out, `run-${name}-`));
+  process.stdout.write(`bench:scale: ${side}, ${String(settings.hosts)} hosts, logs in ${dir}\n`);
+  const report = side === 'upstream' ? await runUpstream(settings, dir) : await runScale(settings, dir);
+  writeFileSync(join(out, `${name}.json`), `${JSON.stringify(report, null, 1)}\n`);
+  if (side === 'ironhook') {
+    if (process.env.BENCH_DOCS !== '0') writeDocs(report);
+    process.stdout.write(`${markdown(report, `images/bench-scale-${String(settings.hosts)}`)}\n`);
+  }
+  if (report.passed && process.env.BENCH_KEEP_LOGS === undefined) rmSync(dir, { recursive: true, force: true });
+  return report;
 }
 
 /** The hooks and the pool run compiled, as in the image: tsx's loader would add its own memory to theirs. */
@@ -69,23 +122,22 @@ function buildDist(): void {
   process.env.IRONHOOK_RUN_FROM = 'dist';
 }
 
+/** Upstream's build (cached; minutes the first time). */
+function buildUpstream(): void {
+  if (!sides().upstream) return;
+  execFileSync(join(REPO_ROOT, 'scripts', 'setup-upstream.sh'), [], { cwd: REPO_ROOT, stdio: 'inherit' });
+}
+
 async function main(): Promise<number> {
   buildDist();
+  buildUpstream();
   const counts = (process.env.BENCH_HOSTS ?? '100').split(',').map((text) => Number(text.trim()));
   if (counts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`BENCH_HOSTS must list host counts, not ${String(process.env.BENCH_HOSTS)}`);
   const out = process.env.BENCH_OUT ?? join(REPO_ROOT, '.ironhook', 'bench-scale');
   mkdirSync(out, { recursive: true });
   let failed = 0;
   for (const hosts of counts) {
-    const settings = settingsFor(process.env, hosts);
-    const dir = mkdtempSync(join(out, `run-${String(hosts)}-`));
-    process.stdout.write(`bench:scale: ${String(hosts)} hosts, logs in ${dir}\n`);
-    const report = await runScale(settings, dir);
-    writeFileSync(join(out, `${String(hosts)}.json`), `${JSON.stringify(report, null, 1)}\n`);
-    if (process.env.BENCH_DOCS !== '0') writeDocs(report);
-    process.stdout.write(`${markdown(report, `images/bench-scale-${String(hosts)}`)}\n`);
-    if (!report.passed) failed += 1;
-    else if (process.env.BENCH_KEEP_LOGS === undefined) rmSync(dir, { recursive: true, force: true });
+    if (!(await runCount(out, hosts))) failed += 1;
   }
   return failed === 0 ? 0 : 1;
 }

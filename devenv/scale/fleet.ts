@@ -20,6 +20,8 @@ export interface FleetOptions {
   powerDelayMs: number;
   /** Every process started is added here at once (the environment stops them by PID). */
   processes: StartedProcess[];
+  /** Without fake agents (upstream's run brings its own agent stand-in): the emulators notify nobody. */
+  agents?: boolean;
 }
 
 export interface ScaleFleet {
@@ -62,7 +64,7 @@ function emulatorConfig(options: FleetOptions, plan: PairPlan): string {
     port: plan.emulatorPort,
     http: true,
     portPerSystem: true,
-    notifyURL: `http://127.0.0.1:${String(plan.controlPort)}/events`,
+    ...(options.agents === false ? {} : { notifyURL: `http://127.0.0.1:${String(plan.controlPort)}/events` }),
     powerDelayMs: options.powerDelayMs,
     // Eight sessions per BMC, as an iDRAC has.
     maxSessions: plan.count * 8,
@@ -96,6 +98,8 @@ async function startPair(options: FleetOptions, plan: PairPlan, fleet: ScaleFlee
     addresses = printedAddresses(emulator.log);
     return Promise.resolve(addresses.size === plan.count);
   });
+  for (const [id, address] of addresses) fleet.addresses.set(id, address.replace(/^redfish\+/u, 'redfish-virtualmedia+'));
+  if (options.agents === false) return;
   const agentArgs = [
     ...tsx,
     join(REPO_ROOT, 'emulators', 'agent', 'main.ts'),
@@ -106,7 +110,6 @@ async function startPair(options: FleetOptions, plan: PairPlan, fleet: ScaleFlee
   fleet.agents.push(agent);
   options.processes.push(agent);
   await waitFor(`${plan.name}-agent`, async () => (await fetch(`http://127.0.0.1:${String(plan.controlPort)}/hosts`)).ok);
-  for (const [id, address] of addresses) fleet.addresses.set(id, address.replace(/^redfish\+/u, 'redfish-virtualmedia+'));
 }
 
 /** Starts ceil(hosts / perProcess) emulator + agent pairs, one after the other. */

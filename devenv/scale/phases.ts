@@ -7,9 +7,8 @@
 import { apiReader } from '../chaos/api.js';
 import { kubectlOrThrow } from '../environment.js';
 import { waitFor } from '../processes.js';
-import { hostsManifest, type ImageMode } from './hosts.js';
-import { phaseMetrics, queueDepths, type PhaseMetrics, type Scrape } from './scrape.js';
-import type { ScaleStack } from './stack.js';
+import type { ImageMode } from './hosts.js';
+import { phaseMetrics, type PhaseMetrics, type Scrape } from './scrape.js';
 import type { HostTimeline, Reached } from './timeline.js';
 import { cpuBetween, usageByRole } from './usage.js';
 
@@ -37,10 +36,21 @@ export interface PhaseResult {
   changes?: { host: string; paths: string[]; values?: string[] }[];
 }
 
+/** What the phases drive and measure: Ironhook's stack (stack.ts) or upstream's (devenv/upstream). */
+export interface MeasuredStack {
+  kubeconfig: string;
+  /** The processes measured, by the role the report groups them under. */
+  roles(): { role: string; pid: number }[];
+  /** The hosts' manifest: Secrets and hosts without an image (enrol), the hosts with one (provision). */
+  manifest(image?: ImageMode): string;
+  scrape(): Promise<Scrape>;
+  /** Work queue depth per controller, when the stack's controllers publish it (Metacontroller's). */
+  queueDepths?: () => Promise<Record<string, number>>;
+}
+
 export interface PhaseContext {
-  stack: ScaleStack;
+  stack: MeasuredStack;
   timeline: HostTimeline;
-  scrape: () => Promise<Scrape>;
   hosts: number;
   timeoutMs: number;
 }
@@ -63,7 +73,7 @@ function stuck(ctx: PhaseContext, target: string): string {
 
 async function measure(ctx: PhaseContext, plan: PhasePlan): Promise<PhaseResult> {
   const since = ctx.timeline.seconds();
-  const [before, usage] = [await ctx.scrape(), usageByRole(ctx.stack.roles())];
+  const [before, usage] = [await ctx.stack.scrape(), usageByRole(ctx.stack.roles())];
   await plan.act();
   try {
     await waitFor(`all hosts ${plan.target}`, async () => Promise.resolve(done(ctx, plan.target)), ctx.timeoutMs, 1_000);
@@ -72,7 +82,7 @@ async function measure(ctx: PhaseContext, plan: PhasePlan): Promise<PhaseResult>
   }
   const seconds = ctx.timeline.seconds() - since;
   const settledSeconds = plan.target === 'gone' ? undefined : await quiet(ctx);
-  const [after, usageAfter] = [await ctx.scrape(), usageByRole(ctx.stack.roles())];
+  const [after, usageAfter] = [await ctx.stack.scrape(), usageByRole(ctx.stack.roles())];
   const reached = plan.target === 'gone' ? undefined : ctx.timeline.reached(plan.target, since);
   return {
     name: plan.name,
@@ -86,13 +96,15 @@ async function measure(ctx: PhaseContext, plan: PhasePlan): Promise<PhaseResult>
 }
 
 /** Waits until Metacontroller's queues have been empty for five readings a second apart; the seconds that took. */
-async function quiet(ctx: PhaseContext): Promise<number> {
+async function quiet(ctx: PhaseContext): Promise<number | undefined> {
+  const depths = ctx.stack.queueDepths;
+  if (depths === undefined) return undefined;
   const started = ctx.timeline.seconds();
   let empty = 0;
   await waitFor(
     "Metacontroller's work queues to empty",
     async () => {
-      const depth = Object.values(await queueDepths(ctx.stack)).reduce((sum, value) => sum + value, 0);
+      const depth = Object.values(await depths()).reduce((sum, value) => sum + value, 0);
       empty = depth === 0 ? empty + 1 : 0;
       return empty >= 5;
     },
@@ -103,22 +115,20 @@ async function quiet(ctx: PhaseContext): Promise<number> {
 }
 
 async function apply(ctx: PhaseContext, manifest: string): Promise<void> {
-  await kubectlOrThrow(ctx.stack.env.kubeconfig, ['apply', '--server-side', '-n', NAMESPACE, '-f', '-'], manifest);
+  await kubectlOrThrow(ctx.stack.kubeconfig, ['apply', '--server-side', '-n', NAMESPACE, '-f', '-'], manifest);
 }
 
 export async function enrol(ctx: PhaseContext): Promise<PhaseResult> {
-  const { fleet, password, files } = ctx.stack;
-  return measure(ctx, { name: 'enrol', target: 'available', act: async () => apply(ctx, hostsManifest({ fleet, password, files })) });
+  return measure(ctx, { name: 'enrol', target: 'available', act: async () => apply(ctx, ctx.stack.manifest()) });
 }
 
 export async function provision(ctx: PhaseContext, image: ImageMode): Promise<PhaseResult> {
-  const { fleet, password, files } = ctx.stack;
-  return measure(ctx, { name: 'provision', target: 'provisioned', act: async () => apply(ctx, hostsManifest({ fleet, password, files, image })) });
+  return measure(ctx, { name: 'provision', target: 'provisioned', act: async () => apply(ctx, ctx.stack.manifest(image)) });
 }
 
 export async function remove(ctx: PhaseContext): Promise<PhaseResult> {
   const act = async (): Promise<void> => {
-    await kubectlOrThrow(ctx.stack.env.kubeconfig, ['delete', 'bmh', '--all', '-n', NAMESPACE, '--wait=false']);
+    await kubectlOrThrow(ctx.stack.kubeconfig, ['delete', 'bmh', '--all', '-n', NAMESPACE, '--wait=false']);
   };
   return measure(ctx, { name: 'delete', target: 'gone', act });
 }
@@ -130,7 +140,7 @@ interface HostItem {
 }
 
 async function hostItems(ctx: PhaseContext): Promise<Map<string, HostItem>> {
-  const list = await apiReader(ctx.stack.env.kubeconfig, 60_000)<{ items: HostItem[] }>(`/apis/metal3.io/v1alpha1/namespaces/${NAMESPACE}/baremetalhosts`);
+  const list = await apiReader(ctx.stack.kubeconfig, 60_000)<{ items: HostItem[] }>(`/apis/metal3.io/v1alpha1/namespaces/${NAMESPACE}/baremetalhosts`);
   return new Map(list.items.map((item) => [item.metadata.name, item]));
 }
 
@@ -148,10 +158,13 @@ function valueAt(value: unknown, path: string): unknown {
   return path.split('.').reduce<unknown>((at, key) => (typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[key] : undefined), value);
 }
 
-/** `minutes` with nothing to do; `sleep` waits (injected so the smoke test can keep it short). */
-export async function idle(ctx: PhaseContext, minutes: number, sleep: (ms: number) => Promise<void>): Promise<PhaseResult> {
+/**
+ * `minutes` with nothing to do, every host in `state` (provisioned, or available where the run
+ * does not provision); `sleep` waits (injected so the smoke test can keep it short).
+ */
+export async function idle(ctx: PhaseContext, minutes: number, sleep: (ms: number) => Promise<void>, state = 'provisioned'): Promise<PhaseResult> {
   const before = await hostItems(ctx);
-  const result = await measure(ctx, { name: 'idle', target: 'provisioned', act: async () => sleep(minutes * 60_000) });
+  const result = await measure(ctx, { name: 'idle', target: state, act: async () => sleep(minutes * 60_000) });
   const after = await hostItems(ctx);
   const changed = [...after.values()].filter((item) => before.get(item.metadata.name)?.metadata.resourceVersion !== item.metadata.resourceVersion);
   const changes = changed.slice(0, 5).map((item) => {

@@ -4,7 +4,7 @@ import { renderHostsSVG, renderLinesSVG, type LineSeries } from '../charts.js';
 import type { PhaseResult } from './phases.js';
 import type { ScaleReport, UsageSample } from './run.js';
 
-const ROLES = ['apiserver', 'etcd', 'controller-manager', 'metacontroller', 'hooks', 'pool', 'emulators', 'fake agents'];
+const ROLES = ['apiserver', 'etcd', 'controller-manager', 'metacontroller', 'hooks', 'pool', 'baremetal-operator', 'ironic', 'emulators', 'fake agents'];
 
 const one = (value: number | undefined): string => (value === undefined ? '–' : value.toFixed(1));
 const whole = (value: number): string => Math.round(value).toLocaleString('en-US');
@@ -38,11 +38,11 @@ export interface Pictures {
 
 export function pictures(report: ScaleReport): Pictures {
   const roles = rolesOf(report);
-  const n = String(report.settings.hosts);
+  const who = `${report.stack === 'upstream' ? 'Upstream (baremetal-operator + Ironic)' : 'Ironhook'}, ${String(report.settings.hosts)} hosts`;
   return {
-    states: renderHostsSVG(report.states, `Ironhook, ${n} hosts: hosts by provisioning state`),
-    cpu: renderLinesSVG(coreSeries(report.usage, roles), `Ironhook, ${n} hosts: CPU per process`, 'cores'),
-    memory: renderLinesSVG(rssSeries(report.usage, roles), `Ironhook, ${n} hosts: resident memory per process`, 'MiB'),
+    states: renderHostsSVG(report.states, `${who}: hosts by provisioning state`),
+    cpu: renderLinesSVG(coreSeries(report.usage, roles), `${who}: CPU per process`, 'cores'),
+    memory: renderLinesSVG(rssSeries(report.usage, roles), `${who}: resident memory per process`, 'MiB'),
   };
 }
 

@@ -6,7 +6,8 @@ import { mkdirSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { kubectlOrThrow } from '../environment.js';
 import type { ImageMode } from './hosts.js';
-import { enrol, idle, NAMESPACE, provision, remove, type PhaseContext, type PhaseResult } from './phases.js';
+import { hostsManifest } from './hosts.js';
+import { enrol, idle, NAMESPACE, provision, remove, type MeasuredStack, type PhaseContext, type PhaseResult } from './phases.js';
 import { queueDepths, scraper } from './scrape.js';
 import { startScaleStack, type ScaleStack } from './stack.js';
 import { HostTimeline, type StateSample } from './timeline.js';
@@ -39,6 +40,8 @@ export interface UsageSample {
 }
 
 export interface ScaleReport {
+  /** Which stack ran: Ironhook's, or upstream's baremetal-operator + Ironic (devenv/upstream). */
+  stack?: 'ironhook' | 'upstream';
   settings: ScaleSettings;
   /** ISO time the run started. */
   startedAt: string;
@@ -59,9 +62,8 @@ class Sampler {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly stack: ScaleStack,
+    private readonly stack: MeasuredStack,
     private readonly timeline: HostTimeline,
-    private readonly scrapeMetacontroller: () => Promise<Record<string, number>>,
   ) {}
 
   start(everyMs: number): void {
@@ -75,7 +77,7 @@ class Sampler {
   async sample(): Promise<void> {
     const t = Math.round(this.timeline.seconds());
     const usage = usageByRole(this.stack.roles());
-    const depths = await this.scrapeMetacontroller().catch(() => ({}));
+    const depths: Record<string, number> = (await this.stack.queueDepths?.().catch(() => ({}))) ?? {};
     for (const [name, depth] of Object.entries(depths)) this.maxQueueDepth[name] = Math.max(this.maxQueueDepth[name] ?? 0, depth);
     this.usage.push({ t, usage, queueDepth: Object.values(depths).reduce((sum, depth) => sum + depth, 0) });
   }
@@ -89,28 +91,33 @@ function peaks(samples: readonly UsageSample[]): Record<string, number> {
   return out;
 }
 
-async function phases(ctx: PhaseContext, settings: ScaleSettings, results: PhaseResult[]): Promise<void> {
+/** Runs phases one after the other; `say` records and prints each result. */
+export type PhasePlan = (ctx: PhaseContext, say: (result: PhaseResult) => void) => Promise<void>;
+
+/** Ironhook's four phases. */
+const ironhookPhases =
+  (settings: ScaleSettings): PhasePlan =>
+  async (ctx, say) => {
+    say(await enrol(ctx));
+    say(await provision(ctx, settings.image));
+    say(await idle(ctx, settings.idleMinutes, async (ms) => delay(ms)));
+    say(await remove(ctx));
+  };
+
+/** The phases with their observers running; what was measured, and the failure if one phase did not finish. */
+export async function observed(stack: MeasuredStack, settings: ScaleSettings, plan: PhasePlan): Promise<Omit<ScaleReport, 'startedAt'>> {
+  const timeline = new HostTimeline(stack.kubeconfig, NAMESPACE);
+  await timeline.start(settings.sampleSeconds * 1000);
+  const sampler = new Sampler(stack, timeline);
+  sampler.start(settings.sampleSeconds * 1000);
+  const results: PhaseResult[] = [];
+  let failure: string | undefined;
   const say = (result: PhaseResult): void => {
     results.push(result);
     process.stdout.write(`bench:scale ${String(settings.hosts)} hosts: ${result.name} took ${result.seconds.toFixed(1)} s\n`);
   };
-  say(await enrol(ctx));
-  say(await provision(ctx, settings.image));
-  say(await idle(ctx, settings.idleMinutes, async (ms) => delay(ms)));
-  say(await remove(ctx));
-}
-
-/** The phases with their observers running; what was measured, and the failure if one phase did not finish. */
-async function observed(stack: ScaleStack, settings: ScaleSettings, startedAt: string): Promise<ScaleReport> {
-  const timeline = new HostTimeline(stack.env.kubeconfig, NAMESPACE);
-  await timeline.start(settings.sampleSeconds * 1000);
-  const sampler = new Sampler(stack, timeline, async () => queueDepths(stack));
-  sampler.start(settings.sampleSeconds * 1000);
-  const results: PhaseResult[] = [];
-  let failure: string | undefined;
   try {
-    const ctx = { stack, timeline, scrape: scraper(stack), hosts: settings.hosts, timeoutMs: settings.phaseTimeoutMinutes * 60_000 };
-    await phases(ctx, settings, results);
+    await plan({ stack, timeline, hosts: settings.hosts, timeoutMs: settings.phaseTimeoutMinutes * 60_000 }, say);
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
   } finally {
@@ -120,7 +127,6 @@ async function observed(stack: ScaleStack, settings: ScaleSettings, startedAt: s
   }
   return {
     settings,
-    startedAt,
     passed: failure === undefined,
     ...(failure === undefined ? {} : { failure }),
     phases: results,
@@ -131,6 +137,18 @@ async function observed(stack: ScaleStack, settings: ScaleSettings, startedAt: s
   };
 }
 
+/** What the phases see of Ironhook's stack. */
+function measuredIronhook(stack: ScaleStack): MeasuredStack {
+  const { fleet, password, files } = stack;
+  return {
+    kubeconfig: stack.env.kubeconfig,
+    roles: () => stack.roles(),
+    manifest: (image) => hostsManifest({ fleet, password, files, ...(image === undefined ? {} : { image }) }),
+    scrape: scraper(stack),
+    queueDepths: async () => queueDepths(stack),
+  };
+}
+
 /** Runs the bench in `dir` and returns its report (failed runs too, with what was measured). */
 export async function runScale(settings: ScaleSettings, dir: string): Promise<ScaleReport> {
   mkdirSync(dir, { recursive: true });
@@ -138,7 +156,7 @@ export async function runScale(settings: ScaleSettings, dir: string): Promise<Sc
   const stack = await startScaleStack({ dir, ...settings });
   try {
     await kubectlOrThrow(stack.env.kubeconfig, ['create', 'namespace', NAMESPACE]);
-    return await observed(stack, settings, startedAt);
+    return { stack: 'ironhook', startedAt, ...(await observed(measuredIronhook(stack), settings, ironhookPhases(settings))) };
   } finally {
     await stack.stop();
   }

@@ -1,6 +1,6 @@
 // CPU seconds and memory of the bench's processes from /proc, grouped by role: utime + stime
 // (clock ticks) of each process, its resident set now (VmRSS) and at its peak (VmHWM).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second; 100 on every Linux this runs on (getconf CLK_TCK). */
 const TICKS_PER_SECOND = 100;
@@ -11,17 +11,21 @@ interface ProcessUsage {
   peakRssMiB: number;
 }
 
+/** The fields of /proc/<pid>/stat after the command name, which may itself hold spaces and parentheses. */
+function statFields(pid: number): string[] {
+  return (
+    readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+      .split(')')
+      .at(-1) ?? ''
+  )
+    .trim()
+    .split(/\s+/u);
+}
+
 /** One process's usage, or undefined when it is gone. */
 function processUsage(pid: number): ProcessUsage | undefined {
   try {
-    // Fields after the command name, which may itself hold spaces and parentheses.
-    const fields = (
-      readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
-        .split(')')
-        .at(-1) ?? ''
-    )
-      .trim()
-      .split(/\s+/u);
+    const fields = statFields(pid);
     const ticks = Number(fields[11]) + Number(fields[12]);
     const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
     const kib = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB$`, 'mu').exec(status)?.[1] ?? 0);
@@ -48,4 +52,28 @@ export function usageByRole(processes: readonly { role: string; pid: number }[])
 /** CPU seconds used between two readings, per role. */
 export function cpuBetween(before: RoleUsage, after: RoleUsage): Record<string, number> {
   return Object.fromEntries(Object.entries(after).map(([role, usage]) => [role, usage.cpuSeconds - (before[role]?.cpuSeconds ?? 0)]));
+}
+
+/** The live processes `pid` started, and theirs (Ironic's API and conductor workers fork from its master). */
+export function descendants(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/u.test(entry)) continue;
+    try {
+      parentOf.set(Number(entry), Number(statFields(Number(entry))[1]));
+    } catch {
+      // Gone since the listing.
+    }
+  }
+  const found: number[] = [];
+  const walk = (parent: number): void => {
+    for (const [child, of] of parentOf) {
+      if (of === parent) {
+        found.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(pid);
+  return found.sort((a, b) => a - b);
 }
