@@ -9,7 +9,8 @@
 //                  upserts on a status list. A failed `test` is reported, never retried: it means
 //                  somebody else changed the object first (another machine claimed the host).
 //   NodeOperation  a read/write on a Node of a workload cluster, reached through the
-//                  `<cluster>-kubeconfig` Secret (key `value`) in the request's namespace.
+//                  `<cluster>-kubeconfig` Secret (key `value`) in the request's namespace;
+//                  or `Wait`, a timer that touches nothing.
 //
 // Requests are immutable (updateStrategy OnDelete) and named `<owner>-<purpose>-<sequence>`; a new
 // attempt is a new sequence. The pool writes only their status.
@@ -82,6 +83,11 @@ export const NodeAction = {
   AddOutOfServiceTaint: 'AddOutOfServiceTaint',
   /** Remove that taint from Node `node.name` (a missing Node or taint succeeds). */
   RemoveOutOfServiceTaint: 'RemoveOutOfServiceTaint',
+  /**
+   * Succeed once `until` has passed on the pool's clock, touching nothing. Hooks read no clock:
+   * this is the remediation's timeout, written as the request's completionTime when it is due.
+   */
+  Wait: 'Wait',
 } as const;
 export type NodeAction = (typeof NodeAction)[keyof typeof NodeAction];
 

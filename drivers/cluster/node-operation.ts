@@ -1,7 +1,8 @@
 // Executes one NodeOperation (domain/capi/requests.ts) against a workload cluster: SetProviderID,
 // Fence (save, then delete), Restore (wait, then add what is missing) and SyncLabels (wait, then
 // make the labels under the synced prefixes equal to the host's), AddOutOfServiceTaint and
-// RemoveOutOfServiceTaint (remediation's out-of-service mode). Waiting is an outcome,
+// RemoveOutOfServiceTaint (remediation's out-of-service mode), and Wait (a timer that touches no
+// Node: the remediation's timeout). Waiting is an outcome,
 // not a loop: the runner records it (observedTime, message) and checks again on its timer.
 // Transient failures are thrown; the runner retries them with back-off.
 import { V1ObjectMeta } from '@kubernetes/client-node';
@@ -33,7 +34,8 @@ interface NodeJSON {
   spec?: { providerID?: string; taints?: Taint[] };
 }
 
-export type NodeOutcome = { kind: 'finished'; status: NodeOperationStatus } | { kind: 'waiting'; message: string };
+/** `afterMs`: when to look again, where the request knows (a Wait's deadline); else the recheck interval. */
+export type NodeOutcome = { kind: 'finished'; status: NodeOperationStatus } | { kind: 'waiting'; message: string; afterMs?: number };
 
 export interface NodeContext {
   workloads: WorkloadClients;
@@ -89,12 +91,12 @@ function observed(node: NodeJSON, withMetadata: boolean): ObservedNode {
   };
 }
 
-function succeeded(call: Call, message: string, node?: ObservedNode): NodeOutcome {
+function succeeded(call: Pick<Call, 'ctx'>, message: string, node?: ObservedNode): NodeOutcome {
   const now = formatTime(call.ctx.clock.now());
   return { kind: 'finished', status: { phase: Phase.Succeeded, message, observedTime: now, completionTime: now, ...(node !== undefined && { node }) } };
 }
 
-function failed(call: Call, reason: string, message: string, node?: ObservedNode): NodeOutcome {
+function failed(call: Pick<Call, 'ctx'>, reason: string, message: string, node?: ObservedNode): NodeOutcome {
   const now = formatTime(call.ctx.clock.now());
   return {
     kind: 'finished',
@@ -351,8 +353,20 @@ async function withRetries(call: Call, once: (call: Call) => Promise<NodeOutcome
   throw new KubeStatusError(409, 'Conflict', `the Node changed under ${String(WRITE_ATTEMPTS)} guarded writes in a row`);
 }
 
+/** Wait: succeeds once `until` has passed; no workload cluster is contacted. */
+function waitUntil(ctx: NodeContext, op: NodeOperation): NodeOutcome {
+  const until = Date.parse(op.spec.until ?? '');
+  const now = ctx.clock.now();
+  if (Number.isNaN(until)) return failed({ ctx }, 'InvalidSpec', 'Wait needs spec.until');
+  if (now < until) return { kind: 'waiting', message: `waiting until ${op.spec.until ?? ''}`, afterMs: until - now };
+  return succeeded({ ctx }, `${op.spec.until ?? ''} has passed`);
+}
+
 /** The outcome of one attempt; throws what is worth a retry (with the kubeconfig's secrets to scrub). */
 export async function executeNodeOperation(ctx: NodeContext, op: NodeOperation): Promise<NodeOutcome> {
+  if (op.spec.action === NodeAction.Wait) {
+    return waitUntil(ctx, op);
+  }
   const { client } = await ctx.workloads.forCluster(op.metadata.namespace ?? '', op.spec.cluster.name);
   const call: Call = { ctx, op, client };
   switch (op.spec.action) {

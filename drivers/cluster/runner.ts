@@ -48,7 +48,9 @@ export interface ClusterRequestRunnerDeps {
 type Request = ObjectPatch | NodeOperation;
 type StatusPatch = Record<string, unknown>;
 type Outcome =
-  { kind: 'finished'; status: StatusPatch } | { kind: 'waiting'; message: string } | { kind: 'transient'; error: OperationError; retryAfterMs?: number };
+  | { kind: 'finished'; status: StatusPatch }
+  | { kind: 'waiting'; message: string; afterMs?: number }
+  | { kind: 'transient'; error: OperationError; retryAfterMs?: number };
 
 const FINAL_WRITE_ATTEMPTS = 3;
 
@@ -168,7 +170,7 @@ class ClusterKind<R extends Request> implements RequestKind<R> {
     if (outcome.kind === 'waiting') {
       metrics.retries.inc({ kind: this.kindName, why: 'waiting' });
       await this.writeQuietly(request, { phase: Phase.Pending, message: outcome.message, ...observedTime, error: null });
-      return { kind: 'retry', afterMs: settings.nodeRecheckMs, failed: false };
+      return { kind: 'retry', afterMs: outcome.afterMs ?? settings.nodeRecheckMs, failed: false };
     }
     metrics.retries.inc({ kind: this.kindName, why: 'transient' });
     const delayMs = outcome.retryAfterMs ?? context.backoffMs;

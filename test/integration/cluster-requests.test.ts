@@ -615,3 +615,22 @@ describe('NodeOperation out-of-service taint', () => {
     expect(await nodeOpFinished(ns, 'untaint-1')).toMatchObject({ phase: 'Succeeded' });
   });
 });
+
+describe('NodeOperation Wait', () => {
+  it('Pending until spec.until on the pool clock, then Succeeded then; no workload cluster needed', async () => {
+    const ns = await namespace(false);
+    const until = formatTime(clock.now() + 120_000);
+    await createNodeOperation(ns, 'timeout-1', { action: 'Wait', node: {}, until });
+    expect(await nodeOpWaiting(ns, 'timeout-1')).toMatchObject({ message: `waiting until ${until}` });
+    clock.advance(120_000);
+    expect(await nodeOpFinished(ns, 'timeout-1')).toMatchObject({ phase: 'Succeeded', completionTime: until });
+  });
+
+  it('the CRD refuses a Wait without spec.until, and a Fence without spec.node.name', async () => {
+    const ns = await namespace();
+    await expect(createNodeOperation(ns, 'timeout-1', { action: 'Wait', node: {} })).rejects.toThrow(/Wait needs spec\.until/u);
+    await expect(createNodeOperation(ns, 'fence-1', { action: 'Fence', node: {} })).rejects.toThrow(
+      /every action but SetProviderID and Wait needs spec\.node\.name/u,
+    );
+  });
+});

@@ -1,7 +1,7 @@
 // The pure parts of the Cluster API request runner (drivers/cluster): which ObjectPatch targets
 // are allowed, condition upserts, how a refused patch is judged (already applied, which test
-// fails), and how the client-node client reports failures (Status fields, deadline, unreachable
-// server, TLS verification). The API-facing parts run against real apiservers in
+// fails), how the client-node client reports failures (Status fields, deadline, unreachable
+// server, TLS verification), and the Wait timer. The API-facing parts run against real apiservers in
 // test/integration/cluster-requests.test.ts.
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
@@ -13,7 +13,9 @@ import { classify } from '../../drivers/pool/errors.js';
 import { KubeStatusError, RequestTimeout, kubeStatusErrorFrom } from '../../drivers/kube/errors.js';
 import { upsertConditions } from '../../drivers/cluster/conditions.js';
 import { requestEvent } from '../../drivers/cluster/events.js';
-import { labelChanges } from '../../drivers/cluster/node-operation.js';
+import { executeNodeOperation, labelChanges } from '../../drivers/cluster/node-operation.js';
+import type { WorkloadClients } from '../../drivers/cluster/workload.js';
+import type { Clock } from '../../drivers/pool/clock.js';
 import { alreadyApplied, failingTest } from '../../drivers/cluster/json-pointer.js';
 import { transientError } from '../../drivers/cluster/outcome.js';
 import { checkTarget, refPath } from '../../drivers/cluster/targets.js';
@@ -262,5 +264,45 @@ describe('labelChanges: a SyncLabels merge patch', () => {
 
   it.each(ROWS)('$name', (row) => {
     expect(labelChanges(row.node, PREFIXES, row.wanted)).toEqual(row.changes);
+  });
+});
+
+describe('NodeOperation Wait: a timer that contacts no cluster', () => {
+  const noCluster = {
+    forCluster: () => {
+      throw new Error('a Wait must not reach a workload cluster');
+    },
+  } as unknown as WorkloadClients;
+  const wait = (until?: string): NodeOperation => ({
+    apiVersion: 'ironhook.dev/v1alpha1',
+    kind: 'NodeOperation',
+    metadata: { name: 'worker-0-timeout-1', namespace: NS },
+    spec: { action: 'Wait', cluster: { name: 'c1' }, node: {}, ...(until !== undefined && { until }) },
+  });
+  const ROWS = [
+    {
+      name: 'before until: waiting, looked at again exactly then',
+      now: T0,
+      until: T1,
+      want: { kind: 'waiting', message: `waiting until ${T1}`, afterMs: 300_000 },
+    },
+    { name: 'at until: succeeded, completed then', now: T1, until: T1, want: { kind: 'finished', status: { phase: 'Succeeded', completionTime: T1 } } },
+    {
+      name: 'a pool that restarted late: succeeded when it looks',
+      now: '2026-11-29T16:00:00Z',
+      until: T1,
+      want: { kind: 'finished', status: { phase: 'Succeeded', completionTime: '2026-11-29T16:00:00Z' } },
+    },
+    {
+      name: 'no until: failed, permanent',
+      now: T0,
+      until: undefined,
+      want: { kind: 'finished', status: { phase: 'Failed', error: { kind: 'Permanent', reason: 'InvalidSpec' } } },
+    },
+  ];
+  it.each(ROWS)('$name', async (row) => {
+    const clock = { now: () => Date.parse(row.now) } as unknown as Clock;
+    const outcome = await executeNodeOperation({ workloads: noCluster, clock, saveProgress: async () => Promise.resolve() }, wait(row.until));
+    expect(outcome).toMatchObject(row.want);
   });
 });

@@ -31,9 +31,13 @@ export type NodeOperationSpec = {
     name: string;
   };
   /**
-   * What to do with the Node.
+   * What to do with the Node (Wait touches none).
    */
-  action: 'SetProviderID' | 'Fence' | 'Restore' | 'SyncLabels' | 'AddOutOfServiceTaint' | 'RemoveOutOfServiceTaint';
+  action: 'SetProviderID' | 'Fence' | 'Restore' | 'SyncLabels' | 'AddOutOfServiceTaint' | 'RemoveOutOfServiceTaint' | 'Wait';
+  /**
+   * Wait, the time after which the request succeeds; it touches no Node (a clock for hooks, which read none).
+   */
+  until?: string;
   /**
    * Which Node.
    */
