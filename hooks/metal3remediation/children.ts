@@ -6,7 +6,8 @@
 // stays a child until a Restore of the same or a later attempt has succeeded; in out-of-service
 // mode (`<remediation>-taint-<attempt>` / `-untaint-<attempt>`) a Taint that tainted a Node stays
 // until an Untaint has succeeded, so the taint is never forgotten. Besides those,
-// the current attempt's Fence and Restore are kept while the attempt runs; give-up ObjectPatches
+// the current attempt's Fence, Restore and timeout Wait (`-timeout-<attempt>`) are kept while the
+// attempt runs; give-up ObjectPatches
 // are kept while the phase is `Deleting machine` (next sequence after a TestFailed).
 import {
   NodeAction,
@@ -21,10 +22,11 @@ import {
 import { CAPI_V1BETA2, CapiKind } from '../../domain/capi/types.js';
 import { Capm3Kind, RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';
+import { formatTime } from '../../domain/backoff.js';
 import { labelValue, operationName } from '../../domain/naming.js';
 import { IRONHOOK_API_VERSION, Phase } from '../../domain/operations.js';
 import { echoChild, isDeleting } from '../kit/index.js';
-import { attemptOf, Purpose, type RemediationContext } from './context.js';
+import { attemptOf, deadlineOf, Purpose, type RemediationContext } from './context.js';
 
 const UNHEALTHY_ANNOTATION = 'capm3.metal3.io/unhealthy';
 const LEGACY_UNHEALTHY_ANNOTATION = 'capi.metal3.io/unhealthy';
@@ -139,6 +141,12 @@ export function taintRequest(ctx: RemediationContext): NodeOperation {
   return nodeRequest(ctx, Purpose.Taint, NodeAction.AddOutOfServiceTaint);
 }
 
+/** Asks the pool to wake the remediation when the attempt times out: the request completes then. */
+export function timeoutRequest(ctx: RemediationContext): NodeOperation {
+  const request = nodeRequest(ctx, Purpose.Timeout, NodeAction.Wait);
+  return { ...request, spec: { ...request.spec, node: {}, until: formatTime(deadlineOf(ctx)) } };
+}
+
 /** Untaints the Node the oldest pending taint was put on. */
 export function untaintRequest(ctx: RemediationContext): NodeOperation {
   return nodeRequest(ctx, Purpose.Untaint, NodeAction.RemoveOutOfServiceTaint, taints(ctx)[0]?.status?.node?.name ?? ctx.nodeName);
@@ -212,7 +220,7 @@ export function keptChildren(ctx: RemediationContext, phase: string): KObject[] 
   for (const done of [...backups(ctx), ...taints(ctx)]) kept.set(done.metadata.name ?? '', done);
   const active = phase === RemediationPhase.Running || phase === RemediationPhase.Waiting || ctx.deleting;
   if (active) {
-    for (const purpose of [Purpose.Fence, Purpose.Restore, Purpose.Taint, Purpose.Untaint]) {
+    for (const purpose of [Purpose.Fence, Purpose.Restore, Purpose.Taint, Purpose.Untaint, Purpose.Timeout]) {
       const op = nodeOperation(ctx, purpose, attemptOf(ctx));
       if (op !== undefined) kept.set(op.metadata.name ?? '', op);
     }

@@ -4,7 +4,7 @@ import { RemediationPhase } from '../../domain/capm3/types.js';
 import type { KObject } from '../../domain/k8s.js';
 import type { CompositeSyncResponse } from '../../domain/metacontroller.js';
 import { compareText } from '../kit/index.js';
-import { fenceRequest, giveUpPatches, keptChildren, restoreRequest, taintRequest, untaintRequest } from './children.js';
+import { fenceRequest, giveUpPatches, keptChildren, restoreRequest, taintRequest, timeoutRequest, untaintRequest } from './children.js';
 import type { RemediationContext } from './context.js';
 import type { NodeStep, Outcome } from './outcome.js';
 
@@ -13,6 +13,7 @@ const STEP_REQUESTS: Readonly<Record<NodeStep, (ctx: RemediationContext) => KObj
   Restore: restoreRequest,
   Taint: taintRequest,
   Untaint: untaintRequest,
+  Wait: timeoutRequest,
 };
 
 /** Upstream's requeue while a remediation is active. */

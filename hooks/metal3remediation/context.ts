@@ -23,6 +23,8 @@ export const Purpose = {
   Taint: 'taint',
   Untaint: 'untaint',
   UnhealthyHost: 'unhealthy-host',
+  /** The attempt's timeout clock: a Wait NodeOperation due at lastRemediated + timeoutSeconds. */
+  Timeout: 'timeout',
   OwnerRemediated: 'owner-remediated',
 } as const;
 
@@ -143,4 +145,9 @@ export function remediationContext(request: unknown, outOfServiceTaint = false):
 /** The attempt being run: 1 for the first power cycle, retryCount + 1 after retries. */
 export function attemptOf(ctx: RemediationContext): number {
   return ctx.retryCount + 1;
+}
+
+/** When the current attempt times out (ms since the epoch), or NaN before it has started. */
+export function deadlineOf(ctx: RemediationContext): number {
+  return Date.parse(ctx.lastRemediated) + ctx.timeoutSeconds * 1000;
 }

@@ -11,8 +11,8 @@ import type { Outcome as KitOutcome } from '../kit/index.js';
 
 export type Phase = (typeof RemediationPhase)[keyof typeof RemediationPhase];
 
-/** Node deletion mode: Fence, then Restore; out-of-service mode: Taint, then Untaint. */
-export type NodeStep = 'Fence' | 'Restore' | 'Taint' | 'Untaint';
+/** Node deletion mode: Fence, then Restore; out-of-service mode: Taint, then Untaint; Wait, the attempt's timeout clock. */
+export type NodeStep = 'Fence' | 'Restore' | 'Taint' | 'Untaint' | 'Wait';
 
 interface RemediationExtras {
   continue: { restart?: { retryCount: number } };

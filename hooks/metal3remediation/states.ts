@@ -8,7 +8,8 @@
 //                     Fence the Node once (when the Machine has one; out-of-service mode: Taint
 //                     it and wait for its pods and volumes to go); → Waiting
 //   Waiting           wait for the annotation to go and the host to be on; Restore the Node
-//                     from the backups, or Untaint it (does not block); when lastRemediated + timeoutSeconds
+//                     from the backups, or Untaint it (does not block); ask for the attempt's
+//                     Wait (the timeout clock); when lastRemediated + timeoutSeconds
 //                     has passed: → Running (retry) while retryCount < retryLimit, else give up
 //                     → "Deleting machine" (OwnerRemediated=False on the Machine, host unhealthy)
 //   Deleting machine  nothing (terminal)
@@ -17,7 +18,7 @@
 import { REBOOT_STRATEGY, RemediationPhase } from '../../domain/capm3/types.js';
 import { rec } from '../kit/index.js';
 import { backups, isFinished, nodeOperation, taints } from './children.js';
-import { attemptOf, Purpose, type RemediationContext } from './context.js';
+import { attemptOf, deadlineOf, Purpose, type RemediationContext } from './context.js';
 import { advance, done, request, wait, type Outcome } from './outcome.js';
 
 type Handler = (ctx: RemediationContext) => Outcome;
@@ -67,17 +68,28 @@ export function restoring(ctx: RemediationContext): Outcome | undefined {
 }
 
 function timedOut(ctx: RemediationContext): boolean {
-  const start = Date.parse(ctx.lastRemediated);
+  const deadline = deadlineOf(ctx);
   const now = Date.parse(ctx.observedTime);
-  return !Number.isNaN(start) && !Number.isNaN(now) && now >= start + ctx.timeoutSeconds * 1000;
+  return !Number.isNaN(deadline) && !Number.isNaN(now) && now >= deadline;
+}
+
+/**
+ * `outcome`, asking also for the attempt's Wait when it is missing. Hooks read no clock: the Wait
+ * completes at the deadline, and its completionTime is the observed time that ends the wait. It is
+ * asked for with the first step once the host is on, so no later sync asks for something new.
+ */
+function withTimeoutClock(ctx: RemediationContext, outcome: Outcome): Outcome {
+  const missing = ctx.clusterName !== '' && !Number.isNaN(deadlineOf(ctx)) && nodeOperation(ctx, Purpose.Timeout, attemptOf(ctx)) === undefined;
+  if (!missing || outcome.kind !== 'wait') return outcome;
+  return { ...outcome, requests: [...(outcome.requests ?? []), 'Wait'] };
 }
 
 const waiting: Handler = (ctx) => {
   if (ctx.annotated) return wait(`waiting for the power-off annotation to be removed from BareMetalHost ${hostName(ctx)}`);
   if (poweredOn(ctx) !== true) return wait(`waiting for BareMetalHost ${hostName(ctx)} to power on`);
   const restore = restoring(ctx);
-  if (restore !== undefined) return restore;
-  if (!timedOut(ctx)) return wait(`waiting ${ctx.timeoutSeconds}s from ${ctx.lastRemediated} for the Machine to become healthy`);
+  if (restore !== undefined) return withTimeoutClock(ctx, restore);
+  if (!timedOut(ctx)) return withTimeoutClock(ctx, wait(`waiting ${ctx.timeoutSeconds}s from ${ctx.lastRemediated} for the Machine to become healthy`));
   if (ctx.retryLimit > 0 && ctx.retryCount < ctx.retryLimit) {
     return advance(RemediationPhase.Running, `retry ${ctx.retryCount + 1} of ${ctx.retryLimit}: power-cycling again`, { retryCount: ctx.retryCount + 1 });
   }

@@ -29,10 +29,10 @@ const rows: Row[] = [
   { name: 'Running, Taint failed: → Waiting (as a failed Fence)', world: { ...R, ...OFF, children: [taintOp('taint', 1, { phase: 'Failed' })] }, phase: 'Waiting', children: ['worker-0-taint-1'] },
   { name: 'Running, no Node on the Machine: nothing tainted', world: { ...R, ...OFF, nodeName: null }, phase: 'Waiting', children: [] },
   { name: 'Waiting, host still off: the taint stays', world: { ...W, poweredOn: false, children: [tainted(1)] }, phase: 'Waiting', children: ['worker-0-taint-1'] },
-  { name: 'Waiting, host on: Untaint', world: { ...W, ...BACK, children: [tainted(1)] }, phase: 'Waiting', children: ['worker-0-taint-1', 'worker-0-untaint-1'] },
-  { name: 'Waiting, untainted: no second Untaint, the attempt keeps its requests', world: { ...W, ...BACK, children: [tainted(1), taintOp('untaint', 1, { phase: 'Succeeded', completionTime: at(60) })] }, phase: 'Waiting', children: ['worker-0-taint-1', 'worker-0-untaint-1'] },
-  { name: 'Waiting, untainted in an earlier attempt: that Taint is dropped', world: { ...W, retryCount: 1, ...BACK, children: [tainted(1), taintOp('untaint', 1, { phase: 'Succeeded' })] }, phase: 'Waiting', children: [] },
-  { name: 'Waiting after switching modes: a Node fenced earlier is still restored', world: { ...W, ...BACK, children: [fenced(1)] }, phase: 'Waiting', children: ['worker-0-fence-1', 'worker-0-restore-1'] },
+  { name: 'Waiting, host on: Untaint', world: { ...W, ...BACK, children: [tainted(1)] }, phase: 'Waiting', children: ['worker-0-taint-1', 'worker-0-timeout-1', 'worker-0-untaint-1'] },
+  { name: 'Waiting, untainted: no second Untaint, the attempt keeps its requests', world: { ...W, ...BACK, children: [tainted(1), taintOp('untaint', 1, { phase: 'Succeeded', completionTime: at(60) })] }, phase: 'Waiting', children: ['worker-0-taint-1', 'worker-0-timeout-1', 'worker-0-untaint-1'] },
+  { name: 'Waiting, untainted in an earlier attempt: that Taint is dropped', world: { ...W, retryCount: 1, ...BACK, children: [tainted(1), taintOp('untaint', 1, { phase: 'Succeeded' })] }, phase: 'Waiting', children: ['worker-0-timeout-2'] },
+  { name: 'Waiting after switching modes: a Node fenced earlier is still restored', world: { ...W, ...BACK, children: [fenced(1)] }, phase: 'Waiting', children: ['worker-0-fence-1', 'worker-0-restore-1', 'worker-0-timeout-1'] },
 ];
 
 function names(children: readonly KObject[]): string[] {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { KObject } from '../../domain/k8s.js';
 import { metal3remediationCustomize, metal3remediationFinalize, metal3remediationSync } from '../../hooks/metal3remediation/index.js';
 import { at, T0 } from './m3r/builders.js';
-import { fenced, fencedNoNode, nodeOp, patch, remediationRequest, restored, type World } from './m3r/remediation-rows.js';
+import { fenced, fencedNoNode, nodeOp, patch, remediationRequest, restored, timeoutOp, type World } from './m3r/remediation-rows.js';
 
 interface Expected {
   phase?: string;
@@ -52,22 +52,26 @@ const rows: Row[] = [
   // Waiting
   { name: 'Waiting, annotation still there: waits', world: { ...W, annotated: true, poweredOn: false, children: [fenced(1)] }, expected: { ...W, children: ['worker-0-fence-1'], resync: 5 } },
   { name: 'Waiting, still off: waits', world: { ...W, poweredOn: false, children: [fenced(1)] }, expected: { ...W, children: ['worker-0-fence-1'], resync: 5 } },
-  { name: 'Waiting, on with a backup: Restore', world: { ...W, ...BACK, children: [fenced(1)] }, expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 } },
-  { name: 'Waiting, Restore pending, before the timeout: waits', world: { ...W, ...BACK, monitorTime: at(299), children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running', observedTime: at(200) })] }, expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 } },
-  { name: 'Waiting, restored: no second Restore, the attempt keeps its requests', world: { ...W, ...BACK, children: [fenced(1), restored(1)] }, expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 } },
-  { name: 'Waiting, restored in an earlier attempt: that backup is dropped', world: { ...W, retryCount: 1, ...BACK, children: [fenced(1), restored(1)] }, expected: { ...W, retryCount: 1, children: [], resync: 5 } },
-  { name: 'Waiting, no backup, 299 s: waits', world: { ...W, ...BACK, monitorTime: at(299) }, expected: { ...W, children: [], resync: 5 } },
+  { name: 'Waiting, on with a backup: Restore, and the Wait with it', world: { ...W, ...BACK, children: [fenced(1)] }, expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1', 'worker-0-timeout-1'], resync: 5 } },
+  { name: 'Waiting, Restore pending, before the timeout: waits', world: { ...W, ...BACK, monitorTime: at(299), children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running', observedTime: at(200) })] }, expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1', 'worker-0-timeout-1'], resync: 5 } },
+  { name: 'Waiting, restored: no second Restore, the attempt keeps its requests', world: { ...W, ...BACK, children: [fenced(1), restored(1)] }, expected: { ...W, children: ['worker-0-fence-1', 'worker-0-restore-1', 'worker-0-timeout-1'], resync: 5 } },
+  { name: 'Waiting, restored in an earlier attempt: that backup is dropped', world: { ...W, retryCount: 1, ...BACK, children: [fenced(1), restored(1)] }, expected: { ...W, retryCount: 1, children: ['worker-0-timeout-2'], resync: 5 } },
+  { name: 'Waiting, no backup, 299 s: waits', world: { ...W, ...BACK, monitorTime: at(299) }, expected: { ...W, children: ['worker-0-timeout-1'], resync: 5 } },
   { name: 'Waiting, timed out: retry → Running, new attempt from the observed time; the old Restore stays for one more sync', world: { ...W, ...BACK, monitorTime: at(300), children: [restored(1)] }, expected: { phase: 'Running', retryCount: 1, lastRemediated: at(300), children: ['worker-0-restore-1'], resync: 5 } },
   { name: 'Running attempt 2, the old attempt restored: its requests are dropped', world: { ...R, retryCount: 1, lastRemediated: at(300), children: [fenced(1), restored(1)] }, expected: { ...R, retryCount: 1, lastRemediated: at(300), children: [], resync: 5 } },
   { name: 'Waiting, timed out by a request time, Restore pending: retry keeps the backup, and the Restore for one more sync', world: { ...W, ...BACK, children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running', observedTime: at(301) })] }, expected: { phase: 'Running', retryCount: 1, lastRemediated: at(301), children: ['worker-0-fence-1', 'worker-0-restore-1'], resync: 5 } },
   { name: 'Running attempt 2, the old Restore still pending: dropped (cancelled), the backup kept', world: { ...R, retryCount: 1, lastRemediated: at(301), children: [fenced(1), nodeOp('Restore', 1, { phase: 'Running', observedTime: at(301) })] }, expected: { ...R, retryCount: 1, lastRemediated: at(301), children: ['worker-0-fence-1'], resync: 5 } },
   { name: 'Waiting, timed out after the last retry: give up', world: { ...W, ...BACK, retryCount: 1, monitorTime: at(300) }, expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'] } },
   { name: 'Waiting, retryLimit 0: give up at the first timeout', world: { ...W, ...BACK, strategy: { type: 'Reboot', retryLimit: 0, timeoutSeconds: 300 }, monitorTime: at(400) }, expected: { phase: 'Deleting machine', retryCount: 0, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'] } },
-  { name: 'Waiting, default timeout 600 s: 400 s is not enough', world: { ...W, ...BACK, strategy: { type: 'Reboot' }, monitorTime: at(400) }, expected: { ...W, children: [], resync: 5 } },
+  { name: 'Waiting, default timeout 600 s: 400 s is not enough', world: { ...W, ...BACK, strategy: { type: 'Reboot' }, monitorTime: at(400) }, expected: { ...W, children: ['worker-0-timeout-1'], resync: 5 } },
+  { name: "Waiting, on, before the timeout: asks for the attempt's Wait (the hooks' clock)", world: { ...W, ...BACK }, expected: { ...W, children: ['worker-0-timeout-1'], resync: 5 } },
+  { name: 'Waiting, the Wait pending: no second one, waits', world: { ...W, ...BACK, children: [timeoutOp(1, { phase: 'Pending', observedTime: at(10) })] }, expected: { ...W, children: ['worker-0-timeout-1'], resync: 5 } },
+  { name: 'Waiting, the Wait completed at the deadline: retry from its completion time; the old Wait stays for one more sync', world: { ...W, ...BACK, children: [timeoutOp(1, { phase: 'Succeeded', completionTime: at(300) })] }, expected: { phase: 'Running', retryCount: 1, lastRemediated: at(300), children: ['worker-0-timeout-1'], resync: 5 } },
+  { name: 'Waiting, the Wait completed after the last retry: give up', world: { ...W, ...BACK, retryCount: 1, children: [timeoutOp(2, { phase: 'Succeeded', completionTime: at(300) })] }, expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-timeout-2', 'worker-0-unhealthy-host-1'] } },
   { name: 'Waiting, host online: false → Failed', world: { ...W, ...BACK, online: false }, expected: { phase: 'Failed', retryCount: 0, lastRemediated: at(0), children: [] } },
   // second attempt
   { name: 'Running attempt 2, off: Fence 2, older backup kept', world: { ...R, retryCount: 1, ...OFF, children: [fenced(1)] }, expected: { ...R, retryCount: 1, children: ['worker-0-fence-1', 'worker-0-fence-2'], resync: 5 } },
-  { name: 'Waiting attempt 2, on: Restore 2 from both backups', world: { ...W, retryCount: 1, ...BACK, children: [fenced(1), fencedNoNode(2)] }, expected: { ...W, retryCount: 1, children: ['worker-0-fence-1', 'worker-0-fence-2', 'worker-0-restore-2'], resync: 5 } },
+  { name: 'Waiting attempt 2, on: Restore 2 from both backups', world: { ...W, retryCount: 1, ...BACK, children: [fenced(1), fencedNoNode(2)] }, expected: { ...W, retryCount: 1, children: ['worker-0-fence-1', 'worker-0-fence-2', 'worker-0-restore-2', 'worker-0-timeout-2'], resync: 5 } },
   // terminal
   { name: 'Deleting machine, patches pending: kept', world: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: [patch('owner-remediated', 1, { phase: 'Pending' }), patch('unhealthy-host', 1, { phase: 'Pending' })] }, expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-1'] } },
   { name: 'Deleting machine, host patch test failed: next sequence', world: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: [patch('owner-remediated', 1, { phase: 'Succeeded' }), patch('unhealthy-host', 1, { phase: 'Failed', reason: 'TestFailed' })] }, expected: { phase: 'Deleting machine', retryCount: 1, lastRemediated: at(0), children: ['worker-0-owner-remediated-1', 'worker-0-unhealthy-host-2'] } },
@@ -168,6 +172,13 @@ describe('metal3remediation requests', () => {
         value: { 'capi.metal3.io/unhealthy': 'capm3/UnhealthyNode', 'capm3.metal3.io/unhealthy': 'capm3/UnhealthyNode' },
       },
     ]);
+  });
+
+  it('Wait is due at lastRemediated + timeoutSeconds, in the cluster of the Machine, and names no Node', () => {
+    expect(child({ ...W, ...BACK }, 'worker-0-timeout-1').spec).toEqual({ action: 'Wait', cluster: { name: 'c1' }, node: {}, until: at(300) });
+    expect(child({ ...W, ...BACK, strategy: { type: 'Reboot', retryLimit: 1, timeoutSeconds: 30 } }, 'worker-0-timeout-1').spec).toMatchObject({
+      until: at(30),
+    });
   });
 
   it('an echoed request has no status and no Metacontroller selector label', () => {

@@ -116,6 +116,19 @@ export function taintOp(purpose: 'taint' | 'untaint', attempt: number, status: R
   );
 }
 
+/** The attempt's timeout clock: a Wait due at lastRemediated + timeoutSeconds (300 s from at(0)). */
+export function timeoutOp(attempt: number, status: Record<string, unknown> = {}): KObject {
+  return obj(
+    IRONHOOK,
+    'NodeOperation',
+    {
+      name: `worker-0-timeout-${attempt}`,
+      labels: { 'controller-uid': M3R_UID, 'ironhook.dev/purpose': 'timeout', 'ironhook.dev/requested-by': 'Metal3Remediation.worker-0' },
+    },
+    { spec: { action: 'Wait', cluster: { name: 'c1' }, node: {}, until: at(300) }, status },
+  );
+}
+
 export const tainted = (attempt: number): KObject => taintOp('taint', attempt, { phase: 'Succeeded', completionTime: at(20), node: { name: 'node-0' } });
 
 export const fenced = (attempt: number, time: string = at(20)): KObject =>
