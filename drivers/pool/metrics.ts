@@ -188,7 +188,7 @@ export function createPoolMetrics(options: { registry?: Registry; defaultMetrics
     }),
     monitorRefreshes: new Counter({
       name: 'ironhook_pool_monitor_refreshes_total',
-      help: 'BMCMonitor refreshes, by result.',
+      help: 'BMCMonitor refreshes, by result: ok or error (status written), unchanged (nothing changed, nothing written).',
       labelNames: ['result'],
       registers,
     }),

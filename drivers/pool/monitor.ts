@@ -1,8 +1,11 @@
 // BMCMonitor refresh (docs/architecture.md, "BMCMonitor"): every spec.intervalSeconds (jittered
 // by ±10 %), right after a request for the host completes, and when the credentials Secret's
-// resourceVersion changes, read power through the driver and write observedTime (when the read
-// was taken), changedTime (only when a value changed), poweredOn, reachable, credentials and error. Bounded
-// concurrency; the per-BMC gate keeps monitor reads from overlapping a running request's calls.
+// resourceVersion changes, read power through the driver. The status (observedTime: when the read
+// was taken; changedTime; poweredOn, reachable, credentials, error) is written when a value
+// changed, when the read followed a request, a new spec or new credentials, and otherwise at
+// least every HEARTBEAT_INTERVALS intervals: an idle host costs a BMC read per interval, not an
+// apiserver write, a Metacontroller sync and a hook call. Bounded concurrency; the per-BMC gate
+// keeps monitor reads from overlapping a running request's calls.
 import PQueue from 'p-queue';
 import { formatTime } from '../../domain/backoff.js';
 import { isStaleChild } from '../../domain/k8s.js';
@@ -24,6 +27,8 @@ import type { PoolMetrics } from './metrics.js';
 import type { NetworkGuard } from './network-guard.js';
 
 const MIN_INTERVAL_SECONDS = 5;
+/** An unchanged reading is still written when the last written one is this many intervals old. */
+const HEARTBEAT_INTERVALS = 10;
 const UNREACHABLE = new Set(['BMCUnreachable', 'Timeout']);
 
 export interface MonitorDeps {
@@ -46,6 +51,8 @@ interface Entry {
   timer?: Timer;
   queued: boolean;
   again: boolean;
+  /** The next reading is written even when nothing changed (after a request, a new spec or new credentials). */
+  write: boolean;
 }
 
 export interface Observation {
@@ -72,6 +79,22 @@ export function observationChanged(previous: BMCMonitorStatus, next: Observation
 
 function credentialsRotated(previous: CredentialsReport | undefined, next: CredentialsReport | undefined): boolean {
   return previous !== undefined && next !== undefined && previous.credentialsVersion !== next.credentialsVersion;
+}
+
+/**
+ * Whether a reading is written: a first one, a changed value, a reading that must be (after a
+ * request, so the host's hook sees a power reading newer than the request's result), or a
+ * heartbeat once the last written reading is HEARTBEAT_INTERVALS intervals old.
+ */
+export function shouldWrite(
+  previous: BMCMonitorStatus,
+  observation: Observation,
+  readAt: number,
+  options: { forced: boolean; intervalSeconds: number },
+): boolean {
+  if (options.forced || previous.observedTime === undefined || previous.changedTime === undefined || observationChanged(previous, observation)) return true;
+  const heartbeatMs = HEARTBEAT_INTERVALS * Math.max(MIN_INTERVAL_SECONDS, options.intervalSeconds) * 1000;
+  return readAt - Date.parse(previous.observedTime) >= heartbeatMs;
 }
 
 /** The status after an observation: changedTime moves only when a value changed. */
@@ -105,7 +128,8 @@ export class MonitorRefresher {
     const spec = JSON.stringify(event.object.spec);
     if (existing === undefined) {
       this.suspended.delete(this.hostKey(event.object));
-      this.entries.set(key, { object: event.object, spec, queued: false, again: false });
+      // A monitor with a status (a pool that restarted) is written only when something changed.
+      this.entries.set(key, { object: event.object, spec, queued: false, again: false, write: false });
       this.refreshSoon(key);
       return;
     }
@@ -113,7 +137,7 @@ export class MonitorRefresher {
     if (existing.spec !== spec) {
       existing.spec = spec;
       this.suspended.delete(this.hostKey(event.object));
-      this.refreshSoon(key);
+      this.refreshSoon(key, true);
     }
   }
 
@@ -129,7 +153,7 @@ export class MonitorRefresher {
       const references =
         entry.object.metadata.namespace === event.object.metadata.namespace && entry.object.spec.bmc.credentialsName === event.object.metadata.name;
       if (references && (event.type === 'deleted' || credentials?.credentialsVersion !== event.object.metadata.resourceVersion)) {
-        this.refreshSoon(monitorKey);
+        this.refreshSoon(monitorKey, true);
       }
     }
   }
@@ -138,7 +162,7 @@ export class MonitorRefresher {
   refreshHost(namespace: string, host: string): void {
     for (const [key, entry] of this.entries) {
       if (entry.object.metadata.namespace === namespace && entry.object.spec.host.name === host) {
-        this.refreshSoon(key);
+        this.refreshSoon(key, true);
       }
     }
   }
@@ -177,11 +201,13 @@ export class MonitorRefresher {
     return `${monitor.metadata.namespace ?? ''}/${monitor.spec.host.name}`;
   }
 
-  private refreshSoon(key: string): void {
+  /** Queues a reading; `write` writes it even when nothing changed. */
+  private refreshSoon(key: string, write = false): void {
     const entry = this.entries.get(key);
     if (entry === undefined || !this.active || this.suspended.has(this.hostKey(entry.object))) {
       return;
     }
+    entry.write ||= write;
     entry.timer?.cancel();
     entry.timer = undefined;
     if (entry.queued) {
@@ -210,11 +236,19 @@ export class MonitorRefresher {
       return;
     }
     entry.again = false;
+    const forced = entry.write;
+    entry.write = false;
     try {
       const { observation, readAt } = await this.observe(entry.object);
-      const status = await this.write(entry.object, observation, readAt);
-      entry.object = { ...entry.object, status };
+      const previous = entry.object.status ?? {};
+      if (shouldWrite(previous, observation, readAt, { forced, intervalSeconds: entry.object.spec.intervalSeconds })) {
+        const status = await this.write(entry.object, observation, readAt);
+        entry.object = { ...entry.object, status };
+      } else {
+        this.deps.metrics.monitorRefreshes.inc({ result: 'unchanged' });
+      }
     } catch (error) {
+      entry.write ||= forced;
       this.deps.logger.warn({ monitor: key, err: errorFields(error) }, 'could not refresh a BMC monitor');
     } finally {
       entry.queued = false;

@@ -1,9 +1,10 @@
-// BMCMonitor refresh: observedTime on every read, changedTime only when a value changed, the
-// interval on the pool's clock, refresh after a request, credential rotation through the Secret
-// watch, unreachable BMCs and missing Secrets, and Detach stopping the polling.
+// BMCMonitor refresh: a reading written when a value changed, after a request, and as a heartbeat
+// every ten intervals (nothing written otherwise), changedTime only when a value changed, the
+// interval on the pool's clock, credential rotation through the Secret watch, unreachable BMCs
+// and missing Secrets, and Detach stopping the polling.
 import { describe, expect, it } from 'vitest';
 import type { BMCMonitor, BMCMonitorStatus } from '../../domain/operations.js';
-import { nextStatus, observationChanged } from '../../drivers/pool/monitor.js';
+import { nextStatus, observationChanged, shouldWrite } from '../../drivers/pool/monitor.js';
 import type { Secret } from '../../drivers/kube/port.js';
 import { createHarness, credentialsSecret, monitor, operation, NAMESPACE } from '../support/fake-driver.js';
 import type { FakeBMC, Harness } from '../support/fake-driver.js';
@@ -61,6 +62,23 @@ describe('observationChanged / nextStatus', () => {
     expect(nextStatus(base, next, '2026-11-29T15:01:00Z').changedTime).toBe(changed ? '2026-11-29T15:01:00Z' : T0);
   });
 
+  it.each([
+    { name: 'nothing changed, one interval later: not written', readAt: '2026-11-29T15:01:00Z', forced: false, write: false },
+    { name: 'nothing changed, nine intervals later: not written', readAt: '2026-11-29T15:09:59Z', forced: false, write: false },
+    { name: 'nothing changed, ten intervals later: the heartbeat', readAt: '2026-11-29T15:10:00Z', forced: false, write: true },
+    { name: 'nothing changed, after a request: written (newer than its result)', readAt: '2026-11-29T15:01:00Z', forced: true, write: true },
+  ])('shouldWrite: $name', ({ readAt, forced, write }) => {
+    const same = { poweredOn: true, reachable: true, credentials: base.credentials };
+    expect(shouldWrite(base, same, Date.parse(readAt), { forced, intervalSeconds: 60 })).toBe(write);
+  });
+
+  it('shouldWrite: a changed value or a first reading is always written', () => {
+    expect(
+      shouldWrite(base, { poweredOn: false, reachable: true, credentials: base.credentials }, Date.parse(T0), { forced: false, intervalSeconds: 60 }),
+    ).toBe(true);
+    expect(shouldWrite({}, { poweredOn: true }, Date.parse(T0), { forced: false, intervalSeconds: 60 })).toBe(true);
+  });
+
   it('a first observation always sets changedTime', () => {
     expect(nextStatus({}, { poweredOn: false }, T0)).toEqual({ observedTime: T0, changedTime: T0, poweredOn: false });
   });
@@ -72,6 +90,7 @@ describe('monitor refresh', () => {
       b.power = 'on';
     });
     const readAt = h.clock.now() + 60_000;
+    bmc.power = 'off';
     // The read itself takes 5 s (a BMC gate queue, a slow BMC): the status must say when it began.
     bmc.onPowerRead = () => {
       h.clock.advance(5_000);
@@ -90,15 +109,26 @@ describe('monitor refresh', () => {
     expect(status.error).toBeUndefined();
   });
 
-  it('refreshes every intervalSeconds; changedTime stays when nothing changed and moves when power did', async () => {
+  it('reads every intervalSeconds; an unchanged reading writes nothing, a changed one is written', async () => {
     const { h, bmc } = await setup();
+    const reads = bmc.calls.length;
     await tick(h, 59_000);
-    expect(statusOf(h).observedTime).toBe(T0);
+    expect(bmc.calls.length).toBe(reads);
     await tick(h, 1_000);
-    expect(statusOf(h)).toMatchObject({ observedTime: '2026-11-29T15:01:00Z', changedTime: T0, poweredOn: false });
+    expect(bmc.calls.length).toBeGreaterThan(reads);
+    expect(statusOf(h)).toMatchObject({ observedTime: T0, changedTime: T0, poweredOn: false });
+    expect(await h.metrics.registry.metrics()).toContain('ironhook_pool_monitor_refreshes_total{result="unchanged"} 1');
     bmc.power = 'on';
     await tick(h, 60_000);
     expect(statusOf(h)).toMatchObject({ observedTime: '2026-11-29T15:02:00Z', changedTime: '2026-11-29T15:02:00Z', poweredOn: true });
+  });
+
+  it('writes an unchanged reading once the last written one is ten intervals old (the heartbeat)', async () => {
+    const { h } = await setup();
+    for (let minute = 1; minute < 10; minute += 1) await tick(h, 60_000);
+    expect(statusOf(h).observedTime).toBe(T0);
+    await tick(h, 60_000);
+    expect(statusOf(h)).toMatchObject({ observedTime: '2026-11-29T15:10:00Z', changedTime: T0 });
   });
 
   it('an unreachable BMC: reachable false, a Transient error, the last known power kept', async () => {
