@@ -21,14 +21,18 @@ FORCE=0
 
 log() { printf '[setup-upstream] %s\n' "$*" >&2; }
 
-fresh() { [[ $FORCE == 0 && -f "$1" && "$(cat "$1")" == "$2" ]]; }
+# cached STAMP WANT BINARY LABEL: true (and says so) when BINARY exists and STAMP records WANT.
+cached() {
+  if [[ $FORCE == 0 && -f "$1" && "$(cat "$1")" == "$2" && -x "$3" ]]; then
+    log "$4: cached"
+    return 0
+  fi
+  return 1
+}
 
 build_bmo() {
   local stamp="$CACHE/bmo.stamp" want="bmo $BMO_VERSION hardwareutils $HARDWAREUTILS_VERSION iso-api $ISO_API_VERSION"
-  if fresh "$stamp" "$want" && [[ -x "$CACHE/bmo/manager" ]]; then
-    log "baremetal-operator $BMO_VERSION: cached"
-    return
-  fi
+  cached "$stamp" "$want" "$CACHE/bmo/manager" "baremetal-operator $BMO_VERSION" && return
   log "building baremetal-operator $BMO_VERSION (several minutes on a cold Go cache)"
   local started=$SECONDS tools="$CACHE/bmo-tools"
   rm -rf "$CACHE/bmo" "$tools"
@@ -57,10 +61,7 @@ build_bmo() {
 
 install_ironic() {
   local stamp="$CACHE/ironic.stamp" want="ironic $IRONIC_VERSION"
-  if fresh "$stamp" "$want" && [[ -x "$CACHE/ironic-venv/bin/ironic" ]]; then
-    log "Ironic $IRONIC_VERSION: cached"
-    return
-  fi
+  cached "$stamp" "$want" "$CACHE/ironic-venv/bin/ironic" "Ironic $IRONIC_VERSION" && return
   log "installing Ironic $IRONIC_VERSION into a virtualenv"
   rm -rf "$CACHE/ironic-venv"
   python3 -m venv "$CACHE/ironic-venv"
