@@ -48,7 +48,8 @@ const ROLE_OF: Record<string, string> = {
   'driver-pool': 'pool',
 };
 
-function roleOf(name: string): string {
+/** The report's role for a started process (Ironhook's run and upstream's, devenv/upstream). */
+export function roleOf(name: string): string {
   if (/^redfish-\d+-agent$/u.test(name)) return 'fake agents';
   if (/^redfish-\d+$/u.test(name)) return 'emulators';
   return ROLE_OF[name] ?? name;

@@ -14,6 +14,7 @@ import { hostsManifest } from '../scale/hosts.js';
 import type { MeasuredStack } from '../scale/phases.js';
 import { parseExposition } from '../scale/prometheus.js';
 import { startScaleFleet } from '../scale/fleet.js';
+import { roleOf } from '../scale/stack.js';
 import { descendants } from '../scale/usage.js';
 import { startBMO } from './bmo.js';
 import { startInspectionStandIn } from './inspection.js';
@@ -32,13 +33,6 @@ export interface UpstreamOptions {
 
 export interface UpstreamStack extends MeasuredStack {
   stop(): Promise<void>;
-}
-
-const ROLE_OF: Record<string, string> = { etcd: 'etcd', 'kube-apiserver': 'apiserver', 'kube-controller-manager': 'controller-manager' };
-
-function roleOf(name: string): string {
-  if (/^redfish-\d+$/u.test(name)) return 'emulators';
-  return ROLE_OF[name] ?? name;
 }
 
 /** What scripts/setup-upstream.sh built, or why the run cannot start. */
